@@ -1,0 +1,46 @@
+# optimus: build, test, run.
+#   make build   build bin/optimus
+#   make demo    run the pipeline over the embedded testbed into out/
+#   make test    vet and test everything (interop checks need Node.js; see below)
+#   make docs    regenerate docs/tables.md from the schemas
+#   make bench   run the benchmarks
+
+GO      ?= go
+BIN     := bin/optimus
+OUT     ?= out
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+LDFLAGS := -X github.com/optimus-sched/optimus/cli/versioncmd.Version=$(VERSION)
+
+.PHONY: build demo test gotest vet interop docs bench clean FORCE
+
+build: $(BIN)
+
+$(BIN): FORCE
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/optimus
+
+demo: build
+	scripts/demo.sh $(BIN) $(OUT)
+
+test: vet gotest interop
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+
+gotest:
+	$(GO) test ./...
+
+# Interop checks read optimus's files with DuckDB, Apache Arrow JS and
+# hyparquet from npm. Without Node.js they are skipped with a notice, unless
+# REQUIRE_INTEROP=1 (as CI sets).
+interop: build
+	scripts/interop.sh $(BIN)
+
+docs: build
+	$(BIN) schema --markdown > docs/tables.md
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean:
+	rm -rf bin $(OUT)

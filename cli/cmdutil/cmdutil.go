@@ -1,0 +1,160 @@
+// Package cmdutil holds what every optimus command shares: reading its input
+// table, writing its output table, usage errors and exit codes.
+package cmdutil
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+)
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitFailure = 1 // anything else: I/O failure, a bug
+	ExitInvalid = 2 // bad usage or invalid input
+)
+
+// UsageError is a mistake in the command line.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// Usagef returns a UsageError.
+func Usagef(format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// ExitCode maps an error to the process exit status: 2 for usage errors and
+// invalid input, 1 for anything else.
+func ExitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ue *UsageError
+	if errors.As(err, &ue) || errors.Is(err, table.ErrInvalidInput) {
+		return ExitInvalid
+	}
+	return ExitFailure
+}
+
+// ReadInput reads a command's main input table: from the file named by path,
+// or from standard input when path is "" or "-". want says which table the
+// command expects (nil: any).
+func ReadInput(ios *iostreams.IOStreams, path string, want *schema.Table) (*table.Table, error) {
+	if path == "" || path == "-" {
+		if ios.IsStdinTTY() {
+			kind := "a table"
+			if want != nil {
+				kind = "a " + want.Name + " table"
+			}
+			return nil, Usagef("no input: pipe %s in, or name a file with -i", kind)
+		}
+		return table.Read(ios.In, "stdin", want)
+	}
+	return table.ReadFile(path, want)
+}
+
+// ReadSide reads a side input named by a flag (the cluster, the models); it
+// must be a file, since standard input carries the main input.
+func ReadSide(flag, path string, want *schema.Table) (*table.Table, error) {
+	if path == "" {
+		return nil, Usagef("--%s is required: the %s table", flag, want.Name)
+	}
+	if path == "-" {
+		return nil, Usagef("--%s: give a file; standard input carries the main input", flag)
+	}
+	return table.ReadFile(path, want)
+}
+
+// OutputOptions are the flags that say where a command's table goes.
+type OutputOptions struct {
+	Path   string // -o: a file, whose extension names the format
+	Format string // --format: the format of standard output
+}
+
+// AddOutputFlags registers -o/--output and --format.
+func (o *OutputOptions) AddOutputFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&o.Path, "output", "o", "",
+		"write the table to `FILE` (.parquet, .arrow, .arrows or .csv; written atomically) instead of standard output")
+	cmd.Flags().StringVar(&o.Format, "format", "",
+		"format of standard output: arrows (Arrow IPC stream, the default when piped), arrow, parquet, csv or text (the default at a terminal)")
+}
+
+// formatNames maps --format values to formats.
+var formatNames = map[string]table.Format{
+	"arrows": table.ArrowStream, "arrow": table.ArrowFile, "parquet": table.Parquet, "csv": table.CSV,
+}
+
+// Validate checks the output flags before any work is done.
+func (o *OutputOptions) Validate() error {
+	if o.Format != "" && o.Format != "text" {
+		if _, ok := formatNames[o.Format]; !ok {
+			return Usagef("--format %q: use arrows, arrow, parquet, csv or text", o.Format)
+		}
+	}
+	if o.Path != "" && o.Path != "-" {
+		if o.Format != "" {
+			return Usagef("--format applies to standard output; with -o the file's extension names the format")
+		}
+		if _, err := table.FormatOf(o.Path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Write writes t where the options say: a file (atomically), or standard
+// output as an Arrow IPC stream when piped and as aligned text at a terminal.
+func (o *OutputOptions) Write(ios *iostreams.IOStreams, t *table.Table) error {
+	if o.Path != "" && o.Path != "-" {
+		return table.WriteFile(o.Path, t)
+	}
+	switch {
+	case o.Format == "text" || o.Format == "" && ios.IsStdoutTTY():
+		return table.WritePretty(ios.Out, t)
+	case o.Format == "":
+		return table.WriteStream(ios.Out, t)
+	}
+	return table.Write(ios.Out, formatNames[o.Format], t)
+}
+
+// InputFlag registers -i/--input.
+func InputFlag(cmd *cobra.Command, p *string, what string) {
+	cmd.Flags().StringVarP(p, "input", "i", "", "read the "+what+" table from `FILE` (any format) instead of standard input")
+}
+
+// Logf writes a log line to standard error.
+func Logf(ios *iostreams.IOStreams, format string, args ...any) {
+	fmt.Fprintf(ios.ErrOut, format+"\n", args...)
+}
+
+// Progress reports progress of long work on standard error when it is a
+// terminal, and stays silent otherwise. Call it with done == total to end
+// the line.
+func Progress(ios *iostreams.IOStreams, label string) func(done, total int) {
+	if !ios.IsStderrTTY() {
+		return func(int, int) {}
+	}
+	last := -1
+	return func(done, total int) {
+		pct := 100
+		if total > 0 {
+			pct = done * 100 / total
+		}
+		if pct == last && done != total {
+			return
+		}
+		last = pct
+		fmt.Fprintf(ios.ErrOut, "\r%s %3d%% (%d/%d)", label, pct, done, total)
+		if done >= total {
+			io.WriteString(ios.ErrOut, "\n")
+		}
+	}
+}

@@ -1,0 +1,146 @@
+// Package datasetscmd implements `optimus datasets`: list the embedded
+// datasets and export them as files.
+package datasetscmd
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/optimus-sched/optimus/cli/cmdutil"
+	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/io/table"
+)
+
+// NewCmd returns `optimus datasets` with its subcommands.
+func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "datasets",
+		Short: "List and export the embedded datasets",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(newCmdList(ios), NewCmdExport(ios, nil))
+	return cmd
+}
+
+func newCmdList(ios *iostreams.IOStreams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the embedded datasets",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
+			for _, d := range datasets.Catalog {
+				fmt.Fprintf(w, "%s\t%s\n", d.Name, d.Doc)
+			}
+			return w.Flush()
+		},
+	}
+}
+
+// ExportOptions are `datasets export`'s inputs.
+type ExportOptions struct {
+	IO     *iostreams.IOStreams
+	Name   string
+	Dir    string
+	Seed   uint64
+	Format string // file extension without the dot
+}
+
+// NewCmdExport returns `optimus datasets export`; runF replaces the run in
+// tests.
+func NewCmdExport(ios *iostreams.IOStreams, runF func(*ExportOptions) error) *cobra.Command {
+	opts := &ExportOptions{IO: ios}
+	cmd := &cobra.Command{
+		Use:   "export NAME -o DIR",
+		Short: "Write a dataset's tables into a directory",
+		Long: `Export generates the named dataset with the given seed and writes each of its tables
+to DIR/<table>.<format>. The same seed gives byte-identical files.`,
+		Example: `  optimus datasets export testbed -o testbed
+  optimus datasets export testbed -o testbed-csv --format csv --seed 7`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Name = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return RunExport(opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.Dir, "output", "o", "", "write the tables into `DIR` (created if missing)")
+	cmd.Flags().Uint64Var(&opts.Seed, "seed", datasets.DefaultSeed, "random seed of the generator")
+	cmd.Flags().StringVar(&opts.Format, "format", "parquet", "file format: parquet, arrow, arrows or csv")
+	return cmd
+}
+
+// RunExport writes the dataset. Every file is written to a temporary name
+// first; only when all tables were generated and written are they renamed
+// into place, so a failure leaves no partial dataset.
+func RunExport(opts *ExportOptions) error {
+	if opts.Dir == "" {
+		return cmdutil.Usagef("-o DIR is required")
+	}
+	ext := "." + opts.Format
+	if _, err := table.FormatOf("x" + ext); err != nil {
+		return cmdutil.Usagef("--format %q: use parquet, arrow, arrows or csv", opts.Format)
+	}
+	d, err := datasets.Lookup(opts.Name)
+	if err != nil {
+		return cmdutil.Usagef("%v", err)
+	}
+	tables, err := d.Generate(opts.Seed)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return err
+	}
+	return writeAll(opts.IO, opts.Dir, ext, tables)
+}
+
+// writeAll writes the tables atomically as a set.
+func writeAll(ios *iostreams.IOStreams, dir, ext string, tables []datasets.Named) (err error) {
+	format, _ := table.FormatOf("x" + ext)
+	var tmps []string
+	defer func() {
+		if err != nil {
+			for _, t := range tmps {
+				os.Remove(t)
+			}
+		}
+	}()
+	for _, nt := range tables {
+		tmp, err := os.CreateTemp(dir, "."+nt.Name+ext+".tmp-*")
+		if err != nil {
+			return err
+		}
+		tmps = append(tmps, tmp.Name())
+		werr := table.Write(tmp, format, nt.Table)
+		if werr == nil {
+			werr = tmp.Sync()
+		}
+		if cerr := tmp.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr == nil {
+			werr = os.Chmod(tmp.Name(), 0o644)
+		}
+		if werr != nil {
+			return werr
+		}
+	}
+	for i, nt := range tables {
+		path := filepath.Join(dir, nt.Name+ext)
+		if err := os.Rename(tmps[i], path); err != nil {
+			return err
+		}
+		if ios.IsStderrTTY() {
+			cmdutil.Logf(ios, "wrote %s (%d rows)", path, nt.Table.NumRows())
+		}
+	}
+	return nil
+}

@@ -1,0 +1,90 @@
+// Package root assembles the optimus command tree and runs it.
+package root
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/optimus-sched/optimus/cli/cmdutil"
+	"github.com/optimus-sched/optimus/cli/convertcmd"
+	"github.com/optimus-sched/optimus/cli/datasetscmd"
+	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/schemacmd"
+	"github.com/optimus-sched/optimus/cli/versioncmd"
+)
+
+// NewCmd returns the root command with every subcommand.
+func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "optimus",
+		Short: "Schedule deep-learning training jobs as the Optimus paper does",
+		Long: `optimus learns how long each training job still has to run and how fast it trains with
+p parameter servers and w workers, decides every job's p and w to minimise the average
+completion time, places the tasks on the fewest servers, and applies the plan.
+
+Commands read a table on standard input (or -i FILE) and write one on standard output
+(or -o FILE): Arrow IPC streams through pipes, Parquet, Arrow or CSV files by extension,
+aligned text at a terminal. Exit status: 0 success, 2 usage or invalid input, 1 other
+failures.`,
+		Example: `  optimus datasets export testbed -o testbed
+  optimus convert -i testbed/jobs.parquet`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       versioncmd.String(),
+	}
+	cmd.SetOut(ios.Out)
+	cmd.SetErr(ios.ErrOut)
+	cmd.SetIn(ios.In)
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &cmdutil.UsageError{Msg: err.Error() + "\nRun '" + c.CommandPath() + " --help' for usage."}
+	})
+	cmd.AddGroup(
+		&cobra.Group{ID: "pipeline", Title: "Pipeline:"},
+		&cobra.Group{ID: "tables", Title: "Tables and data:"},
+	)
+	for _, c := range []*cobra.Command{
+		convertcmd.NewCmd(ios, nil),
+		datasetscmd.NewCmd(ios),
+		schemacmd.NewCmd(ios),
+	} {
+		c.GroupID = "tables"
+		cmd.AddCommand(c)
+	}
+	cmd.AddCommand(versioncmd.NewCmd(ios))
+	return cmd
+}
+
+// Main runs optimus with args and returns the exit status, printing any
+// error to standard error as one line prefixed "optimus: ".
+func Main(ios *iostreams.IOStreams, args []string) int {
+	cmd := NewCmd(ios)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	if err == nil {
+		return cmdutil.ExitOK
+	}
+	fmt.Fprintf(ios.ErrOut, "optimus: %s\n", err)
+	if isCobraUsage(err) {
+		return cmdutil.ExitInvalid
+	}
+	return cmdutil.ExitCode(err)
+}
+
+// isCobraUsage recognises the argument errors cobra itself returns (unknown
+// commands, wrong number of arguments), which carry no type of their own.
+func isCobraUsage(err error) bool {
+	var ue *cmdutil.UsageError
+	if errors.As(err, &ue) {
+		return true
+	}
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "accepts ", "requires at least", "requires at most", "invalid argument", "unknown flag", "unknown shorthand flag", "flag needs an argument"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}

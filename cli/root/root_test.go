@@ -1,0 +1,235 @@
+package root
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+)
+
+// run executes optimus in-process with stdin and returns the exit code,
+// stdout and stderr.
+func run(t *testing.T, stdin []byte, args ...string) (int, []byte, string) {
+	t.Helper()
+	ios, in, out, errOut := iostreams.Test()
+	in.Write(stdin)
+	code := Main(ios, args)
+	return code, out.Bytes(), errOut.String()
+}
+
+func exportTestbed(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "testbed")
+	if code, _, stderr := run(t, nil, "datasets", "export", "testbed", "-o", dir); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, stderr)
+	}
+	return dir
+}
+
+var testbedTables = []string{"cluster", "jobs", "loss", "speed", "truth"}
+
+func TestExportIsDeterministic(t *testing.T) {
+	a, b := exportTestbed(t), exportTestbed(t)
+	for _, name := range testbedTables {
+		x, err := os.ReadFile(filepath.Join(a, name+".parquet"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, _ := os.ReadFile(filepath.Join(b, name+".parquet"))
+		if !bytes.Equal(x, y) {
+			t.Errorf("%s.parquet differs between two exports with the same seed", name)
+		}
+	}
+	other := filepath.Join(t.TempDir(), "seed2")
+	if code, _, stderr := run(t, nil, "datasets", "export", "testbed", "-o", other, "--seed", "2"); code != 0 {
+		t.Fatal(stderr)
+	}
+	x, _ := os.ReadFile(filepath.Join(a, "loss.parquet"))
+	y, _ := os.ReadFile(filepath.Join(other, "loss.parquet"))
+	if bytes.Equal(x, y) {
+		t.Error("a different seed gave the same loss table")
+	}
+}
+
+// Every table of the testbed converts through every format pair and back
+// with identical content.
+func TestConvertRoundTripsEveryFormatPair(t *testing.T) {
+	dir := exportTestbed(t)
+	exts := []string{".parquet", ".arrow", ".arrows", ".csv"}
+	for _, name := range testbedTables {
+		orig, err := table.ReadFile(filepath.Join(dir, name+".parquet"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if orig.Name != name {
+			t.Fatalf("%s.parquet read as %q", name, orig.Name)
+		}
+		for _, from := range exts {
+			src := filepath.Join(t.TempDir(), name+from)
+			if code, _, stderr := run(t, nil, "convert", "-i", filepath.Join(dir, name+".parquet"), "-o", src); code != 0 {
+				t.Fatalf("to %s: %s", from, stderr)
+			}
+			for _, to := range exts {
+				dst := filepath.Join(t.TempDir(), name+to)
+				if code, _, stderr := run(t, nil, "convert", "-i", src, "-o", dst); code != 0 {
+					t.Fatalf("%s -> %s: exit %d: %s", from, to, code, stderr)
+				}
+				back, err := table.ReadFile(dst, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := table.Diff(orig, back); d != "" {
+					t.Errorf("%s %s -> %s: %s", name, from, to, d)
+				}
+			}
+		}
+	}
+}
+
+// `optimus convert -i x.parquet | optimus convert -o y.arrow`, in-process.
+func TestConvertThroughPipe(t *testing.T) {
+	dir := exportTestbed(t)
+	code, stream, stderr := run(t, nil, "convert", "-i", filepath.Join(dir, "jobs.parquet"))
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if !bytes.HasPrefix(stream, []byte{0xff, 0xff, 0xff, 0xff}) {
+		t.Fatalf("piped output is not an Arrow stream: % x", stream[:8])
+	}
+	out := filepath.Join(t.TempDir(), "y.arrow")
+	if code, _, stderr := run(t, stream, "convert", "-o", out); code != 0 {
+		t.Fatal(stderr)
+	}
+	a, _ := table.ReadFile(filepath.Join(dir, "jobs.parquet"), schema.Jobs)
+	b, err := table.ReadFile(out, schema.Jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := table.Diff(a, b); d != "" {
+		t.Error(d)
+	}
+	// CSV and Parquet on standard input are recognised too.
+	for _, format := range []string{"csv", "parquet", "arrow"} {
+		code, data, stderr := run(t, nil, "convert", "-i", filepath.Join(dir, "jobs.parquet"), "--format", format)
+		if code != 0 {
+			t.Fatal(stderr)
+		}
+		code, stream, stderr := run(t, data, "convert")
+		if code != 0 {
+			t.Fatalf("%s on stdin: %s", format, stderr)
+		}
+		c, err := table.Read(bytes.NewReader(stream), "stream", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := table.Diff(a, c); d != "" {
+			t.Errorf("%s on stdin: %s", format, d)
+		}
+	}
+}
+
+func TestTerminalOutputIsText(t *testing.T) {
+	dir := exportTestbed(t)
+	ios, _, out, _ := iostreams.Test()
+	ios.SetStdoutTTY(true)
+	if code := Main(ios, []string{"convert", "-i", filepath.Join(dir, "cluster.parquet")}); code != 0 {
+		t.Fatal("exit", code)
+	}
+	got := out.String()
+	for _, want := range []string{"node", "gpu-01", "cpu-07", "(cluster: 13 rows, 5 columns)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("text output lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// Ten and more kinds of broken input: each exits 2 with one line naming the
+// problem and its place, and leaves no output file.
+func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
+	dir := exportTestbed(t)
+	good, _ := os.ReadFile(filepath.Join(dir, "jobs.parquet"))
+	tmp := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(tmp, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"truncated parquet", []string{"-i", write("trunc.parquet", good[:len(good)/2])}, "trunc.parquet: not a valid Parquet"},
+		{"empty file", []string{"-i", write("empty.csv", nil)}, "empty.csv: empty input"},
+		{"csv missing column", []string{"--as", "jobs", "-i", write("nomode.csv", []byte("job,model,global_batch,epoch_steps\na,m,32,100\n"))},
+			`nomode.csv: missing required column "mode" of the jobs table`},
+		{"wrong column type", []string{"-i", write("type.csv", []byte("job,ps,workers,speed\na,x,y,z\nb,one,two,three\n"))}, `type.csv: column "ps", row 1 (line 2): "x" is not a whole number (and 2 more problems)`},
+		{"NaN capacity", []string{"-i", write("nan.csv", []byte("node,gpu\nn1,4\nn2,NaN\n"))}, `nan.csv: column "gpu", row 2 (line 3): NaN is not allowed`},
+		{"negative capacity", []string{"-i", write("neg.csv", []byte("node,gpu\nn1,-4\n"))}, `neg.csv: column "gpu", row 1 (line 2): -4 is negative`},
+		{"duplicate id", []string{"-i", write("dup.csv", []byte("node,gpu\nn1,4\nn1,4\n"))}, `dup.csv: column "node", row 2 (line 3): duplicate node "n1" (first at row 1)`},
+		{"negative demand", []string{"--as", "jobs", "-i", write("dem.csv", []byte("job,model,mode,global_batch,epoch_steps,worker_gpu\na,m,sync,32,100,-1\n"))},
+			`dem.csv: column "worker_gpu", row 1 (line 2): -1 is negative`},
+		{"ragged csv", []string{"-i", write("ragged.csv", []byte("node,gpu\nn1,4,5\n"))}, "ragged.csv: line 2: wrong number of fields"},
+		{"binary garbage", []string{"-i", write("junk.bin", []byte{0, 1, 2, 3, 0xfe})}, "junk.bin: unrecognised input"},
+		{"parquet named csv", []string{"-i", write("lie.csv", good)}, "lie.csv: not a valid CSV file (its first bytes are those of a Parquet file)"},
+		{"wrong table kind", []string{"--as", "cluster", "-i", filepath.Join(dir, "jobs.parquet")}, "is a jobs table, but a cluster table is expected"},
+		{"missing file", []string{"-i", filepath.Join(tmp, "nope.parquet")}, "nope.parquet: no such file"},
+		{"unknown output format", []string{"-i", filepath.Join(dir, "jobs.parquet"), "-o", filepath.Join(tmp, "x.xlsx")}, `unknown table format ".xlsx"`},
+		{"bad flag", []string{"--nope"}, "unknown flag: --nope"},
+	}
+	for _, c := range cases {
+		out := filepath.Join(tmp, "out-"+strings.ReplaceAll(c.name, " ", "-")+".parquet")
+		args := append([]string{"convert"}, c.args...)
+		if !strings.Contains(strings.Join(c.args, " "), "-o") {
+			args = append(args, "-o", out)
+		}
+		code, _, stderr := run(t, nil, args...)
+		if code != 2 {
+			t.Errorf("%s: exit %d, want 2 (%s)", c.name, code, stderr)
+		}
+		line := strings.TrimSuffix(stderr, "\n")
+		if c.name != "bad flag" && strings.Contains(line, "\n") {
+			t.Errorf("%s: error is not one line: %q", c.name, stderr)
+		}
+		if !strings.HasPrefix(line, "optimus: ") || !strings.Contains(line, c.want) {
+			t.Errorf("%s:\n got %q\nwant it to contain %q", c.name, line, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: output file was written", c.name)
+		}
+	}
+	entries, _ := os.ReadDir(tmp)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+}
+
+func TestNoInputAtTerminal(t *testing.T) {
+	ios, _, _, errOut := iostreams.Test()
+	ios.SetStdinTTY(true)
+	if code := Main(ios, []string{"convert"}); code != 2 {
+		t.Errorf("exit %d, want 2", code)
+	}
+	if !strings.Contains(errOut.String(), "no input") {
+		t.Errorf("stderr: %q", errOut.String())
+	}
+}
+
+func TestDocsTablesIsGenerated(t *testing.T) {
+	got, err := os.ReadFile("../../docs/tables.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != schema.Markdown() {
+		t.Error("docs/tables.md is out of date: run 'make docs'")
+	}
+}

@@ -1,0 +1,74 @@
+// Package schemacmd implements `optimus schema`: describe the tables.
+package schemacmd
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/optimus-sched/optimus/cli/cmdutil"
+	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/io/schema"
+)
+
+// NewCmd returns `optimus schema`.
+func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
+	var markdown bool
+	cmd := &cobra.Command{
+		Use:   "schema [TABLE]",
+		Short: "Describe the tables optimus reads and writes",
+		Long: `Schema lists the tables, or describes one table's columns: type, unit, whether it is
+required, its rules and its meaning. --markdown prints docs/tables.md.`,
+		Example: `  optimus schema
+  optimus schema jobs`,
+		Args:      cobra.MaximumNArgs(1),
+		ValidArgs: schema.Names(),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if markdown {
+				if len(args) == 1 {
+					t := schema.Lookup(args[0])
+					if t == nil {
+						return cmdutil.Usagef("no table %q (known: %v)", args[0], schema.Names())
+					}
+					_, err := fmt.Fprint(ios.Out, schema.TableMarkdown(t))
+					return err
+				}
+				_, err := fmt.Fprint(ios.Out, schema.Markdown())
+				return err
+			}
+			w := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
+			if len(args) == 0 {
+				for _, t := range schema.All {
+					fmt.Fprintf(w, "%s\tv%d\t%s\n", t.Name, t.Version, t.Doc)
+				}
+				return w.Flush()
+			}
+			t := schema.Lookup(args[0])
+			if t == nil {
+				return cmdutil.Usagef("no table %q (known: %v)", args[0], schema.Names())
+			}
+			fmt.Fprintf(ios.Out, "%s (schema version %d): %s\n\n", t.Name, t.Version, t.Doc)
+			fmt.Fprintln(w, "COLUMN\tTYPE\tUNIT\tREQUIRED\tNULLABLE\tRULES\tMEANING")
+			for _, c := range t.AllColumns() {
+				req := "no"
+				if c.Required {
+					req = "yes"
+				} else if c.Default != "" {
+					req = "default " + c.Default
+				}
+				null := "no"
+				if c.Nullable {
+					null = "yes"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Type, c.Unit, req, null, schema.Rules(c), c.Doc)
+			}
+			for _, p := range t.AllPatterns() {
+				fmt.Fprintf(w, "%s<resource>\t%s\t%s\t\t\t\t%s\n", p.Prefix, p.Type, p.Unit, p.Doc)
+			}
+			return w.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&markdown, "markdown", false, "print Markdown documentation (docs/tables.md)")
+	return cmd
+}

@@ -1,0 +1,52 @@
+// Package datasets generates the data optimus ships with: a default testbed
+// like the paper's, derived from real speed measurements embedded in the
+// binary, and (for benchmarks) synthetic inputs of any size. Every generator
+// takes a seed; the same seed gives the same tables, byte for byte once
+// written.
+package datasets
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/optimus-sched/optimus/io/table"
+)
+
+// Named is a generated table with the base name of its file.
+type Named struct {
+	Name  string
+	Table *table.Table
+}
+
+// Dataset is a named generator of tables.
+type Dataset struct {
+	Name     string
+	Doc      string
+	Generate func(seed uint64) ([]Named, error)
+}
+
+// DefaultSeed is the seed used when none is given.
+const DefaultSeed = 1
+
+// Catalog lists the datasets `optimus datasets export` can write.
+var Catalog = []Dataset{
+	{
+		Name: "testbed",
+		Doc: "The paper's testbed: 13 servers (6 with 4 GPUs, 7 CPU-only) and 9 MXNet jobs over resnet-50, " +
+			"vgg-16, inception-bn, seq2seq and dssm; 5 running, 4 just arrived. Speed samples are real measurements " +
+			"(DL2's ps-sync-measured), loss logs follow 1/k curves with 3% noise. Tables: cluster, jobs, loss, speed, truth.",
+		Generate: Testbed,
+	},
+}
+
+// Lookup returns the dataset called name.
+func Lookup(name string) (*Dataset, error) {
+	var names []string
+	for i := range Catalog {
+		if Catalog[i].Name == name {
+			return &Catalog[i], nil
+		}
+		names = append(names, Catalog[i].Name)
+	}
+	return nil, fmt.Errorf("no dataset %q (there are: %s)", name, strings.Join(names, ", "))
+}

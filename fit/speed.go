@@ -1,0 +1,186 @@
+package fit
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Training modes of a parameter-server job.
+const (
+	Sync  = "sync"
+	Async = "async"
+)
+
+// SpeedModel is the resource-speed model of Optimus (section 3.2): the
+// training speed, in steps per second, of a job with p parameter servers and
+// w workers.
+//
+// Asynchronous training, where each worker steps on its own:
+//
+//	f(p, w) = w / (θ0 + θ1·w/p + θ2·w + θ3·p)
+//
+// Synchronous training with global batch M split over the workers:
+//
+//	f(p, w) = 1 / (θ0·M/w + θ1 + θ2·w/p + θ3·w + θ4·p)
+//
+// θ0·M/w is the compute time of a worker's share of the batch, θ1 a constant
+// overhead per step, θ2·w/p the time to push gradients to and pull
+// parameters from p servers, and θ3·w, θ4·p per-task overheads. All θ >= 0.
+// Both forms are linear in θ after inversion (w/f and 1/f), which is how
+// FitSpeed fits them.
+type SpeedModel struct {
+	Mode        string
+	GlobalBatch float64 // M, for Sync
+	Theta       [5]float64
+}
+
+// NumTheta is the number of coefficients of a mode's model.
+func NumTheta(mode string) int {
+	if mode == Async {
+		return 4
+	}
+	return 5
+}
+
+// row writes the design row x(p, w) with x·θ = 1/f (sync) or w/f (async).
+func row(mode string, m, p, w float64, x []float64) {
+	if mode == Async {
+		x[0], x[1], x[2], x[3] = 1, w/p, w, p
+		return
+	}
+	x[0], x[1], x[2], x[3], x[4] = m/w, 1, w/p, w, p
+}
+
+// Speed is f(p, w) in steps per second; 0 when p or w is below 1.
+func (s SpeedModel) Speed(p, w int) float64 {
+	if p < 1 || w < 1 {
+		return 0
+	}
+	var x [5]float64
+	row(s.Mode, s.GlobalBatch, float64(p), float64(w), x[:])
+	d := 0.0
+	for i := 0; i < NumTheta(s.Mode); i++ {
+		d += x[i] * s.Theta[i]
+	}
+	if d <= 0 {
+		return math.Inf(1)
+	}
+	if s.Mode == Async {
+		return float64(w) / d
+	}
+	return 1 / d
+}
+
+// SpeedSample is one measured speed.
+type SpeedSample struct {
+	PS, Workers int
+	Speed       float64 // steps/s; 0 or NaN marks a failed run
+}
+
+// SpeedFit is a fitted speed model with its accuracy on the samples.
+type SpeedFit struct {
+	Model        SpeedModel
+	Used, Failed int
+	// Relative errors |f(p,w) - measured| / measured over the used samples.
+	MedianRelErr, MaxRelErr float64
+}
+
+// Failed reports whether a sample is a failed run rather than a measurement.
+func (s SpeedSample) failed() bool {
+	return !(s.Speed > 0) || math.IsInf(s.Speed, 0)
+}
+
+// FitSpeed fits a speed model of the given mode (and global batch M, for
+// sync) to samples by non-negative least squares on the inverted model
+// (1/f for sync, w/f for async). Each equation is divided by its measured
+// value, so the fit minimises relative rather than absolute error and fast
+// and slow configurations count alike. Samples whose speed is 0, negative or
+// not finite are failed runs: excluded and counted.
+//
+// With fewer usable samples than coefficients the fit is underdetermined
+// and an error is returned; with samples that cannot separate some terms
+// (all at p == w, say) NNLS still returns a non-negative solution, in which
+// the inseparable terms share their weight arbitrarily.
+func FitSpeed(mode string, globalBatch float64, samples []SpeedSample) (SpeedFit, error) {
+	if mode != Sync && mode != Async {
+		return SpeedFit{}, fmt.Errorf("fit: unknown mode %q", mode)
+	}
+	n := NumTheta(mode)
+	fit := SpeedFit{Model: SpeedModel{Mode: mode, GlobalBatch: globalBatch}}
+	var used []SpeedSample
+	for _, s := range samples {
+		if s.failed() || s.PS < 1 || s.Workers < 1 {
+			fit.Failed++
+			continue
+		}
+		used = append(used, s)
+	}
+	fit.Used = len(used)
+	if len(used) < n {
+		return fit, fmt.Errorf("fit: %d usable speed samples, need at least %d for the %s model", len(used), n, mode)
+	}
+	a := mat.NewDense(len(used), n, nil)
+	b := mat.NewVecDense(len(used), nil)
+	x := make([]float64, 5)
+	for i, s := range used {
+		p, w := float64(s.PS), float64(s.Workers)
+		y := 1 / s.Speed
+		if mode == Async {
+			y = w / s.Speed
+		}
+		row(mode, globalBatch, p, w, x)
+		for j := 0; j < n; j++ {
+			a.Set(i, j, x[j]/y)
+		}
+		b.SetVec(i, 1)
+	}
+	// Scale columns to unit norm so that NNLS's tolerances treat the terms
+	// alike whatever their magnitudes (M/w can be 1000 times w/p).
+	scale := make([]float64, n)
+	for j := 0; j < n; j++ {
+		scale[j] = mat.Norm(a.ColView(j), 2)
+		if scale[j] == 0 {
+			scale[j] = 1
+		}
+		for i := 0; i < len(used); i++ {
+			a.Set(i, j, a.At(i, j)/scale[j])
+		}
+	}
+	theta, _, err := NNLS(a, b)
+	if err != nil {
+		return fit, err
+	}
+	for j := 0; j < n; j++ {
+		fit.Model.Theta[j] = theta.AtVec(j) / scale[j]
+	}
+	errs := make([]float64, len(used))
+	for i, s := range used {
+		errs[i] = math.Abs(fit.Model.Speed(s.PS, s.Workers)-s.Speed) / s.Speed
+	}
+	fit.MedianRelErr, fit.MaxRelErr = Median(errs), slices.Max(errs)
+	return fit, nil
+}
+
+// Median of xs (NaN for none); xs is not modified.
+func Median(xs []float64) float64 { return Quantile(xs, 0.5) }
+
+// Quantile of xs at q in [0, 1], interpolating linearly between order
+// statistics (type 7 of Hyndman and Fan, the default of R and NumPy); NaN
+// for an empty slice. xs is not modified.
+func Quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	h := q * float64(len(s)-1)
+	lo := math.Floor(h)
+	i := int(lo)
+	if i+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[i] + (h-lo)*(s[i+1]-s[i])
+}

@@ -1,0 +1,313 @@
+package table
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/optimus-sched/optimus/io/schema"
+)
+
+// conform validates a freshly decoded table against its schema and returns it
+// in canonical form: declared columns first, in schema order, with their
+// declared types (after lossless conversion), absent optional columns filled
+// with their defaults, then the remaining columns in input order.
+func conform(raw *Table, want *schema.Table) (*Table, error) {
+	s, err := resolveSchema(raw, want)
+	if err != nil {
+		return nil, err
+	}
+	var cols []column
+	for i, f := range raw.fields {
+		cols = append(cols, column{name: f.Name, arrowType: f.Type, convert: func(typ schema.Type) (*values, *Error) {
+			return toValues(raw.Source, f.Name, raw.cols[i], typ)
+		}})
+	}
+	return build(raw.Source, s, raw.rows, cols, nil, raw.Meta)
+}
+
+// column is one input column, not yet converted: CSV and Arrow inputs differ
+// only in how a column turns into values of a wanted type.
+type column struct {
+	name string
+	// arrowType is the column's type in a binary input; nil for CSV, where
+	// natural says what the text holds.
+	arrowType arrow.DataType
+	natural   schema.Type
+	convert   func(schema.Type) (*values, *Error)
+}
+
+// resolveSchema decides which schema a table is checked against: the one
+// named in its metadata, or want, or (for files without metadata, such as
+// hand-written CSV) the declared table its columns match best.
+func resolveSchema(raw *Table, want *schema.Table) (*schema.Table, error) {
+	if raw.Name != "" {
+		s := schema.Lookup(raw.Name)
+		if s == nil {
+			return nil, Errorf(raw.Source, "unknown table kind %q in the file's metadata (known: %s)",
+				raw.Name, strings.Join(schema.Names(), ", "))
+		}
+		if raw.Version < 1 || raw.Version > s.Version {
+			return nil, Errorf(raw.Source, "%s table of schema version %d: this optimus reads version %d",
+				s.Name, raw.Version, s.Version)
+		}
+		if want != nil && !want.IsA(s.Name) {
+			return nil, Errorf(raw.Source, "is a %s table, but a %s table is expected here", s.Name, want.Name)
+		}
+		return s, nil
+	}
+	names := raw.ColumnNames()
+	if s := Recognise(names, want); s != nil {
+		return s, nil
+	}
+	if want != nil {
+		return want, nil // the missing columns will be reported
+	}
+	return nil, nil
+}
+
+// Recognise returns the declared table whose columns best match names: all of
+// its required columns present, the most declared columns present, and among
+// equals the one declaring fewest. Only want and the tables extending it are
+// candidates, or all tables when want is nil.
+func Recognise(names []string, want *schema.Table) *schema.Table {
+	var best *schema.Table
+	bestScore, bestSize := -1, 0
+	for _, s := range schema.All {
+		if want != nil && !want.IsA(s.Name) {
+			continue
+		}
+		score, ok := 0, true
+		for _, c := range s.AllColumns() {
+			if slices.Contains(names, c.Name) {
+				score++
+			} else if c.Required {
+				ok = false
+				break
+			}
+		}
+		size := len(s.AllColumns())
+		if ok && (score > bestScore || score == bestScore && size < bestSize) {
+			best, bestScore, bestSize = s, score, size
+		}
+	}
+	return best
+}
+
+// build converts and checks every column against s (nil: no schema) and
+// assembles the table. lines maps data rows to CSV lines for messages.
+func build(source string, s *schema.Table, rows int, cols []column, lines []int, meta map[string]string) (*Table, error) {
+	out := &Table{Source: source, Meta: meta, rows: rows}
+	var p problems
+	loc := func(col string, r int, format string, args ...any) {
+		e := &Error{Source: source, Column: col, Row: r + 1, Msg: fmt.Sprintf(format, args...)}
+		if lines != nil {
+			e.Line = lines[r]
+		}
+		p.add(e)
+	}
+	seen := map[string]bool{}
+	for _, c := range cols {
+		if seen[c.name] {
+			return nil, &Error{Source: source, Column: c.name, Msg: "appears twice in the header"}
+		}
+		seen[c.name] = true
+	}
+	find := func(name string) *column {
+		for i := range cols {
+			if cols[i].name == name {
+				return &cols[i]
+			}
+		}
+		return nil
+	}
+
+	if s != nil {
+		out.Name, out.Version = s.Name, s.Version
+		var missing []string
+		for _, c := range s.AllColumns() {
+			if c.Required && find(c.Name) == nil {
+				missing = append(missing, strconv.Quote(c.Name))
+			}
+		}
+		if len(missing) > 0 {
+			noun := "column"
+			if len(missing) > 1 {
+				noun = "columns"
+			}
+			return nil, Errorf(source, "missing required %s %s of the %s table", noun, strings.Join(missing, ", "), s.Name)
+		}
+		for _, c := range s.AllColumns() {
+			in := find(c.Name)
+			var v *values
+			if in == nil {
+				v = filled(c, rows)
+			} else {
+				var e *Error
+				if v, e = in.convert(c.Type); e != nil {
+					if lines != nil && e.Row > 0 {
+						e.Line = lines[e.Row-1]
+					}
+					p.add(e)
+					continue
+				}
+				checkColumn(c, v, loc)
+			}
+			out.set(c.Name, v.array(), c.Nullable)
+		}
+	}
+	patterns := 0
+	for _, in := range cols {
+		if s != nil {
+			if _, declared := s.Column(in.name); declared {
+				continue
+			}
+		}
+		typ := in.natural
+		if in.arrowType != nil {
+			var ok bool
+			if typ, ok = naturalType(in.arrowType); !ok {
+				p.add(&Error{Source: source, Column: in.name,
+					Msg: fmt.Sprintf("has type %v, which optimus tables do not use (string, int64, float64 or bool)", in.arrowType)})
+				continue
+			}
+		}
+		nullable := true
+		if s != nil {
+			if pat, ok := s.MatchPattern(in.name); ok && (pat.Prefix != "" || typ == schema.Int64 || typ == schema.Float64) {
+				typ, nullable = pat.Type, false
+				patterns++
+				v, e := in.convert(typ)
+				if e != nil {
+					if lines != nil && e.Row > 0 {
+						e.Line = lines[e.Row-1]
+					}
+					p.add(e)
+					continue
+				}
+				checkColumn(schema.Column{Name: in.name, Type: pat.Type, Min: pat.Min}, v, loc)
+				out.set(in.name, v.array(), false)
+				continue
+			}
+		}
+		v, e := in.convert(typ)
+		if e != nil {
+			p.add(e)
+			continue
+		}
+		out.set(in.name, v.array(), nullable)
+	}
+	if s != nil && patterns < s.MinPatternColumns {
+		p.add(Errorf(source, "no %s columns: a %s table needs at least one (%s)", patternNoun(s), s.Name, s.Patterns[0].Doc))
+	}
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func patternNoun(s *schema.Table) string {
+	if s.Name == "cluster" {
+		return "resource"
+	}
+	return "numeric"
+}
+
+// filled is the column an absent optional column reads as: its default, or
+// nulls.
+func filled(c schema.Column, rows int) *values {
+	v := newValues(c.Type, rows)
+	if c.Default == "" {
+		for r := 0; r < rows; r++ {
+			v.setNull(r)
+		}
+		return v
+	}
+	for r := 0; r < rows; r++ {
+		setDefault(c, v, r)
+	}
+	return v
+}
+
+func setDefault(c schema.Column, v *values, r int) {
+	switch c.Type {
+	case schema.String:
+		v.s[r] = c.Default
+	case schema.Int64:
+		v.i[r], _ = strconv.ParseInt(c.Default, 10, 64)
+	case schema.Float64:
+		v.f[r], _ = strconv.ParseFloat(c.Default, 64)
+	case schema.Bool:
+		v.b[r] = c.Default == "true"
+	}
+	v.setValid(r)
+}
+
+// checkColumn applies a column's rules to every value, filling nulls in
+// columns that have a default, and reports each violation through loc.
+func checkColumn(c schema.Column, v *values, loc func(col string, r int, format string, args ...any)) {
+	n := v.len()
+	var first map[string]int
+	if c.Unique {
+		first = make(map[string]int, n)
+	}
+	for r := 0; r < n; r++ {
+		if v.isNull(r) {
+			switch {
+			case c.Nullable:
+			case c.Default != "":
+				setDefault(c, v, r)
+			default:
+				loc(c.Name, r, "no value: the column requires one")
+			}
+			continue
+		}
+		switch c.Type {
+		case schema.String:
+			s := v.s[r]
+			if c.NonEmpty && strings.TrimSpace(s) == "" {
+				loc(c.Name, r, "empty: a name is required")
+			}
+			if len(c.Enum) > 0 && !slices.Contains(c.Enum, s) {
+				loc(c.Name, r, "%q is not one of %s", s, strings.Join(c.Enum, ", "))
+			}
+			if c.Unique {
+				if f, dup := first[s]; dup {
+					loc(c.Name, r, "duplicate %s %q (first at row %d)", c.Name, s, f+1)
+				} else {
+					first[s] = r
+				}
+			}
+		case schema.Int64:
+			checkMin(c, float64(v.i[r]), r, loc)
+		case schema.Float64:
+			f := v.f[r]
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				if !c.AllowNaN {
+					loc(c.Name, r, "%v is not allowed: a finite number is required", f)
+				}
+				continue
+			}
+			checkMin(c, f, r, loc)
+		}
+	}
+}
+
+func checkMin(c schema.Column, f float64, r int, loc func(col string, r int, format string, args ...any)) {
+	if c.Min == nil {
+		return
+	}
+	if c.MinOpen && f <= *c.Min {
+		loc(c.Name, r, "%v must be greater than %v", f, *c.Min)
+	} else if !c.MinOpen && f < *c.Min {
+		if *c.Min == 0 {
+			loc(c.Name, r, "%v is negative", f)
+		} else {
+			loc(c.Name, r, "%v must be at least %v", f, *c.Min)
+		}
+	}
+}

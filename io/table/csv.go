@@ -1,0 +1,222 @@
+package table
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/optimus-sched/optimus/io/schema"
+)
+
+// CSV conventions, chosen so that pandas, DuckDB and spreadsheets read the
+// files as optimus does:
+//   - the first line is the header;
+//   - an empty field is null (so an empty string and a null string are the
+//     same thing in CSV);
+//   - floats are written in their shortest exact form and always with a
+//     decimal point or exponent ("2.0", "1e+06"), so their type survives a
+//     round trip; NaN and infinities are written NaN, Inf and -Inf;
+//   - bools are true and false.
+//
+// CSV carries no metadata: a CSV file's table kind is recognised from its
+// header (see Recognise), and declared columns take their declared types.
+
+func decodeCSV(data []byte, source string, want *schema.Table) (*Table, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a spreadsheet's byte-order mark
+	head := data[:min(len(data), 4096)]
+	if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head[:max(0, len(head)-utf8.UTFMax)]) {
+		return nil, Errorf(source, "unrecognised input: not Arrow, Parquet or CSV text")
+	}
+	r := csv.NewReader(bytes.NewReader(data))
+	header, err := r.Read()
+	if err == io.EOF {
+		return nil, Errorf(source, "empty input: expected a table (Arrow, Parquet or CSV)")
+	}
+	if err != nil {
+		return nil, csvError(source, err)
+	}
+	for i, h := range header {
+		header[i] = strings.TrimSpace(h)
+		if header[i] == "" {
+			return nil, &Error{Source: source, Line: 1, Msg: fmt.Sprintf("column %d of the header has no name", i+1)}
+		}
+	}
+	cells := make([][]string, len(header))
+	var lines []int
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, csvError(source, err)
+		}
+		line, _ := r.FieldPos(0)
+		lines = append(lines, line)
+		for i, c := range rec {
+			cells[i] = append(cells[i], c)
+		}
+	}
+	rows := len(lines)
+	s, err := resolveSchema(&Table{Source: source, fields: fieldsNamed(header)}, want)
+	if err != nil {
+		return nil, err
+	}
+	cols := make([]column, len(header))
+	for i, name := range header {
+		cs := cells[i]
+		if cs == nil {
+			cs = make([]string, 0)
+		}
+		cols[i] = column{name: name, natural: inferCSVType(cs), convert: func(typ schema.Type) (*values, *Error) {
+			return parseCSVColumn(source, name, cs, typ)
+		}}
+	}
+	return build(source, s, rows, cols, lines, nil)
+}
+
+func csvError(source string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		msg := pe.Err.Error()
+		if errors.Is(pe.Err, csv.ErrFieldCount) {
+			msg = "wrong number of fields: every row needs one field per header column"
+		}
+		return &Error{Source: source, Line: pe.Line, Msg: fmt.Sprintf("line %d: %s", pe.Line, msg)}
+	}
+	return fmt.Errorf("%s: %w", source, err)
+}
+
+// inferCSVType guesses the type of a column no schema declares. A column is
+// numeric when most of its fields are numbers, so that a typo among numbers
+// is reported rather than turning the column into text.
+func inferCSVType(cells []string) schema.Type {
+	var n, ints, floats, bools int
+	for _, c := range cells {
+		if c == "" {
+			continue
+		}
+		n++
+		if _, err := strconv.ParseInt(c, 10, 64); err == nil {
+			ints++
+			floats++
+		} else if _, err := strconv.ParseFloat(c, 64); err == nil {
+			floats++
+		} else if _, ok := parseBool(c); ok {
+			bools++
+		}
+	}
+	switch {
+	case n == 0:
+		return schema.String
+	case ints == n:
+		return schema.Int64
+	case floats == n || 2*floats > n:
+		return schema.Float64
+	case bools == n:
+		return schema.Bool
+	}
+	return schema.String
+}
+
+func parseBool(s string) (bool, bool) {
+	switch strings.ToLower(s) {
+	case "true", "t", "yes", "1":
+		return true, true
+	case "false", "f", "no", "0":
+		return false, true
+	}
+	return false, false
+}
+
+func parseCSVColumn(source, col string, cells []string, typ schema.Type) (*values, *Error) {
+	v := newValues(typ, len(cells))
+	bad := func(r int, format string, args ...any) (*values, *Error) {
+		return nil, &Error{Source: source, Column: col, Row: r + 1, Msg: fmt.Sprintf(format, args...)}
+	}
+	for r, c := range cells {
+		if c == "" {
+			v.setNull(r)
+			continue
+		}
+		switch typ {
+		case schema.String:
+			v.s[r] = c
+		case schema.Int64:
+			i, err := strconv.ParseInt(strings.TrimSpace(c), 10, 64)
+			if err != nil {
+				f, ferr := strconv.ParseFloat(strings.TrimSpace(c), 64)
+				if ferr != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+					return bad(r, "%q is not a whole number", c)
+				}
+				i = int64(f)
+			}
+			v.i[r] = i
+		case schema.Float64:
+			f, err := strconv.ParseFloat(strings.TrimSpace(c), 64)
+			if err != nil && !errors.Is(err, strconv.ErrRange) {
+				return bad(r, "%q is not a number", c)
+			}
+			v.f[r] = f
+		case schema.Bool:
+			b, ok := parseBool(strings.TrimSpace(c))
+			if !ok {
+				return bad(r, "%q is not true or false", c)
+			}
+			v.b[r] = b
+		}
+	}
+	return v, nil
+}
+
+// writeCSV writes t as CSV (see the conventions above).
+func writeCSV(w io.Writer, t *Table) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(t.ColumnNames()); err != nil {
+		return err
+	}
+	rec := make([]string, t.NumCols())
+	for r := 0; r < t.rows; r++ {
+		for i := range t.cols {
+			rec[i] = cellText(t.cols[i], r)
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// FormatFloat writes a float in its shortest exact form, always with a
+// decimal point or an exponent so that it reads back as a float.
+func FormatFloat(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Inf"
+	case math.IsInf(f, -1):
+		return "-Inf"
+	}
+	s := strconv.FormatFloat(f, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".e") {
+		s += ".0"
+	}
+	return s
+}
+
+func fieldsNamed(names []string) []arrow.Field {
+	fs := make([]arrow.Field, len(names))
+	for i, n := range names {
+		fs[i].Name = n
+	}
+	return fs
+}

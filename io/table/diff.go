@@ -1,0 +1,52 @@
+package table
+
+import (
+	"fmt"
+	"math"
+	"maps"
+)
+
+// Diff describes the first difference between two tables (schema, metadata,
+// columns, types, nullability, values), or returns "" when they hold the
+// same content. NaN equals NaN; a null equals only a null.
+func Diff(a, b *Table) string {
+	if a.Name != b.Name || a.Version != b.Version {
+		return fmt.Sprintf("schema %s v%d vs %s v%d", a.Name, a.Version, b.Name, b.Version)
+	}
+	if !maps.Equal(a.Meta, b.Meta) && (len(a.Meta) > 0 || len(b.Meta) > 0) {
+		return fmt.Sprintf("metadata %v vs %v", a.Meta, b.Meta)
+	}
+	if a.rows != b.rows {
+		return fmt.Sprintf("%d rows vs %d", a.rows, b.rows)
+	}
+	if len(a.fields) != len(b.fields) {
+		return fmt.Sprintf("columns %v vs %v", a.ColumnNames(), b.ColumnNames())
+	}
+	for i, fa := range a.fields {
+		fb := b.fields[i]
+		if fa.Name != fb.Name || fa.Type.ID() != fb.Type.ID() || fa.Nullable != fb.Nullable {
+			return fmt.Sprintf("column %d: %s %s nullable=%v vs %s %s nullable=%v", i, fa.Name, fa.Type, fa.Nullable, fb.Name, fb.Type, fb.Nullable)
+		}
+		ca, cb := a.cols[i], b.cols[i]
+		for r := 0; r < a.rows; r++ {
+			if ca.IsNull(r) != cb.IsNull(r) {
+				return fmt.Sprintf("column %q row %d: null %v vs %v", fa.Name, r+1, ca.IsNull(r), cb.IsNull(r))
+			}
+			if ca.IsNull(r) {
+				continue
+			}
+			va, vb := ca.GetOneForMarshal(r), cb.GetOneForMarshal(r)
+			if fa, ok := va.(float64); ok {
+				fb := vb.(float64)
+				if fa == fb || math.IsNaN(fa) && math.IsNaN(fb) {
+					continue
+				}
+			}
+			if va != vb {
+				return fmt.Sprintf("column %q row %d: %v vs %v", fa.Name, r+1, va, vb)
+			}
+		}
+	}
+	return ""
+}
+

@@ -1,0 +1,318 @@
+// Package table holds optimus tables in memory and reads and writes them as
+// Arrow IPC streams and files, Parquet and CSV.
+//
+// A Table is a list of named Arrow columns of one length plus the name and
+// version of its schema (package schema). Commands read a table with Read or
+// ReadFile, which decode any supported format and validate the result against
+// the schema the command expects; they build their output by setting columns
+// from Go slices and write it with WriteFile or WriteStream.
+package table
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/optimus-sched/optimus/io/schema"
+)
+
+var mem = memory.DefaultAllocator
+
+// Table is a set of equally long, named columns.
+type Table struct {
+	// Name and Version identify the schema (schema.Lookup(Name)); Name is
+	// empty for a table of no known schema.
+	Name    string
+	Version int
+	// Source names where the table came from, for error messages.
+	Source string
+	// Meta holds further metadata carried with the table (key -> value).
+	Meta map[string]string
+
+	fields []arrow.Field
+	cols   []arrow.Array
+	rows   int
+}
+
+// New returns an empty table of the given schema with rows rows; add its
+// columns with the Set methods.
+func New(s *schema.Table, rows int) *Table {
+	t := &Table{rows: rows}
+	if s != nil {
+		t.Name, t.Version = s.Name, s.Version
+	}
+	return t
+}
+
+// NumRows is the number of rows.
+func (t *Table) NumRows() int { return t.rows }
+
+// NumCols is the number of columns.
+func (t *Table) NumCols() int { return len(t.cols) }
+
+// ColumnNames lists the columns in order.
+func (t *Table) ColumnNames() []string {
+	names := make([]string, len(t.fields))
+	for i, f := range t.fields {
+		names[i] = f.Name
+	}
+	return names
+}
+
+// Index is the position of the named column, or -1.
+func (t *Table) Index(name string) int {
+	for i, f := range t.fields {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Has reports whether the table has the named column.
+func (t *Table) Has(name string) bool { return t.Index(name) >= 0 }
+
+// Field is the Arrow field of column i.
+func (t *Table) Field(i int) arrow.Field { return t.fields[i] }
+
+// Column is the Arrow array of column i.
+func (t *Table) Column(i int) arrow.Array { return t.cols[i] }
+
+func (t *Table) mustColumn(name string) arrow.Array {
+	i := t.Index(name)
+	if i < 0 {
+		panic(fmt.Sprintf("table %s: no column %q", t.Name, name))
+	}
+	return t.cols[i]
+}
+
+// Strings returns a string column's values; nulls read as "".
+func (t *Table) Strings(name string) []string {
+	a := t.mustColumn(name).(*array.String)
+	out := make([]string, a.Len())
+	for i := range out {
+		if a.IsValid(i) {
+			out[i] = a.Value(i)
+		}
+	}
+	return out
+}
+
+// Int64s returns an int64 column's values; nulls read as 0 (see Valid).
+func (t *Table) Int64s(name string) []int64 {
+	a := t.mustColumn(name).(*array.Int64)
+	out := make([]int64, a.Len())
+	copy(out, a.Int64Values())
+	for i := range out {
+		if a.IsNull(i) {
+			out[i] = 0
+		}
+	}
+	return out
+}
+
+// Float64s returns a float64 column's values; nulls read as NaN.
+func (t *Table) Float64s(name string) []float64 {
+	a := t.mustColumn(name).(*array.Float64)
+	out := make([]float64, a.Len())
+	copy(out, a.Float64Values())
+	if a.NullN() > 0 {
+		for i := range out {
+			if a.IsNull(i) {
+				out[i] = math.NaN()
+			}
+		}
+	}
+	return out
+}
+
+// Bools returns a bool column's values; nulls read as false.
+func (t *Table) Bools(name string) []bool {
+	a := t.mustColumn(name).(*array.Boolean)
+	out := make([]bool, a.Len())
+	for i := range out {
+		out[i] = a.IsValid(i) && a.Value(i)
+	}
+	return out
+}
+
+// Valid reports, per row, whether the named column holds a value (not null).
+func (t *Table) Valid(name string) []bool {
+	a := t.mustColumn(name)
+	out := make([]bool, a.Len())
+	for i := range out {
+		out[i] = a.IsValid(i)
+	}
+	return out
+}
+
+// set replaces the named column, or appends it when the table lacks it.
+func (t *Table) set(name string, a arrow.Array, nullable bool) {
+	if a.Len() != t.rows {
+		panic(fmt.Sprintf("table %s: column %q has %d rows, table has %d", t.Name, name, a.Len(), t.rows))
+	}
+	f := arrow.Field{Name: name, Type: a.DataType(), Nullable: nullable}
+	if i := t.Index(name); i >= 0 {
+		t.fields[i], t.cols[i] = f, a
+		return
+	}
+	t.fields = append(t.fields, f)
+	t.cols = append(t.cols, a)
+}
+
+// nullableFor reports whether the schema lets the named column hold nulls;
+// columns of no schema are nullable.
+func (t *Table) nullableFor(name string) bool {
+	if s := schema.Lookup(t.Name); s != nil {
+		if c, ok := s.Column(name); ok {
+			return c.Nullable
+		}
+		if _, ok := s.MatchPattern(name); ok {
+			return false
+		}
+	}
+	return true
+}
+
+// SetStrings sets a string column. valid may be nil (no nulls).
+func (t *Table) SetStrings(name string, vals []string, valid []bool) {
+	b := array.NewStringBuilder(mem)
+	b.AppendValues(vals, valid)
+	t.set(name, b.NewArray(), t.nullableFor(name))
+}
+
+// SetInt64s sets an int64 column. valid may be nil (no nulls).
+func (t *Table) SetInt64s(name string, vals []int64, valid []bool) {
+	b := array.NewInt64Builder(mem)
+	b.AppendValues(vals, valid)
+	t.set(name, b.NewArray(), t.nullableFor(name))
+}
+
+// SetFloat64s sets a float64 column. valid may be nil (no nulls).
+func (t *Table) SetFloat64s(name string, vals []float64, valid []bool) {
+	b := array.NewFloat64Builder(mem)
+	b.AppendValues(vals, valid)
+	t.set(name, b.NewArray(), t.nullableFor(name))
+}
+
+// SetFloat64sNaNAsNull sets a float64 column in which NaN means "no value".
+func (t *Table) SetFloat64sNaNAsNull(name string, vals []float64) {
+	valid := make([]bool, len(vals))
+	for i, v := range vals {
+		valid[i] = !math.IsNaN(v)
+	}
+	t.SetFloat64s(name, vals, valid)
+}
+
+// SetBools sets a bool column. valid may be nil (no nulls).
+func (t *Table) SetBools(name string, vals []bool, valid []bool) {
+	b := array.NewBooleanBuilder(mem)
+	b.AppendValues(vals, valid)
+	t.set(name, b.NewArray(), t.nullableFor(name))
+}
+
+// SetColumn sets a column from an existing Arrow array (of the table's length).
+func (t *Table) SetColumn(name string, a arrow.Array) { t.set(name, a, t.nullableFor(name)) }
+
+// Drop removes the named columns that exist.
+func (t *Table) Drop(names ...string) {
+	for _, n := range names {
+		if i := t.Index(n); i >= 0 {
+			t.fields = append(t.fields[:i], t.fields[i+1:]...)
+			t.cols = append(t.cols[:i], t.cols[i+1:]...)
+		}
+	}
+}
+
+// Take returns a table of the given rows, in the given order.
+func (t *Table) Take(rows []int) *Table {
+	out := &Table{Name: t.Name, Version: t.Version, Source: t.Source, Meta: t.Meta, rows: len(rows)}
+	for i, f := range t.fields {
+		out.fields = append(out.fields, f)
+		out.cols = append(out.cols, takeRows(t.cols[i], rows))
+	}
+	return out
+}
+
+func takeRows(a arrow.Array, rows []int) arrow.Array {
+	switch a := a.(type) {
+	case *array.String:
+		b := array.NewStringBuilder(mem)
+		for _, r := range rows {
+			if a.IsNull(r) {
+				b.AppendNull()
+			} else {
+				b.Append(a.Value(r))
+			}
+		}
+		return b.NewArray()
+	case *array.Int64:
+		b := array.NewInt64Builder(mem)
+		for _, r := range rows {
+			if a.IsNull(r) {
+				b.AppendNull()
+			} else {
+				b.Append(a.Value(r))
+			}
+		}
+		return b.NewArray()
+	case *array.Float64:
+		b := array.NewFloat64Builder(mem)
+		for _, r := range rows {
+			if a.IsNull(r) {
+				b.AppendNull()
+			} else {
+				b.Append(a.Value(r))
+			}
+		}
+		return b.NewArray()
+	case *array.Boolean:
+		b := array.NewBooleanBuilder(mem)
+		for _, r := range rows {
+			if a.IsNull(r) {
+				b.AppendNull()
+			} else {
+				b.Append(a.Value(r))
+			}
+		}
+		return b.NewArray()
+	}
+	panic(fmt.Sprintf("table: unsupported column type %s", a.DataType()))
+}
+
+// ArrowSchema is the table's Arrow schema, with the schema name and version
+// and Meta in its metadata (keys sorted, so output is byte-stable).
+func (t *Table) ArrowSchema() *arrow.Schema {
+	meta := map[string]string{}
+	for k, v := range t.Meta {
+		meta[k] = v
+	}
+	if t.Name != "" {
+		meta[schema.MetaName] = t.Name
+		meta[schema.MetaVersion] = fmt.Sprint(t.Version)
+	}
+	keys := make([]string, 0, len(meta))
+	for k := range meta {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	vals := make([]string, len(keys))
+	for i, k := range keys {
+		vals[i] = meta[k]
+	}
+	var md *arrow.Metadata
+	if len(keys) > 0 {
+		m := arrow.NewMetadata(keys, vals)
+		md = &m
+	}
+	return arrow.NewSchema(t.fields, md)
+}
+
+// Record is the table as one Arrow record batch.
+func (t *Table) Record() arrow.RecordBatch {
+	return array.NewRecordBatch(t.ArrowSchema(), t.cols, int64(t.rows))
+}
