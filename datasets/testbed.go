@@ -223,9 +223,9 @@ func Testbed(seed uint64) ([]Named, error) {
 			lValid, lHigher = append(lValid, true), append(lHigher, j.higherBetter)
 		}
 		if j.lossCorrupted && len(lJob)-first > 20 {
-			lValue[first+7] = math.NaN()  // a diverged logging step
-			lValue[first+13] *= 3         // a spike
-			lValid[first+17] = false      // a missing value
+			lValue[first+7] = math.NaN() // a diverged logging step
+			lValue[first+13] *= 3        // a spike
+			lValid[first+17] = false     // a missing value
 		}
 	}
 	loss := table.New(schema.Loss, len(lJob))

@@ -64,4 +64,3 @@ func Run(opts *Options) error {
 	}
 	return opts.Output.Write(opts.IO, t)
 }
-

@@ -2,8 +2,8 @@ package table
 
 import (
 	"fmt"
-	"math"
 	"maps"
+	"math"
 )
 
 // Diff describes the first difference between two tables (schema, metadata,
@@ -49,4 +49,3 @@ func Diff(a, b *Table) string {
 	}
 	return ""
 }
-
