@@ -14,17 +14,31 @@ import (
 
 // NewCmd returns `optimus schema`.
 func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
-	var markdown bool
+	var markdown, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "schema [TABLE]",
 		Short: "Describe the tables optimus reads and writes",
 		Long: `Schema lists the tables, or describes one table's columns: type, unit, whether it is
-required, its rules and its meaning. --markdown prints docs/tables.md.`,
+required, its rules and its meaning. --markdown prints docs/tables.md; --json prints the
+declarations for programs (all tables, or the one named, with inherited columns).`,
 		Example: `  optimus schema
-  optimus schema jobs`,
+  optimus schema jobs
+  optimus schema --json jobs`,
 		Args:      cobra.MaximumNArgs(1),
 		ValidArgs: schema.Names(),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if markdown && asJSON {
+				return cmdutil.Usagef("--markdown and --json exclude each other")
+			}
+			if asJSON {
+				var t *schema.Table
+				if len(args) == 1 {
+					if t = schema.Lookup(args[0]); t == nil {
+						return cmdutil.Usagef("no table %q (known: %v)", args[0], schema.Names())
+					}
+				}
+				return writeJSON(ios.Out, t)
+			}
 			if markdown {
 				if len(args) == 1 {
 					t := schema.Lookup(args[0])
@@ -70,5 +84,6 @@ required, its rules and its meaning. --markdown prints docs/tables.md.`,
 		},
 	}
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "print Markdown documentation (docs/tables.md)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the table declarations as JSON")
 	return cmd
 }
