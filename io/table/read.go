@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -65,6 +66,11 @@ func describeHead(data []byte) string {
 	return "look like text"
 }
 
+// onRecover, when set (by tests), is told of every panic Decode turns into
+// an error, with the stack where it happened: the fuzz tests use it to tell
+// the decoders' panics on corrupt data from bugs of this package.
+var onRecover func(r any, stack []byte)
+
 // Decode decodes data in the given format and validates it against want.
 func Decode(data []byte, format Format, source string, want *schema.Table) (t *Table, err error) {
 	if len(data) == 0 {
@@ -74,6 +80,9 @@ func Decode(data []byte, format Format, source string, want *schema.Table) (t *T
 	// file is bad input, not a crash.
 	defer func() {
 		if r := recover(); r != nil {
+			if onRecover != nil {
+				onRecover(r, debug.Stack())
+			}
 			t, err = nil, Errorf(source, "corrupt %s data: %v", format, r)
 		}
 	}()
