@@ -106,8 +106,20 @@ func Decode(data []byte, format Format, source string, want *schema.Table) (t *T
 	return conform(raw, want)
 }
 
+// ipcLimits are the Arrow reader's options: no message of the input can be
+// longer than the input, so lengths claiming more are corrupt and rejected
+// before anything of that size is allocated (and a large table is not
+// refused by the reader's default limits).
+func ipcLimits(data []byte) []ipc.Option {
+	n := int64(len(data))
+	return []ipc.Option{ipc.WithAllocator(mem), ipc.WithMetadataSizeLimit(n), ipc.WithBodySizeLimit(n)}
+}
+
 func decodeArrowStream(data []byte) (*Table, error) {
-	r, err := ipc.NewReader(bytes.NewReader(data), ipc.WithAllocator(mem))
+	// Through a MessageReader: ipc.NewReader does not pass the size limits
+	// on to the message reader it makes.
+	opts := ipcLimits(data)
+	r, err := ipc.NewReaderFromMessageReader(ipc.NewMessageReader(bytes.NewReader(data), opts...), opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +137,7 @@ func decodeArrowStream(data []byte) (*Table, error) {
 }
 
 func decodeArrowFile(data []byte) (*Table, error) {
-	r, err := ipc.NewFileReader(bytes.NewReader(data), ipc.WithAllocator(mem))
+	r, err := ipc.NewFileReader(bytes.NewReader(data), ipcLimits(data)...)
 	if err != nil {
 		return nil, err
 	}
