@@ -37,6 +37,19 @@ var Catalog = []Dataset{
 			"(DL2's ps-sync-measured), loss logs follow 1/k curves with 3% noise. Tables: cluster, jobs, loss, speed, truth.",
 		Generate: Testbed,
 	},
+	{
+		Name: "pollux-curves",
+		Doc: "Real validation curves of 41 all-reduce training runs measured for Pollux (OSDI'21): cifar10, imagenet " +
+			"(step learning-rate schedule), bert, ncf, yolov3, deepspeech2 at several batch sizes. Tables: jobs, loss " +
+			"(steps count epochs). For optimus eval convergence.",
+		Generate: func(uint64) ([]Named, error) {
+			curves, err := PolluxCurves()
+			if err != nil {
+				return nil, err
+			}
+			return PolluxCurvesTables(curves), nil
+		},
+	},
 }
 
 // Lookup returns the dataset called name.

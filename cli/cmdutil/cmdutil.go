@@ -113,6 +113,10 @@ func (o *OutputOptions) Validate() error {
 // Write writes t where the options say: a file (atomically), or standard
 // output as an Arrow IPC stream when piped and as aligned text at a terminal.
 func (o *OutputOptions) Write(ios *iostreams.IOStreams, t *table.Table) error {
+	t, err := table.Conform(t)
+	if err != nil {
+		return err
+	}
 	if o.Path != "" && o.Path != "-" {
 		return table.WriteFile(o.Path, t)
 	}

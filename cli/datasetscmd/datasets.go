@@ -113,7 +113,11 @@ func writeAll(ios *iostreams.IOStreams, dir, ext string, tables []datasets.Named
 			}
 		}
 	}()
-	for _, nt := range tables {
+	for i, nt := range tables {
+		if tables[i].Table, err = table.Conform(nt.Table); err != nil {
+			return err
+		}
+		nt = tables[i]
 		tmp, err := os.CreateTemp(dir, "."+nt.Name+ext+".tmp-*")
 		if err != nil {
 			return err

@@ -311,3 +311,27 @@ func checkMin(c schema.Column, f float64, r int, loc func(col string, r int, for
 		}
 	}
 }
+
+// Conform checks a table built in memory against its own schema and returns
+// it in canonical form (declared columns in schema order, absent optional
+// ones filled), exactly as a reader would return the written file. Commands
+// pass their output through it, so that what they write is valid and reads
+// back unchanged.
+func Conform(t *Table) (*Table, error) {
+	s := schema.Lookup(t.Name)
+	if s == nil {
+		return t, nil
+	}
+	src := t.Source
+	if src == "" {
+		src = "output " + t.Name + " table"
+	}
+	raw := *t
+	raw.Source = src
+	out, err := conform(&raw, s)
+	if err != nil {
+		return nil, fmt.Errorf("internal error: %w", err)
+	}
+	out.Source = t.Source
+	return out, nil
+}
