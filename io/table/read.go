@@ -116,6 +116,9 @@ func ipcLimits(data []byte) []ipc.Option {
 }
 
 func decodeArrowStream(data []byte) (*Table, error) {
+	if err := checkArrowStream(data); err != nil {
+		return nil, err
+	}
 	// Through a MessageReader: ipc.NewReader does not pass the size limits
 	// on to the message reader it makes.
 	opts := ipcLimits(data)
@@ -137,6 +140,9 @@ func decodeArrowStream(data []byte) (*Table, error) {
 }
 
 func decodeArrowFile(data []byte) (*Table, error) {
+	if err := checkArrowFile(data); err != nil {
+		return nil, err
+	}
 	r, err := ipc.NewFileReader(bytes.NewReader(data), ipcLimits(data)...)
 	if err != nil {
 		return nil, err
