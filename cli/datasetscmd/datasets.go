@@ -24,6 +24,7 @@ func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
 		Args:  cobra.NoArgs,
 	}
 	cmd.AddCommand(newCmdList(ios), NewCmdExport(ios, nil))
+	cmd.AddCommand(NewCmdGenerate(ios, nil))
 	return cmd
 }
 

@@ -12,7 +12,9 @@ import (
 	"github.com/optimus-sched/optimus/cli/convertcmd"
 	"github.com/optimus-sched/optimus/cli/datasetscmd"
 	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/placecmd"
 	"github.com/optimus-sched/optimus/cli/schemacmd"
+	"github.com/optimus-sched/optimus/cli/solvecmd"
 	"github.com/optimus-sched/optimus/cli/versioncmd"
 )
 
@@ -45,6 +47,13 @@ failures.`,
 		&cobra.Group{ID: "pipeline", Title: "Pipeline:"},
 		&cobra.Group{ID: "tables", Title: "Tables and data:"},
 	)
+	for _, c := range []*cobra.Command{
+		solvecmd.NewCmd(ios, nil),
+		placecmd.NewCmd(ios, nil),
+	} {
+		c.GroupID = "pipeline"
+		cmd.AddCommand(c)
+	}
 	for _, c := range []*cobra.Command{
 		convertcmd.NewCmd(ios, nil),
 		datasetscmd.NewCmd(ios),

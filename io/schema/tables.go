@@ -1,7 +1,7 @@
 package schema
 
 // All lists every table, in the order the pipeline produces them.
-var All = []*Table{Cluster, Jobs, Loss, Speed, Models, Predictions, Allocation, Plan, Actions, Truth}
+var All = []*Table{Cluster, Jobs, Loss, Speed, Models, Predictions, Allocation, Plan, Actions, Truth, PSBlocks, PSAssignment, PSBalance}
 
 var modes = []string{"sync", "async"}
 
@@ -137,37 +137,61 @@ var speedModelColumns = []Column{
 var Models = &Table{
 	Name:    "models",
 	Version: 1,
-	Doc: "One row per job: the fitted convergence model l(k) = 1/(b0*k + b1) + b2 over normalised values " +
-		"and the fitted speed model (DESIGN.md 1.1, 1.2), with their quality.",
+	Doc: "One row per job: the fitted convergence model l(k) = 1/(b0*k + b1) + b2 over normalised values, with " +
+		"what predict needs for its uncertainty, and the fitted speed model (DESIGN.md 1.1, 1.2), with their quality. " +
+		"Normalised values are (the metric, or its complement for higher-is-better metrics) divided by loss_scale; " +
+		"k counts steps.",
 	Key: "job",
-	Columns: append([]Column{
+	Columns: append(append([]Column{
 		{Name: "job", Type: String, Required: true, Unique: true, NonEmpty: true, Doc: "Job."},
 		{Name: "loss_method", Type: String, Nullable: true,
-			Doc: "How the convergence model was fitted; null when it was not."},
+			Doc: "How the convergence model was fitted (b2-search+nnls); null when it was not."},
 		{Name: "loss_higher_is_better", Type: Bool, Default: "false",
 			Doc: "The values were a higher-is-better metric, fitted on their complement."},
+		{Name: "loss_complement", Type: Float64, Nullable: true, Min: zero,
+			Doc: "For a higher-is-better metric, the value it was subtracted from (1, or 100 for percentages); null for a loss."},
 		{Name: "loss_scale", Type: Float64, Nullable: true, Min: zero, MinOpen: true,
-			Doc: "Divisor that normalised the (complemented) values before fitting."},
-		{Name: "loss_b0", Type: Float64, Nullable: true, Min: zero, Unit: "1/steps",
-			Doc: "Convergence coefficient b0 (normalised units, k in steps)."},
-		{Name: "loss_b1", Type: Float64, Nullable: true, Min: zero, Doc: "Convergence coefficient b1."},
-		{Name: "loss_b2", Type: Float64, Nullable: true, Min: zero, Doc: "Convergence coefficient b2: the asymptotic normalised loss."},
+			Doc: "Divisor of the normalisation: the first finite (complemented) value."},
+	}, lossCurveColumns("loss", "the best fit")...), append([]Column{
+		{Name: "loss_cov_b0b0", Type: Float64, Nullable: true, Doc: "Covariance of (b0, b1, b2) by the Laplace approximation: var(b0)."},
+		{Name: "loss_cov_b0b1", Type: Float64, Nullable: true, Doc: "cov(b0, b1)."},
+		{Name: "loss_cov_b0b2", Type: Float64, Nullable: true, Doc: "cov(b0, b2)."},
+		{Name: "loss_cov_b1b1", Type: Float64, Nullable: true, Doc: "var(b1)."},
+		{Name: "loss_cov_b1b2", Type: Float64, Nullable: true, Doc: "cov(b1, b2)."},
+		{Name: "loss_cov_b2b2", Type: Float64, Nullable: true, Doc: "var(b2)."},
+	}, append(append(lossCurveColumns("loss_first50", "the fit to the first half of the points (for the drift allowance)"),
+		lossCurveColumns("loss_first75", "the fit to the first three quarters of the points")...), append([]Column{
 		{Name: "loss_points", Type: Int64, Default: "0", Min: zero, Doc: "Points used by the fit."},
-		{Name: "loss_dropped", Type: Int64, Default: "0", Min: zero, Doc: "Points dropped (non-finite or outliers)."},
-		{Name: "loss_last_step", Type: Int64, Unit: "steps", Nullable: true, Min: zero, Doc: "Last step observed."},
-		{Name: "loss_r2", Type: Float64, Nullable: true, AllowNaN: true, Doc: "Coefficient of determination of the fit."},
+		{Name: "loss_dropped", Type: Int64, Default: "0", Min: zero, Doc: "Points dropped: non-finite values and outliers."},
+		{Name: "loss_first_step", Type: Int64, Unit: "steps", Nullable: true, Min: zero, Doc: "First step used."},
+		{Name: "loss_last_step", Type: Int64, Unit: "steps", Nullable: true, Min: zero, Doc: "Last step used."},
+		{Name: "loss_r2", Type: Float64, Nullable: true, Doc: "Coefficient of determination of the fit (unweighted, normalised units)."},
 		{Name: "loss_rmse", Type: Float64, Nullable: true, Min: zero, Doc: "Root mean square error (normalised units)."},
+		{Name: "loss_autocorr", Type: Float64, Nullable: true, Doc: "Lag-1 autocorrelation of the residuals: near 0 for noise, near 1 when the curve is not 1/k-shaped."},
 		{Name: "loss_quality", Type: String, Nullable: true, Enum: qualities,
-			Doc: "Verdict on the convergence fit: good, fair, poor, or insufficient (too few points)."},
+			Doc: "Verdict: good (R2 >= 0.95, autocorr < 0.5), fair (R2 >= 0.8, autocorr < 0.75), poor, or insufficient (fewer than 3 usable points)."},
+		{Name: "loss_note", Type: String, Nullable: true, Doc: "Why there is no fit, when there is none."},
 		{Name: "speed_mode", Type: String, Nullable: true, Enum: modes, Doc: "Speed model form."},
 		{Name: "speed_global_batch", Type: Int64, Nullable: true, Min: one, Unit: "examples", Doc: "M in the sync model."},
 	}, append(append([]Column{}, speedModelColumns...),
 		Column{Name: "speed_samples", Type: Int64, Default: "0", Min: zero, Doc: "Speed samples used."},
 		Column{Name: "speed_failed", Type: Int64, Default: "0", Min: zero, Doc: "Samples excluded as failed runs (speed 0 or NaN)."},
+		Column{Name: "speed_identifiable", Type: Bool, Default: "false", Doc: "The measured configurations determine every coefficient (see optimus fit suggest)."},
 		Column{Name: "speed_median_rel_err", Type: Float64, Nullable: true, Min: zero, Doc: "Median |predicted - measured| / measured over the samples."},
 		Column{Name: "speed_max_rel_err", Type: Float64, Nullable: true, Min: zero, Doc: "Largest relative error over the samples."},
-		Column{Name: "speed_quality", Type: String, Nullable: true, Enum: qualities, Doc: "Verdict on the speed fit."},
-	)...),
+		Column{Name: "speed_quality", Type: String, Nullable: true, Enum: qualities,
+			Doc: "Verdict: good (median error <= 5%, max <= 15%), fair (<= 10%, <= 30%), poor, or insufficient (fewer samples than coefficients, or not identifiable)."},
+		Column{Name: "speed_note", Type: String, Nullable: true, Doc: "Why there is no speed model, when there is none."},
+	)...)...)...)...),
+}
+
+// lossCurveColumns declares the three coefficients of a fitted curve.
+func lossCurveColumns(prefix, what string) []Column {
+	return []Column{
+		{Name: prefix + "_b0", Type: Float64, Nullable: true, Min: zero, Unit: "1/steps", Doc: "b0 of " + what + "."},
+		{Name: prefix + "_b1", Type: Float64, Nullable: true, Min: zero, Doc: "b1 of " + what + "."},
+		{Name: prefix + "_b2", Type: Float64, Nullable: true, Min: zero, Doc: "b2 of " + what + ": the normalised loss it tends to."},
+	}
 }
 
 // Predictions is a jobs table with each job's predicted remaining work and
@@ -175,21 +199,26 @@ var Models = &Table{
 var Predictions = &Table{
 	Name:    "predictions",
 	Version: 1,
-	Doc:     "A jobs table with, for each job, the predicted remaining work, its speed model, its speed now and its ETA.",
+	Doc: "A jobs table with, for each job, the predicted total and remaining work (10th, 50th, 90th percentiles), " +
+		"its speed model, its speed now and its ETA. Further `speed_at_<p>_<w>` columns hold predicted speeds at " +
+		"configurations asked for with --at.",
 	Key:     "job",
 	Extends: "jobs",
 	Columns: append([]Column{
 		{Name: "remaining_steps_p10", Type: Float64, Unit: "steps", Nullable: true, Min: zero, Doc: "Remaining steps, 10th percentile."},
 		{Name: "remaining_steps_p50", Type: Float64, Unit: "steps", Nullable: true, Min: zero, Doc: "Remaining steps, median: Q in the paper."},
 		{Name: "remaining_steps_p90", Type: Float64, Unit: "steps", Nullable: true, Min: zero, Doc: "Remaining steps, 90th percentile."},
-		{Name: "total_epochs_p50", Type: Float64, Unit: "epochs", Nullable: true, Min: zero, Doc: "Predicted total epochs (median)."},
-		{Name: "remaining_source", Type: String, Nullable: true, Enum: []string{"budget", "fit", "cap", "unknown"},
-			Doc: "Where the remaining work comes from: the user's budget, the fit, the epoch cap, or unknown."},
+		{Name: "total_epochs_p10", Type: Float64, Unit: "epochs", Nullable: true, Min: zero, Doc: "Predicted total epochs, 10th percentile."},
+		{Name: "total_epochs_p50", Type: Float64, Unit: "epochs", Nullable: true, Min: zero, Doc: "Predicted total epochs, median."},
+		{Name: "total_epochs_p90", Type: Float64, Unit: "epochs", Nullable: true, Min: zero, Doc: "Predicted total epochs, 90th percentile."},
+		{Name: "remaining_source", Type: String, Nullable: true, Enum: []string{"budget", "fit", "cap", "model", "unknown"},
+			Doc: "Where the remaining work comes from: the user's epoch budget, the job's own fit, the epoch cap (the fit had not converged by then), " +
+				"the median of other jobs of the same model (the job's own fit is insufficient), or unknown."},
 	}, append(append([]Column{}, speedModelColumns...),
 		Column{Name: "loss_quality", Type: String, Nullable: true, Enum: qualities, Doc: "Copied from models."},
 		Column{Name: "speed_quality", Type: String, Nullable: true, Enum: qualities, Doc: "Copied from models."},
 		Column{Name: "speed_now", Type: Float64, Unit: "steps/s", Nullable: true, Min: zero, Doc: "Predicted speed at the current ps and workers; null when not running."},
-		Column{Name: "eta_s", Type: Float64, Unit: "s", Nullable: true, Min: zero, Doc: "Predicted time to finish at the current allocation."},
+		Column{Name: "eta_s", Type: Float64, Unit: "s", Nullable: true, Min: zero, Doc: "Predicted time to finish at the current allocation (remaining_steps_p50 / speed_now)."},
 	)...),
 }
 
@@ -198,17 +227,34 @@ var Predictions = &Table{
 var Allocation = &Table{
 	Name:    "allocation",
 	Version: 1,
-	Doc:     "A predictions table with the allocation decided by `optimus solve` for each job.",
+	Doc: "A predictions table with the allocation decided by `optimus solve` for each job: how many parameter " +
+		"servers and workers it gets, what that is predicted to give, and the figures that explain the decision " +
+		"(docs/solve-place.md describes the policies).",
 	Key:     "job",
 	Extends: "predictions",
 	Columns: []Column{
-		{Name: "alloc_ps", Type: Int64, Required: true, Min: zero, Doc: "Parameter servers decided (0 when waiting)."},
-		{Name: "alloc_workers", Type: Int64, Required: true, Min: zero, Doc: "Workers decided (0 when waiting)."},
-		{Name: "alloc_speed", Type: Float64, Unit: "steps/s", Nullable: true, Min: zero, Doc: "Predicted speed with the decided allocation."},
-		{Name: "alloc_completion_s", Type: Float64, Unit: "s", Nullable: true, Min: zero, Doc: "Predicted time to finish with it."},
-		{Name: "alloc_gain", Type: Float64, Nullable: true, AllowNaN: true, Doc: "Marginal gain of the last task the policy added to this job."},
-		{Name: "status", Type: String, Required: true, Enum: []string{"running", "waiting"}, Doc: "running or waiting."},
-		{Name: "reason", Type: String, Nullable: true, Doc: "Why the job waits, or what limited its allocation."},
+		{Name: "alloc_policy", Type: String, Nullable: true, Enum: []string{"optimus", "drf", "tetris", "fifo"},
+			Doc: "Policy that decided: optimus (the paper's marginal-gain greedy), drf, tetris or fifo."},
+		{Name: "alloc_ps", Type: Int64, Required: true, Min: zero, Doc: "Parameter servers decided (0 when waiting or done)."},
+		{Name: "alloc_workers", Type: Int64, Required: true, Min: zero, Doc: "Workers decided (0 when waiting or done)."},
+		{Name: "alloc_speed", Type: Float64, Unit: "steps/s", Nullable: true, Min: zero,
+			Doc: "Predicted speed f(alloc_ps, alloc_workers); null when the job does not run."},
+		{Name: "alloc_completion_s", Type: Float64, Unit: "s", Nullable: true, Min: zero,
+			Doc: "Predicted remaining time with the allocation: remaining steps / alloc_speed; null when the job does not run."},
+		{Name: "alloc_gain", Type: Float64, Unit: "s/share", Nullable: true,
+			Doc: "optimus: marginal gain of the last task added to the job (weight x seconds of remaining time saved, per unit of the task's dominant share of the cluster); null when it got only its first PS and worker, or for other policies."},
+		{Name: "alloc_next_gain", Type: Float64, Unit: "s/share", Nullable: true,
+			Doc: "optimus: marginal gain of the best further task the job did not get (not positive: it would not help; positive: it did not fit); null when at its limits or for other policies."},
+		{Name: "alloc_dominant_share", Type: Float64, Default: "0", Min: zero,
+			Doc: "Largest share of any cluster resource (total capacity) that the job's allocation takes."},
+		{Name: "alloc_changed", Type: Bool, Default: "false",
+			Doc: "The job runs now (ps, workers > 0) and its allocation changes: applying the plan restarts it from a checkpoint."},
+		{Name: "alloc_change_saves_s", Type: Float64, Unit: "s", Nullable: true,
+			Doc: "For a job running now: its remaining time at the current allocation minus at the decided one (negative when the change slows it down to make room for others); null otherwise."},
+		{Name: "status", Type: String, Required: true, Enum: []string{"running", "waiting", "done"},
+			Doc: "running (at least 1 PS and 1 worker), waiting (nothing this round; see reason) or done (no remaining steps)."},
+		{Name: "reason", Type: String, Nullable: true,
+			Doc: "Why the job waits, or what limited its allocation per role (its maximum, no further gain, cluster full), or why a running job keeps its allocation (restart cost)."},
 	},
 }
 
@@ -216,15 +262,30 @@ var Allocation = &Table{
 var Plan = &Table{
 	Name:    "plan",
 	Version: 1,
-	Doc:     "One row per task of the allocation, with the node it runs on and what it uses there.",
+	Doc: "One row per task placed by `optimus place`, with the node it runs on and what it uses there; a job " +
+		"with no task placed (waiting or done) has one row with role, index and node null. Per-job columns " +
+		"(job_*) repeat on each of the job's rows.",
 	Columns: []Column{
 		{Name: "job", Type: String, Required: true, NonEmpty: true, Doc: "Job."},
-		{Name: "role", Type: String, Required: true, Enum: []string{"ps", "worker"}, Doc: "ps or worker."},
-		{Name: "index", Type: Int64, Required: true, Min: zero, Doc: "Task index within the job and role, from 0."},
-		{Name: "node", Type: String, Required: true, NonEmpty: true, Doc: "Node the task runs on."},
+		{Name: "role", Type: String, Nullable: true, Enum: []string{"ps", "worker"}, Doc: "ps or worker; null on the row of a job with no task placed."},
+		{Name: "index", Type: Int64, Nullable: true, Min: zero, Doc: "Task index within the job and role, from 0."},
+		{Name: "node", Type: String, Nullable: true, Doc: "Node the task runs on; null on the row of a job with no task placed."},
+		{Name: "kept", Type: Bool, Default: "false",
+			Doc: "The task stays on the node it runs on now (its job's allocation did not change; see place --current)."},
+		{Name: "status", Type: String, Default: "running", Enum: []string{"running", "waiting", "done"},
+			Doc: "The job's status after placement: running (at least 1 PS and 1 worker placed), waiting or done."},
+		{Name: "reason", Type: String, Nullable: true,
+			Doc: "Why the job waits, or why it runs with fewer tasks than allocated."},
+		{Name: "job_ps", Type: Int64, Default: "0", Min: zero, Doc: "Parameter servers of the job placed."},
+		{Name: "job_workers", Type: Int64, Default: "0", Min: zero, Doc: "Workers of the job placed."},
+		{Name: "job_servers", Type: Int64, Default: "0", Min: zero, Doc: "Distinct nodes the job's tasks use."},
+		{Name: "job_even", Type: Bool, Default: "false",
+			Doc: "The job was placed by the optimus policy's even split (same numbers of PS and of workers on each of its nodes, up to one when they do not divide), not by the one-by-one fallback."},
+		{Name: "job_cross_traffic", Type: Float64, Nullable: true, Min: zero,
+			Doc: "Estimated share of the job's PS-worker traffic that crosses servers: 1 - sum over nodes of (PS there x workers there) / (PS x workers), every worker exchanging equal shares with every PS; null when the job does not run."},
 	},
 	Patterns: []Pattern{
-		{Prefix: "", Type: Float64, Min: zero, Doc: "What the task uses of each cluster resource."},
+		{Prefix: "", Type: Float64, Min: zero, Doc: "What the task uses of each cluster resource (0 on a job row with no task)."},
 	},
 }
 

@@ -1,0 +1,98 @@
+package datasetscmd
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/optimus-sched/optimus/cli/cmdutil"
+	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/io/table"
+)
+
+// GenerateOptions are `datasets generate`'s inputs.
+type GenerateOptions struct {
+	IO            *iostreams.IOStreams
+	Seed          uint64
+	Tasks         int
+	Nodes         int
+	Running       float64
+	MaxJobWorkers int
+	Cluster       string
+	Output        cmdutil.OutputOptions
+}
+
+// NewCmdGenerate returns `optimus datasets generate`; runF replaces the run
+// in tests.
+func NewCmdGenerate(ios *iostreams.IOStreams, runF func(*GenerateOptions) error) *cobra.Command {
+	opts := &GenerateOptions{IO: ios}
+	cmd := &cobra.Command{
+		Use:   "generate --tasks N --nodes M --cluster FILE [-o FILE]",
+		Short: "Generate a synthetic cluster and predictions table of any size",
+		Long: `Generate writes a cluster of M nodes to --cluster and a predictions table (jobs with
+remaining steps and speed models, ready for optimus solve) to standard output or -o.
+
+Nodes: four in five are 8-GPU servers (gpu 8, cpu 64, memory_gb 512, net_gbps 50), the
+others CPU servers (cpu 96, memory_gb 384, net_gbps 50). Jobs: model families of the
+embedded measurements (resnet-50, vgg-16, inception-bn, seq2seq, dssm) with their fitted
+speed models, scaled by a factor in [0.9, 1.1] per job, testbed demands per task, 1 to 60
+epochs left. Each job's max_ps and max_workers are where the optimus greedy would take it
+alone, so that with enough capacity solve allocates exactly --tasks tasks (the sum of the
+limits). The earliest --running share of the jobs run now with an allocation of their own.
+The same seed gives byte-identical tables.`,
+		Example: `  optimus datasets generate --tasks 100000 --nodes 16000 --cluster c.parquet -o p.parquet
+  optimus datasets generate --tasks 1000 --nodes 200 --cluster c.parquet | optimus solve --cluster c.parquet | optimus place --cluster c.parquet -o plan.parquet`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return RunGenerate(opts)
+		},
+	}
+	cmd.Flags().Uint64Var(&opts.Seed, "seed", datasets.DefaultSeed, "random seed of the generator")
+	cmd.Flags().IntVar(&opts.Tasks, "tasks", 1000, "total tasks `N` (PS plus workers) the jobs ask for")
+	cmd.Flags().IntVar(&opts.Nodes, "nodes", 200, "number of nodes `M` of the cluster")
+	cmd.Flags().Float64Var(&opts.Running, "running", 0.3, "`FRACTION` of the jobs (the earliest) that run now")
+	cmd.Flags().IntVar(&opts.MaxJobWorkers, "max-job-workers", 32, "most workers `W` one job asks for")
+	cmd.Flags().StringVar(&opts.Cluster, "cluster", "", "write the cluster table to `FILE` (required; .parquet, .arrow, .arrows or .csv)")
+	opts.Output.AddOutputFlags(cmd)
+	return cmd
+}
+
+// RunGenerate generates and writes the tables.
+func RunGenerate(opts *GenerateOptions) error {
+	if err := opts.Output.Validate(); err != nil {
+		return err
+	}
+	if opts.Cluster == "" || opts.Cluster == "-" {
+		return cmdutil.Usagef("--cluster FILE is required: the cluster goes there, the predictions to standard output or -o")
+	}
+	if _, err := table.FormatOf(opts.Cluster); err != nil {
+		return cmdutil.Usagef("--cluster: %v", err)
+	}
+	if opts.Tasks < 2 {
+		return cmdutil.Usagef("--tasks %d: give at least 2 (a job needs 1 PS and 1 worker)", opts.Tasks)
+	}
+	if opts.Nodes < 1 {
+		return cmdutil.Usagef("--nodes %d: give at least 1", opts.Nodes)
+	}
+	if !(opts.Running >= 0 && opts.Running <= 1) {
+		return cmdutil.Usagef("--running %v: give a fraction in [0, 1]", opts.Running)
+	}
+	if opts.MaxJobWorkers < 1 {
+		return cmdutil.Usagef("--max-job-workers %d: give at least 1", opts.MaxJobWorkers)
+	}
+	cluster, pred, err := datasets.Workload(datasets.WorkloadConfig{
+		Seed: opts.Seed, Tasks: opts.Tasks, Nodes: opts.Nodes, Running: opts.Running, MaxJobWorkers: opts.MaxJobWorkers,
+	})
+	if err != nil {
+		return err
+	}
+	if err := table.WriteFile(opts.Cluster, cluster); err != nil {
+		return err
+	}
+	if opts.IO.IsStderrTTY() {
+		cmdutil.Logf(opts.IO, "wrote %s (%d nodes); %d jobs asking for %d tasks", opts.Cluster, cluster.NumRows(), pred.NumRows(), opts.Tasks)
+	}
+	return opts.Output.Write(opts.IO, pred)
+}

@@ -1,0 +1,187 @@
+package placecmd
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/optimus-sched/optimus/cli/cmdutil"
+	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/place"
+)
+
+// BlocksOptions are `place ps-blocks`'s inputs.
+type BlocksOptions struct {
+	IO            *iostreams.IOStreams
+	Input         string
+	Model         string
+	Servers       int
+	Policy        string
+	Compare       bool
+	TinyFraction  float64
+	BigArrayBound int64
+	Verbose       bool
+	Output        cmdutil.OutputOptions
+}
+
+// NewCmdBlocks returns `optimus place ps-blocks`; runF replaces RunBlocks in
+// tests.
+func NewCmdBlocks(ios *iostreams.IOStreams, runF func(*BlocksOptions) error) *cobra.Command {
+	opts := &BlocksOptions{IO: ios}
+	cmd := &cobra.Command{
+		Use:   "ps-blocks --ps N (-i FILE | --model NAME)",
+		Short: "Spread a model's parameter blocks evenly over its parameter servers",
+		Long: `ps-blocks assigns a model's parameter blocks (a ps_blocks table: block, bytes, in the
+order the framework registers them; or a built-in model's, by --model) to N parameter
+servers, and writes one row per block or slice of a block with its server.
+
+Policies (--policy):
+  optimus  the paper's balancing (section 5.1): blocks larger than the ideal load
+           (total / N) sliced into pieces no larger than it; the others, largest first,
+           best-fit within the ideal load; tiny blocks (below --tiny of the ideal load)
+           to the server with the fewest requests
+  hash     MXNet's default: blocks below --bigarray-bound bytes whole to server
+           (key * 9973) mod N, larger ones split evenly over every server
+
+--compare writes instead one row per policy with the most and least loaded server's bytes
+and requests (a ps_balance table): the slowest server sets the pace of every step.`,
+		Example: `  optimus place ps-blocks --model vgg-16 --ps 4 --compare --format text
+  optimus place ps-blocks -i blocks.csv --ps 8 -o assignment.parquet`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return RunBlocks(opts)
+		},
+	}
+	cmdutil.InputFlag(cmd, &opts.Input, "ps_blocks")
+	cmd.Flags().StringVar(&opts.Model, "model", "", fmt.Sprintf("use a built-in model's blocks instead of an input table: %v", datasets.BlockModels()))
+	cmd.Flags().IntVar(&opts.Servers, "ps", 0, "number of parameter servers `N` (required)")
+	cmd.Flags().StringVar(&opts.Policy, "policy", string(place.BalanceBlocks), "assignment `POLICY`: optimus or hash")
+	cmd.Flags().BoolVar(&opts.Compare, "compare", false, "write the load balance of every policy (a ps_balance table) instead of the assignment")
+	cmd.Flags().Float64Var(&opts.TinyFraction, "tiny", place.DefaultTinyFraction, "optimus: blocks below this `FRACTION` of the ideal load are placed by request count")
+	cmd.Flags().Int64Var(&opts.BigArrayBound, "bigarray-bound", place.DefaultBigArrayBound, "hash: `BYTES` from which a block is split over every server")
+	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print the balance of both policies on standard error (the default when it is a terminal)")
+	opts.Output.AddOutputFlags(cmd)
+	return cmd
+}
+
+// RunBlocks assigns the blocks.
+func RunBlocks(opts *BlocksOptions) error {
+	if err := opts.Output.Validate(); err != nil {
+		return err
+	}
+	if opts.Servers < 1 {
+		return cmdutil.Usagef("--ps N is required: the number of parameter servers (at least 1)")
+	}
+	policy := place.BlockPolicy(opts.Policy)
+	if policy != place.BalanceBlocks && policy != place.HashBlocks {
+		return cmdutil.Usagef("--policy %q: use optimus or hash", opts.Policy)
+	}
+	if !(opts.TinyFraction > 0 && opts.TinyFraction < 1) {
+		return cmdutil.Usagef("--tiny %v: give a fraction in (0, 1)", opts.TinyFraction)
+	}
+	if opts.BigArrayBound < 1 {
+		return cmdutil.Usagef("--bigarray-bound %d: give a number of bytes >= 1", opts.BigArrayBound)
+	}
+	var blocks []place.Block
+	if opts.Model != "" {
+		if opts.Input != "" {
+			return cmdutil.Usagef("give either -i or --model, not both")
+		}
+		bs, err := datasets.ParameterBlocks(opts.Model)
+		if err != nil {
+			return cmdutil.Usagef("--model: %v", err)
+		}
+		for _, b := range bs {
+			blocks = append(blocks, place.Block{Name: b.Name, Bytes: b.Bytes})
+		}
+	} else {
+		t, err := cmdutil.ReadInput(opts.IO, opts.Input, schema.PSBlocks)
+		if err != nil {
+			return err
+		}
+		names, bytes := t.Strings("block"), t.Int64s("bytes")
+		for i := range names {
+			blocks = append(blocks, place.Block{Name: names[i], Bytes: bytes[i]})
+		}
+	}
+	bopts := place.BlockOptions{Servers: opts.Servers, TinyFraction: opts.TinyFraction, BigArrayBound: opts.BigArrayBound}
+	results := map[place.BlockPolicy][]place.Piece{}
+	for _, pol := range []place.BlockPolicy{place.BalanceBlocks, place.HashBlocks} {
+		pieces, err := place.AssignBlocks(blocks, pol, bopts)
+		if err != nil {
+			return err
+		}
+		results[pol] = pieces
+	}
+	if opts.Verbose || opts.IO.IsStderrTTY() {
+		for _, pol := range []place.BlockPolicy{place.BalanceBlocks, place.HashBlocks} {
+			b := place.Balance(results[pol], len(blocks), opts.Servers)
+			cmdutil.Logf(opts.IO, "ps-blocks (%s): %d blocks in %d pieces on %d servers: bytes max %d min %d (max/mean %.3f); requests max %d min %d (max/mean %.3f)",
+				pol, b.Blocks, b.Pieces, b.Servers, b.MaxBytes, b.MinBytes, b.BytesImbalance, b.MaxRequests, b.MinRequests, b.RequestsImbalance)
+		}
+	}
+	var out *table.Table
+	var err error
+	if opts.Compare {
+		out, err = BalanceTable([]place.BlockPolicy{place.BalanceBlocks, place.HashBlocks}, results, len(blocks), opts.Servers)
+	} else {
+		out, err = AssignmentTable(blocks, results[policy], policy)
+	}
+	if err != nil {
+		return err
+	}
+	return opts.Output.Write(opts.IO, out)
+}
+
+// AssignmentTable writes an assignment as a ps_assignment table.
+func AssignmentTable(blocks []place.Block, pieces []place.Piece, policy place.BlockPolicy) (*table.Table, error) {
+	n := len(pieces)
+	names, pols := make([]string, n), make([]string, n)
+	piece, count, offset, bytes, server := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	for i, pc := range pieces {
+		names[i], pols[i] = blocks[pc.Block].Name, string(policy)
+		piece[i], count[i], offset[i], bytes[i], server[i] = int64(pc.Piece), int64(pc.Pieces), pc.Offset, pc.Bytes, int64(pc.Server)
+	}
+	t := table.New(schema.PSAssignment, n)
+	t.SetStrings("block", names, nil)
+	t.SetInt64s("piece", piece, nil)
+	t.SetInt64s("pieces", count, nil)
+	t.SetInt64s("offset_bytes", offset, nil)
+	t.SetInt64s("bytes", bytes, nil)
+	t.SetInt64s("ps", server, nil)
+	t.SetStrings("policy", pols, nil)
+	return table.Conform(t)
+}
+
+// BalanceTable writes the balance of each policy as a ps_balance table.
+func BalanceTable(policies []place.BlockPolicy, results map[place.BlockPolicy][]place.Piece, blocks, servers int) (*table.Table, error) {
+	n := len(policies)
+	names := make([]string, n)
+	var srv, nb, np, maxB, minB, maxR, minR []int64
+	var bi, ri []float64
+	for i, pol := range policies {
+		b := place.Balance(results[pol], blocks, servers)
+		names[i] = string(pol)
+		srv, nb, np = append(srv, int64(b.Servers)), append(nb, int64(b.Blocks)), append(np, int64(b.Pieces))
+		maxB, minB, maxR, minR = append(maxB, b.MaxBytes), append(minB, b.MinBytes), append(maxR, int64(b.MaxRequests)), append(minR, int64(b.MinRequests))
+		bi, ri = append(bi, b.BytesImbalance), append(ri, b.RequestsImbalance)
+	}
+	t := table.New(schema.PSBalance, n)
+	t.SetStrings("policy", names, nil)
+	t.SetInt64s("servers", srv, nil)
+	t.SetInt64s("blocks", nb, nil)
+	t.SetInt64s("pieces", np, nil)
+	t.SetInt64s("max_bytes", maxB, nil)
+	t.SetInt64s("min_bytes", minB, nil)
+	t.SetFloat64s("bytes_imbalance", bi, nil)
+	t.SetInt64s("max_requests", maxR, nil)
+	t.SetInt64s("min_requests", minR, nil)
+	t.SetFloat64s("requests_imbalance", ri, nil)
+	return table.Conform(t)
+}

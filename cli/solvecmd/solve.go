@@ -1,0 +1,367 @@
+// Package solvecmd implements `optimus solve`: decide every job's parameter
+// servers and workers from the predictions and the cluster's capacity.
+package solvecmd
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/spf13/cobra"
+
+	"github.com/optimus-sched/optimus/cli/cmdutil"
+	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/solve"
+)
+
+// Options are solve's inputs.
+type Options struct {
+	IO          *iostreams.IOStreams
+	Input       string
+	Cluster     string
+	Policy      string
+	RestartCost float64
+	TetrisSRTF  float64
+	Quantile    string // which remaining-steps column is Q: p10, p50 or p90
+	Verbose     bool
+	Output      cmdutil.OutputOptions
+}
+
+// NewCmd returns the cobra command; runF replaces Run in tests.
+func NewCmd(ios *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
+	def := solve.DefaultOptions()
+	opts := &Options{IO: ios}
+	cmd := &cobra.Command{
+		Use:   "solve --cluster FILE [-i FILE] [-o FILE]",
+		Short: "Decide every job's parameter servers and workers",
+		Long: `Solve reads a predictions table (remaining steps and a speed model per job, as
+optimus predict or optimus datasets generate write it) and the cluster's capacity, and
+decides how many parameter servers (PS) and workers each job gets, all jobs at once.
+
+Policies (--policy):
+  optimus  the paper's greedy: every job 1 PS + 1 worker in arrival order, then the task
+           (PS or worker, of any job) with the largest marginal gain, (weighted remaining
+           time saved) / (task's dominant share of the cluster), until no gain is positive
+           or nothing fits
+  drf      dominant resource fairness: units of 1 PS + 1 worker to the job with the
+           smallest dominant share
+  tetris   units of 1 PS + 1 worker by packing score plus a shortest-remaining-time bias
+  fifo     each job its request (max_ps, max_workers) in arrival order
+
+Every float column of the cluster other than node is a resource; jobs need worker_<r> and
+ps_<r> demands for each. A job that cannot be planned (no prediction, a task that fits on
+no node) waits with a reason, and the others are planned. A running job's allocation
+changes only when the predicted gain beats --restart-cost (optimus policy).
+
+The output is the allocation table: the input's columns plus alloc_ps, alloc_workers,
+alloc_speed, alloc_completion_s, the gains, status and reason (optimus schema allocation).`,
+		Example: `  optimus solve --cluster cluster.parquet -i predictions.parquet -o allocation.parquet
+  optimus datasets generate --tasks 1000 --nodes 200 --cluster c.parquet | optimus solve --cluster c.parquet --policy drf
+  optimus solve --cluster c.parquet -i p.parquet --restart-cost 0 --format text`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return Run(opts)
+		},
+	}
+	cmdutil.InputFlag(cmd, &opts.Input, "predictions")
+	cmd.Flags().StringVar(&opts.Cluster, "cluster", "", "read the cluster's nodes and capacities from `FILE` (required)")
+	cmd.Flags().StringVar(&opts.Policy, "policy", string(solve.Optimus), "allocation `POLICY`: optimus, drf, tetris or fifo")
+	cmd.Flags().Float64Var(&opts.RestartCost, "restart-cost", def.RestartCost,
+		"`SECONDS` a restart (checkpoint, stop, restore) costs a running job; its allocation changes only when the predicted gain beats it (0: re-solve from scratch)")
+	cmd.Flags().Float64Var(&opts.TetrisSRTF, "tetris-srtf", def.TetrisSRTFWeight,
+		"tetris: `WEIGHT` in [0,1] of the shortest-remaining-time bias against the packing score")
+	cmd.Flags().StringVar(&opts.Quantile, "remaining", "p50", "which predicted remaining steps to plan with: p10, p50 or p90")
+	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print a summary of the plan on standard error (the default when it is a terminal)")
+	opts.Output.AddOutputFlags(cmd)
+	return cmd
+}
+
+// Run solves.
+func Run(opts *Options) error {
+	if err := opts.Output.Validate(); err != nil {
+		return err
+	}
+	policy, err := solve.ParsePolicy(opts.Policy)
+	if err != nil {
+		return cmdutil.Usagef("--policy: %v", err)
+	}
+	if !(opts.RestartCost >= 0) || math.IsInf(opts.RestartCost, 0) {
+		return cmdutil.Usagef("--restart-cost %v: give a number of seconds >= 0", opts.RestartCost)
+	}
+	if !(opts.TetrisSRTF >= 0 && opts.TetrisSRTF <= 1) {
+		return cmdutil.Usagef("--tetris-srtf %v: give a weight in [0, 1]", opts.TetrisSRTF)
+	}
+	switch opts.Quantile {
+	case "p10", "p50", "p90":
+	default:
+		return cmdutil.Usagef("--remaining %q: use p10, p50 or p90", opts.Quantile)
+	}
+	if opts.Cluster == "" {
+		return cmdutil.Usagef("--cluster FILE is required: the cluster's nodes and capacities")
+	}
+	// The main input first: in a pipe such as generate | solve, the stage
+	// before writes the cluster file before it ends its output.
+	pred, err := cmdutil.ReadInput(opts.IO, opts.Input, schema.Predictions)
+	if err != nil {
+		return err
+	}
+	cluster, err := cmdutil.ReadSide("cluster", opts.Cluster, schema.Cluster)
+	if err != nil {
+		return err
+	}
+	prob, err := BuildProblem(pred, cluster, opts.Quantile)
+	if err != nil {
+		return err
+	}
+	res, err := solve.Solve(prob, solve.Options{Policy: policy, RestartCost: opts.RestartCost, TetrisSRTFWeight: opts.TetrisSRTF})
+	if err != nil {
+		return err
+	}
+	out, err := Allocation(pred, res)
+	if err != nil {
+		return err
+	}
+	if opts.Verbose || opts.IO.IsStderrTTY() {
+		cmdutil.Logf(opts.IO, "%s", Summary(prob, res))
+	}
+	return opts.Output.Write(opts.IO, out)
+}
+
+// Resources lists the resource columns of a cluster table: every float
+// column other than node, in table order.
+func Resources(cluster *table.Table) []string {
+	var names []string
+	for i, name := range cluster.ColumnNames() {
+		if _, declared := schema.Cluster.Column(name); declared {
+			continue
+		}
+		if cluster.Field(i).Type.ID() == arrow.FLOAT64 {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// NodeCapacities returns the cluster's resources and each node's capacity
+// of them, after checking that the cluster can hold anything: it has nodes
+// and some capacity. The errors name the cluster's file and exit 2.
+func NodeCapacities(cluster *table.Table) (resources []string, nodes [][]float64, err error) {
+	resources = Resources(cluster)
+	if cluster.NumRows() == 0 {
+		return nil, nil, table.Errorf(cluster.Source, "no nodes: the cluster table is empty")
+	}
+	nodes = make([][]float64, cluster.NumRows())
+	flat := make([]float64, cluster.NumRows()*len(resources))
+	for i := range nodes {
+		nodes[i] = flat[i*len(resources) : (i+1)*len(resources)]
+	}
+	total := 0.0
+	for r, name := range resources {
+		for i, c := range cluster.Float64s(name) {
+			nodes[i][r] = c
+			total += c
+		}
+	}
+	if total == 0 {
+		return nil, nil, table.Errorf(cluster.Source, "every node has zero capacity of every resource (%s): nothing can run",
+			strings.Join(resources, ", "))
+	}
+	return resources, nodes, nil
+}
+
+// Demands reads, for each resource, the per-task demand column
+// <prefix><resource> of a jobs (or predictions, allocation) table:
+// demand[r][row]. A missing column is an error naming it (exit 2).
+func Demands(jobs *table.Table, prefix string, resources []string, clusterSource string) (demand [][]float64, err error) {
+	demand = make([][]float64, len(resources))
+	for r, name := range resources {
+		col := prefix + name
+		if !jobs.Has(col) {
+			return nil, &table.Error{Source: jobs.Source, Column: col,
+				Msg: fmt.Sprintf("missing: the cluster (%s) has resource %q, so every job needs worker_%s and ps_%s demands", clusterSource, name, name, name)}
+		}
+		demand[r] = jobs.Float64s(col)
+	}
+	return demand, nil
+}
+
+// ForeignDemands explains, per job, any positive demand for a resource the
+// cluster does not have ("" for none).
+func ForeignDemands(jobs *table.Table, resources []string) []string {
+	known := map[string]bool{}
+	for _, r := range resources {
+		known[r] = true
+	}
+	why := make([]string, jobs.NumRows())
+	for _, col := range jobs.ColumnNames() {
+		var res string
+		switch {
+		case strings.HasPrefix(col, "worker_"):
+			res = strings.TrimPrefix(col, "worker_")
+		case strings.HasPrefix(col, "ps_"):
+			res = strings.TrimPrefix(col, "ps_")
+		default:
+			continue
+		}
+		if known[res] || jobs.Field(jobs.Index(col)).Type.ID() != arrow.FLOAT64 {
+			continue
+		}
+		for i, v := range jobs.Float64s(col) {
+			if v > 0 && why[i] == "" {
+				why[i] = fmt.Sprintf("its tasks need %s (%s %g), which no node of the cluster has", res, col, v)
+			}
+		}
+	}
+	return why
+}
+
+// BuildProblem turns a predictions table and a cluster table into the
+// solver's Problem. Whole-table problems (no nodes, no capacity, a demand
+// column missing for a cluster resource, no job with a prediction) are
+// errors naming the file and column; a problem of one job (no prediction,
+// no speed model, a demand for a resource the cluster lacks) makes that job
+// wait with the reason, naming its row.
+func BuildProblem(pred, cluster *table.Table, quantile string) (*solve.Problem, error) {
+	resources, nodes, err := NodeCapacities(cluster)
+	if err != nil {
+		return nil, err
+	}
+	workerDemand, err := Demands(pred, "worker_", resources, cluster.Source)
+	if err != nil {
+		return nil, err
+	}
+	psDemand, err := Demands(pred, "ps_", resources, cluster.Source)
+	if err != nil {
+		return nil, err
+	}
+	n := pred.NumRows()
+	remCol := "remaining_steps_" + quantile
+	remaining, remOK := pred.Float64s(remCol), pred.Valid(remCol)
+	if n > 0 && !anyTrue(remOK) {
+		return nil, &table.Error{Source: pred.Source, Column: remCol,
+			Msg: "no job has a value: solve needs each job's predicted remaining steps, as optimus predict (or optimus datasets generate) writes them"}
+	}
+	var theta [5][]float64
+	var thetaOK [5][]bool
+	for k := range theta {
+		col := fmt.Sprintf("speed_theta%d", k)
+		theta[k], thetaOK[k] = pred.Float64s(col), pred.Valid(col)
+	}
+	names, modes := pred.Strings("job"), pred.Strings("mode")
+	batch := pred.Int64s("global_batch")
+	arrival, weight := pred.Float64s("arrival_s"), pred.Float64s("weight")
+	curPS, curW := pred.Int64s("ps"), pred.Int64s("workers")
+	maxPS, maxW := pred.Int64s("max_ps"), pred.Int64s("max_workers")
+	maxPSOK, maxWOK := pred.Valid("max_ps"), pred.Valid("max_workers")
+	foreign := ForeignDemands(pred, resources)
+
+	prob := &solve.Problem{Resources: resources, Nodes: nodes, Jobs: make([]solve.Job, n)}
+	for i := range n {
+		j := solve.Job{
+			Name: names[i], Arrival: arrival[i], Weight: weight[i], Remaining: remaining[i],
+			Speed:  fit.SpeedModel{Mode: modes[i], GlobalBatch: float64(batch[i])},
+			Worker: make([]float64, len(resources)), PS: make([]float64, len(resources)),
+			CurPS: int(curPS[i]), CurWorkers: int(curW[i]),
+		}
+		if maxPSOK[i] {
+			j.MaxPS = int(maxPS[i])
+		}
+		if maxWOK[i] {
+			j.MaxWorkers = int(maxW[i])
+		}
+		for r := range resources {
+			j.Worker[r], j.PS[r] = workerDemand[r][i], psDemand[r][i]
+		}
+		for k := range fit.NumTheta(modes[i]) {
+			if !thetaOK[k][i] {
+				j.Invalid = fmt.Sprintf("no speed model: speed_theta%d is null (%s row %d)", k, pred.Source, i+1)
+				break
+			}
+			j.Speed.Theta[k] = theta[k][i]
+		}
+		switch {
+		case !remOK[i]:
+			j.Invalid = fmt.Sprintf("no prediction: %s is null (%s row %d)", remCol, pred.Source, i+1)
+			j.Remaining = math.NaN()
+		case remaining[i] == 0:
+			j.Invalid = "" // done: needs nothing, whatever its models
+		case foreign[i] != "":
+			j.Invalid = foreign[i]
+		}
+		prob.Jobs[i] = j
+	}
+	return prob, nil
+}
+
+func anyTrue(bs []bool) bool {
+	for _, b := range bs {
+		if b {
+			return true
+		}
+	}
+	return false
+}
+
+// Allocation returns the predictions table with the decisions added: the
+// allocation table.
+func Allocation(pred *table.Table, res *solve.Result) (*table.Table, error) {
+	out := pred.Take(identity(pred.NumRows()))
+	out.Name, out.Version = schema.Allocation.Name, schema.Allocation.Version
+	n := len(res.Decisions)
+	policy := make([]string, n)
+	ps, wk := make([]int64, n), make([]int64, n)
+	speed, completion, gain, next, share, saves := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	changed := make([]bool, n)
+	status, reason := make([]string, n), make([]string, n)
+	reasonOK := make([]bool, n)
+	for i, d := range res.Decisions {
+		policy[i] = string(res.Policy)
+		ps[i], wk[i] = int64(d.PS), int64(d.Workers)
+		speed[i], completion[i], gain[i], next[i] = d.Speed, d.Completion, d.Gain, d.NextGain
+		share[i], saves[i], changed[i] = d.DominantShare, d.ChangeSaves, d.Changed
+		status[i], reason[i], reasonOK[i] = string(d.Status), d.Reason, d.Reason != ""
+	}
+	out.SetStrings("alloc_policy", policy, nil)
+	out.SetInt64s("alloc_ps", ps, nil)
+	out.SetInt64s("alloc_workers", wk, nil)
+	out.SetFloat64sNaNAsNull("alloc_speed", speed)
+	out.SetFloat64sNaNAsNull("alloc_completion_s", completion)
+	out.SetFloat64sNaNAsNull("alloc_gain", gain)
+	out.SetFloat64sNaNAsNull("alloc_next_gain", next)
+	out.SetFloat64s("alloc_dominant_share", share, nil)
+	out.SetBools("alloc_changed", changed, nil)
+	out.SetFloat64sNaNAsNull("alloc_change_saves_s", saves)
+	out.SetStrings("status", status, nil)
+	out.SetStrings("reason", reason, reasonOK)
+	return table.Conform(out)
+}
+
+func identity(n int) []int {
+	rows := make([]int, n)
+	for i := range rows {
+		rows[i] = i
+	}
+	return rows
+}
+
+// Summary is one line describing a plan, for standard error.
+func Summary(prob *solve.Problem, res *solve.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "solve (%s): %d jobs: %d running, %d waiting, %d done; %d tasks; objective %.6g s",
+		res.Policy, len(res.Decisions), res.Running, res.Waiting, res.Done, res.Tasks, res.Objective)
+	if res.Restarts > 0 || res.RestartCost > 0 {
+		fmt.Fprintf(&b, ", %d restarts (%.6g s)", res.Restarts, res.RestartCost)
+	}
+	b.WriteString("; used")
+	for r, name := range prob.Resources {
+		fmt.Fprintf(&b, " %s %.4g/%.4g", name, res.Used[r], res.Capacity[r])
+	}
+	return b.String()
+}

@@ -1,0 +1,428 @@
+package datasets
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+)
+
+// Synthetic workloads of any size, for `optimus datasets generate`, the
+// solve and place benchmarks and tests: a cluster table and a predictions
+// table (a jobs table with remaining steps and speed models) ready for
+// `optimus solve`.
+
+// JobModel is what generated jobs of one model family share: its speed
+// model (fitted to every embedded measurement of the model), steps per
+// epoch and per-task demands (as in the testbed).
+type JobModel struct {
+	Name       string
+	Speed      fit.SpeedModel
+	EpochSteps int
+	// Worker and PS are one task's demands of gpu, cpu, memory_gb and
+	// net_gbps, the resources of GeneratedResources.
+	Worker, PS [4]float64
+	Command    string
+}
+
+// GeneratedResources are the resource columns of generated clusters, in the
+// order of JobModel's demand arrays.
+var GeneratedResources = []string{"gpu", "cpu", "memory_gb", "net_gbps"}
+
+// JobModels returns the model families of generated jobs, sorted by name.
+func JobModels() ([]JobModel, error) {
+	ms, err := Measured()
+	if err != nil {
+		return nil, err
+	}
+	var out []JobModel
+	for _, name := range MeasuredModels(ms) {
+		m, ok := testbedModels[name]
+		if !ok {
+			continue
+		}
+		ref, err := ReferenceSpeedModel(ms, name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, JobModel{
+			Name: name, Speed: ref.Model, EpochSteps: m.epochSteps,
+			Worker:  [4]float64{m.worker.gpu, m.worker.cpu, m.worker.memGB, m.worker.netGb},
+			PS:      [4]float64{m.ps.gpu, m.ps.cpu, m.ps.memGB, m.ps.netGb},
+			Command: "python " + m.script + " --kv-store dist_" + ref.Model.Mode,
+		})
+	}
+	return out, nil
+}
+
+// WorkloadConfig sizes a generated workload.
+type WorkloadConfig struct {
+	Seed uint64
+	// Tasks is the number of tasks (PS plus workers) the jobs ask for in
+	// all: the sum of their max_ps and max_workers.
+	Tasks int
+	// Nodes is the number of nodes of the cluster.
+	Nodes int
+	// Running is the fraction of jobs (the earliest arrivals) that run now,
+	// with an allocation of their own; the others have just arrived.
+	Running float64
+	// MaxJobWorkers bounds the workers one job asks for (0: 32).
+	MaxJobWorkers int
+}
+
+// Node shapes of generated clusters: four in five nodes are GPU servers like
+// a cloud 8-GPU instance (8 GPUs, 64 cores, 512 GB, 50 Gbit/s), the others
+// CPU servers for parameter servers (96 cores, 384 GB, 50 Gbit/s).
+var generatedNodeShapes = []struct {
+	prefix string
+	weight float64
+	cap    [4]float64
+}{
+	{"gpu", 0.8, [4]float64{8, 64, 512, 50}},
+	{"cpu", 0.2, [4]float64{0, 96, 384, 50}},
+}
+
+// Workload generates a cluster of cfg.Nodes nodes and a predictions table
+// of jobs that ask for cfg.Tasks tasks in all.
+//
+// Each job draws a model family (JobModels), a speed factor of its own (its
+// speed model's coefficients divided by a factor in [0.9, 1.1]), a wanted
+// size (workers log-uniform in [1, MaxJobWorkers], PS a quarter to all of
+// that) and a remaining length (1 to 60 epochs, with p10/p90 at 0.8x and
+// 1.3x the median). Its max_workers and max_ps are then where the optimus
+// greedy would take it on its own, within the wanted size: the walk from 1
+// PS + 1 worker that adds the task of larger marginal gain while one has a
+// positive gain. So with enough capacity `optimus solve` allocates exactly
+// cfg.Tasks tasks, which is what the scale benchmark needs. The last job is
+// cut to make the total exact.
+//
+// The first cfg.Running of the jobs (by arrival) run now with a random
+// allocation within their limits, have trained some epochs, and carry
+// speed_now and eta_s. The same seed gives the same tables.
+func Workload(cfg WorkloadConfig) (cluster, predictions *table.Table, err error) {
+	if cfg.Tasks < 2 {
+		return nil, nil, fmt.Errorf("tasks %d: a job needs at least 2 (1 PS + 1 worker)", cfg.Tasks)
+	}
+	if cfg.Nodes < 1 {
+		return nil, nil, fmt.Errorf("nodes %d: need at least 1", cfg.Nodes)
+	}
+	if !(cfg.Running >= 0 && cfg.Running <= 1) {
+		return nil, nil, fmt.Errorf("running fraction %v: must be in [0, 1]", cfg.Running)
+	}
+	maxW := cfg.MaxJobWorkers
+	if maxW <= 0 {
+		maxW = 32
+	}
+	models, err := JobModels()
+	if err != nil {
+		return nil, nil, err
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6e6e7261746f72))
+
+	// The cluster.
+	width := len(fmt.Sprint(cfg.Nodes))
+	nodeNames := make([]string, cfg.Nodes)
+	caps := make([][]float64, len(GeneratedResources))
+	for r := range caps {
+		caps[r] = make([]float64, cfg.Nodes)
+	}
+	var capacity [4]float64
+	for i := range cfg.Nodes {
+		shape := generatedNodeShapes[len(generatedNodeShapes)-1]
+		u := rng.Float64()
+		for _, s := range generatedNodeShapes {
+			if u < s.weight {
+				shape = s
+				break
+			}
+			u -= s.weight
+		}
+		nodeNames[i] = fmt.Sprintf("%s-%0*d", shape.prefix, width, i+1)
+		for r := range GeneratedResources {
+			caps[r][i] = shape.cap[r]
+			capacity[r] += shape.cap[r]
+		}
+	}
+	cluster = table.New(schema.Cluster, cfg.Nodes)
+	cluster.SetStrings("node", nodeNames, nil)
+	for r, name := range GeneratedResources {
+		cluster.SetFloat64s(name, caps[r], nil)
+	}
+
+	// The jobs.
+	type genJob struct {
+		model       *JobModel
+		speed       fit.SpeedModel
+		maxPS, maxW int
+		remaining   float64
+		doneEpochs  float64
+	}
+	var jobs []genJob
+	left := cfg.Tasks
+	for left > 0 {
+		var j genJob
+		for try := 0; ; try++ {
+			m := &models[rng.IntN(len(models))]
+			factor := 0.9 + 0.2*rng.Float64()
+			sm := m.Speed
+			for k := range sm.Theta {
+				sm.Theta[k] /= factor
+			}
+			wantW := int(math.Round(math.Exp(rng.Float64() * math.Log(float64(maxW)))))
+			wantP := max(1, int(math.Round(float64(wantW)*(0.25+0.75*rng.Float64()))))
+			budget := left
+			p, w := greedyWalk(sm, m, capacity, wantP, wantW, budget)
+			if left-(p+w) == 1 {
+				// One task would be left over: take one fewer, or draw again.
+				if p+w > 2 {
+					p, w = greedyWalk(sm, m, capacity, wantP, wantW, p+w-1)
+				} else if try < 100 {
+					continue
+				}
+			}
+			remaining := float64(1+rng.IntN(60)) * float64(m.EpochSteps) * (0.5 + rng.Float64())
+			j = genJob{model: m, speed: sm, maxPS: p, maxW: w, remaining: math.Round(remaining),
+				doneEpochs: math.Floor(rng.Float64() * 30)}
+			break
+		}
+		jobs = append(jobs, j)
+		left -= j.maxPS + j.maxW
+		if left == 1 { // only when draws kept failing: give the last job one more
+			jobs[len(jobs)-1].maxW++
+			left = 0
+		}
+	}
+
+	n := len(jobs)
+	running := int(math.Round(cfg.Running * float64(n)))
+	jw := len(fmt.Sprint(n))
+	var (
+		names, modelNames, modes, images, commands, sources, lq, sq []string
+		batch, epochSteps, progress, curPS, curW, maxPS, maxWk      []int64
+		arrivals, weights, p10, p50, p90, totalEpochs               []float64
+		speedNow, eta                                               []float64
+		nowOK, budgetOK                                             []bool
+		thetas                                                      [5][]float64
+		demands                                                     [2][4][]float64
+	)
+	arrival := 0.0
+	for i, j := range jobs {
+		arrival += math.Round(rng.ExpFloat64() * 60)
+		names = append(names, fmt.Sprintf("job-%0*d", jw, i+1))
+		modelNames = append(modelNames, j.model.Name)
+		modes = append(modes, j.speed.Mode)
+		batch = append(batch, int64(j.speed.GlobalBatch))
+		es := int64(j.model.EpochSteps)
+		epochSteps = append(epochSteps, es)
+		arrivals = append(arrivals, arrival)
+		weights = append(weights, 1)
+		budgetOK = append(budgetOK, false)
+		maxPS, maxWk = append(maxPS, int64(j.maxPS)), append(maxWk, int64(j.maxW))
+		var cp, cw int64
+		var done float64
+		if i < running {
+			cp, cw = int64(1+rng.IntN(j.maxPS)), int64(1+rng.IntN(j.maxW))
+			done = j.doneEpochs * float64(es)
+		}
+		curPS, curW = append(curPS, cp), append(curW, cw)
+		progress = append(progress, int64(done))
+		p10, p50, p90 = append(p10, math.Round(0.8*j.remaining)), append(p50, j.remaining), append(p90, math.Round(1.3*j.remaining))
+		totalEpochs = append(totalEpochs, (done+j.remaining)/float64(es))
+		sources = append(sources, "fit")
+		lq, sq = append(lq, "good"), append(sq, "good")
+		for k := range thetas {
+			thetas[k] = append(thetas[k], j.speed.Theta[k])
+		}
+		if cp > 0 {
+			f := j.speed.Speed(int(cp), int(cw))
+			speedNow, eta, nowOK = append(speedNow, f), append(eta, j.remaining/f), append(nowOK, true)
+		} else {
+			speedNow, eta, nowOK = append(speedNow, 0), append(eta, 0), append(nowOK, false)
+		}
+		images = append(images, "example.com/optimus/mxnet-train:1.9")
+		commands = append(commands, j.model.Command)
+		for r := range 4 {
+			demands[0][r] = append(demands[0][r], j.model.Worker[r])
+			demands[1][r] = append(demands[1][r], j.model.PS[r])
+		}
+	}
+	t := table.New(schema.Predictions, n)
+	t.SetStrings("job", names, nil)
+	t.SetStrings("model", modelNames, nil)
+	t.SetStrings("mode", modes, nil)
+	t.SetInt64s("global_batch", batch, nil)
+	t.SetInt64s("epoch_steps", epochSteps, nil)
+	t.SetFloat64s("arrival_s", arrivals, nil)
+	t.SetFloat64s("weight", weights, nil)
+	t.SetFloat64s("epoch_budget", make([]float64, n), budgetOK)
+	t.SetInt64s("progress_steps", progress, nil)
+	t.SetInt64s("ps", curPS, nil)
+	t.SetInt64s("workers", curW, nil)
+	t.SetInt64s("max_ps", maxPS, nil)
+	t.SetInt64s("max_workers", maxWk, nil)
+	t.SetStrings("image", images, nil)
+	t.SetStrings("command", commands, nil)
+	t.SetFloat64s("remaining_steps_p10", p10, nil)
+	t.SetFloat64s("remaining_steps_p50", p50, nil)
+	t.SetFloat64s("remaining_steps_p90", p90, nil)
+	t.SetFloat64s("total_epochs_p50", totalEpochs, nil)
+	t.SetStrings("remaining_source", sources, nil)
+	for k := range thetas {
+		t.SetFloat64s(fmt.Sprintf("speed_theta%d", k), thetas[k], nil)
+	}
+	t.SetStrings("loss_quality", lq, nil)
+	t.SetStrings("speed_quality", sq, nil)
+	t.SetFloat64s("speed_now", speedNow, nowOK)
+	t.SetFloat64s("eta_s", eta, nowOK)
+	for r, name := range GeneratedResources {
+		t.SetFloat64s("worker_"+name, demands[0][r], nil)
+	}
+	for r, name := range GeneratedResources {
+		t.SetFloat64s("ps_"+name, demands[1][r], nil)
+	}
+	if cluster, err = table.Conform(cluster); err != nil {
+		return nil, nil, err
+	}
+	if predictions, err = table.Conform(t); err != nil {
+		return nil, nil, err
+	}
+	return cluster, predictions, nil
+}
+
+// greedyWalk follows the optimus greedy for one job alone on a cluster of
+// the given total capacity: from 1 PS + 1 worker, add the task (PS or
+// worker) of larger marginal gain, (T(p,w) - T(p',w')) / dominant share,
+// while it is positive, the job's wanted size allows it, and p + w stays
+// within budget. The gains of the solver are these times the job's weight
+// and remaining steps, which changes neither their sign nor their order.
+func greedyWalk(sm fit.SpeedModel, m *JobModel, capacity [4]float64, wantP, wantW, budget int) (p, w int) {
+	share := func(d [4]float64) float64 {
+		s := 0.0
+		for r, x := range d {
+			if capacity[r] > 0 {
+				s = math.Max(s, x/capacity[r])
+			}
+		}
+		return s
+	}
+	sw, sp := share(m.Worker), share(m.PS)
+	inv := func(p, w int) float64 { return 1 / sm.Speed(p, w) }
+	p, w = 1, 1
+	for p+w < budget {
+		gw, gp := math.Inf(-1), math.Inf(-1)
+		if w < wantW && sw > 0 {
+			gw = (inv(p, w) - inv(p, w+1)) / sw
+		}
+		if p < wantP && sp > 0 {
+			gp = (inv(p, w) - inv(p+1, w)) / sp
+		}
+		switch {
+		case gw <= 0 && gp <= 0:
+			return p, w
+		case gw >= gp:
+			w++
+		default:
+			p++
+		}
+	}
+	return p, w
+}
+
+// Block is one parameter block (an array of a model's parameters) that
+// parameter servers hold.
+type Block struct {
+	Name  string
+	Bytes int64
+}
+
+// blockModels builds the parameter blocks of the models ParameterBlocks
+// knows.
+var blockModels = map[string]func() []Block{
+	"vgg-16":    vgg16Blocks,
+	"resnet-50": resnet50Blocks,
+}
+
+// BlockModels lists the models ParameterBlocks knows, sorted.
+func BlockModels() []string {
+	var names []string
+	for n := range blockModels {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// ParameterBlocks returns a model's parameter blocks (its weight and bias
+// arrays, float32) in definition order, with MXNet-style names: what a PS
+// job pushes and pulls every step.
+func ParameterBlocks(model string) ([]Block, error) {
+	f, ok := blockModels[model]
+	if !ok {
+		return nil, fmt.Errorf("no parameter blocks for model %q (there are: %v)", model, BlockModels())
+	}
+	return f(), nil
+}
+
+const float32Bytes = 4
+
+// vgg16Blocks: VGG-16 (Simonyan and Zisserman, 2015) on 224x224 ImageNet:
+// 13 3x3 convolutions and 3 fully connected layers, 138 million parameters,
+// 102.8 million of them in fc6 alone: the skewed case.
+func vgg16Blocks() []Block {
+	var out []Block
+	in := 3
+	for stage, convs := range []struct{ n, ch int }{{2, 64}, {2, 128}, {3, 256}, {3, 512}, {3, 512}} {
+		for k := 1; k <= convs.n; k++ {
+			name := fmt.Sprintf("conv%d_%d", stage+1, k)
+			out = append(out, Block{name + "_weight", int64(convs.ch*in*3*3) * float32Bytes}, Block{name + "_bias", int64(convs.ch) * float32Bytes})
+			in = convs.ch
+		}
+	}
+	for _, fc := range []struct {
+		name    string
+		in, out int
+	}{{"fc6", 512 * 7 * 7, 4096}, {"fc7", 4096, 4096}, {"fc8", 4096, 1000}} {
+		out = append(out, Block{fc.name + "_weight", int64(fc.in*fc.out) * float32Bytes}, Block{fc.name + "_bias", int64(fc.out) * float32Bytes})
+	}
+	return out
+}
+
+// resnet50Blocks: ResNet-50 (He et al., 2016): a 7x7 convolution, 16
+// bottleneck units in four stages (3, 4, 6, 3) with batch normalisation
+// after each convolution (scale and shift: gamma, beta), and a 2048x1000
+// classifier: 25.6 million parameters in 161 blocks, most of them small.
+func resnet50Blocks() []Block {
+	var out []Block
+	conv := func(name string, in, outCh, k int) {
+		out = append(out, Block{name + "_weight", int64(outCh*in*k*k) * float32Bytes})
+	}
+	bn := func(name string, ch int) {
+		out = append(out, Block{name + "_gamma", int64(ch) * float32Bytes}, Block{name + "_beta", int64(ch) * float32Bytes})
+	}
+	conv("conv0", 3, 64, 7)
+	bn("bn0", 64)
+	in := 64
+	for s, st := range []struct{ units, ch int }{{3, 256}, {4, 512}, {6, 1024}, {3, 2048}} {
+		mid := st.ch / 4
+		for u := 1; u <= st.units; u++ {
+			p := fmt.Sprintf("stage%d_unit%d_", s+1, u)
+			conv(p+"conv1", in, mid, 1)
+			bn(p+"bn1", mid)
+			conv(p+"conv2", mid, mid, 3)
+			bn(p+"bn2", mid)
+			conv(p+"conv3", mid, st.ch, 1)
+			bn(p+"bn3", st.ch)
+			if u == 1 {
+				conv(p+"sc", in, st.ch, 1)
+				bn(p+"sc_bn", st.ch)
+			}
+			in = st.ch
+		}
+	}
+	out = append(out, Block{"fc1_weight", int64(2048*1000) * float32Bytes}, Block{"fc1_bias", 1000 * float32Bytes})
+	return out
+}

@@ -1,0 +1,192 @@
+package place
+
+import "container/heap"
+
+// nodeState holds every node's free capacity and two indexes over it: a
+// heap by how much is free (the "most free capacity first" order of the
+// paper's placement, section 4.2) and a segment tree of per-resource maxima
+// (first-fit search in node order in O(log n) for typical inputs).
+type nodeState struct {
+	n, nr int
+	free  []float64 // free[i*nr + r]
+	eps   []float64 // tolerance of capacity checks, per resource
+	// scale[r] is 1 / the largest capacity of resource r over the nodes (0
+	// when no node has any): a node's score is Σ_r free^r·scale[r].
+	scale []float64
+	score []float64
+	// heap of node indices, best score first; pos[i] is i's position in it,
+	// -1 while it is taken out.
+	heap nodeHeap
+	pos  []int
+	// seg is a segment tree over nodes: seg[v*nr + r] is the largest free
+	// capacity of resource r among the nodes under tree vertex v.
+	seg    []float64
+	leaves int
+}
+
+func newNodeState(capacity [][]float64, nr int) *nodeState {
+	n := len(capacity)
+	s := &nodeState{n: n, nr: nr, free: make([]float64, n*nr), eps: make([]float64, nr), scale: make([]float64, nr),
+		score: make([]float64, n), pos: make([]int, n)}
+	for i, c := range capacity {
+		copy(s.free[i*nr:(i+1)*nr], c)
+		for r, x := range c {
+			s.scale[r] = max(s.scale[r], x)
+		}
+	}
+	for r, m := range s.scale {
+		s.eps[r] = 1e-9 * max(1, m)
+		if m > 0 {
+			s.scale[r] = 1 / m
+		}
+	}
+	s.heap = nodeHeap{s: s, items: make([]int, n)}
+	for i := range n {
+		s.score[i] = s.scoreOf(i)
+		s.heap.items[i], s.pos[i] = i, i
+	}
+	heap.Init(&s.heap)
+	s.leaves = 1
+	for s.leaves < max(n, 1) {
+		s.leaves *= 2
+	}
+	s.seg = make([]float64, 2*s.leaves*nr)
+	for i := range n {
+		copy(s.seg[(s.leaves+i)*nr:(s.leaves+i+1)*nr], s.free[i*nr:(i+1)*nr])
+	}
+	for v := s.leaves - 1; v >= 1; v-- {
+		s.pull(v)
+	}
+	return s
+}
+
+func (s *nodeState) scoreOf(i int) float64 {
+	x := 0.0
+	for r := range s.nr {
+		x += s.free[i*s.nr+r] * s.scale[r]
+	}
+	return x
+}
+
+func (s *nodeState) pull(v int) {
+	a, b, o := 2*v*s.nr, (2*v+1)*s.nr, v*s.nr
+	for r := range s.nr {
+		s.seg[o+r] = max(s.seg[a+r], s.seg[b+r])
+	}
+}
+
+// fits reports whether count tasks of demand d fit on node i.
+func (s *nodeState) fits(i int, d []float64, count int) bool {
+	f := s.free[i*s.nr : (i+1)*s.nr]
+	c := float64(count)
+	for r, x := range d {
+		if c*x > f[r]+s.eps[r] {
+			return false
+		}
+	}
+	return true
+}
+
+// fitsMix reports whether np tasks of demand dp and nw of demand dw fit
+// together on node i.
+func (s *nodeState) fitsMix(i int, dp []float64, np int, dw []float64, nw int) bool {
+	f := s.free[i*s.nr : (i+1)*s.nr]
+	for r := range s.nr {
+		if float64(np)*dp[r]+float64(nw)*dw[r] > f[r]+s.eps[r] {
+			return false
+		}
+	}
+	return true
+}
+
+// take subtracts count tasks of demand d from node i (count < 0 gives back)
+// and updates the indexes.
+func (s *nodeState) take(i int, d []float64, count int) {
+	f := s.free[i*s.nr : (i+1)*s.nr]
+	c := float64(count)
+	for r, x := range d {
+		f[r] -= c * x
+	}
+	s.score[i] = s.scoreOf(i)
+	if s.pos[i] >= 0 {
+		heap.Fix(&s.heap, s.pos[i])
+	}
+	v := s.leaves + i
+	copy(s.seg[v*s.nr:(v+1)*s.nr], f)
+	for v /= 2; v >= 1; v /= 2 {
+		s.pull(v)
+	}
+}
+
+// popBest takes the node with the most free capacity out of the heap; -1
+// when the heap is empty.
+func (s *nodeState) popBest() int {
+	if s.heap.Len() == 0 {
+		return -1
+	}
+	return heap.Pop(&s.heap).(int)
+}
+
+// push puts a node taken out by popBest back.
+func (s *nodeState) push(i int) {
+	heap.Push(&s.heap, i)
+}
+
+// firstFit returns the first node, in node order, where one task of demand
+// d fits, skipping nodes for which skip returns true; -1 when there is none.
+func (s *nodeState) firstFit(d []float64, skip func(int) bool) int {
+	return s.firstFitUnder(1, 0, s.leaves, d, skip)
+}
+
+func (s *nodeState) firstFitUnder(v, lo, hi int, d []float64, skip func(int) bool) int {
+	if lo >= s.n {
+		return -1
+	}
+	m := s.seg[v*s.nr : (v+1)*s.nr]
+	for r, x := range d {
+		if x > m[r]+s.eps[r] {
+			return -1
+		}
+	}
+	if hi-lo == 1 {
+		if (skip == nil || !skip(lo)) && s.fits(lo, d, 1) {
+			return lo
+		}
+		return -1
+	}
+	mid := (lo + hi) / 2
+	if i := s.firstFitUnder(2*v, lo, mid, d, skip); i >= 0 {
+		return i
+	}
+	return s.firstFitUnder(2*v+1, mid, hi, d, skip)
+}
+
+// nodeHeap orders node indices by score, highest first, ties by index.
+type nodeHeap struct {
+	s     *nodeState
+	items []int
+}
+
+func (h *nodeHeap) Len() int { return len(h.items) }
+func (h *nodeHeap) Less(a, b int) bool {
+	x, y := h.items[a], h.items[b]
+	if h.s.score[x] != h.s.score[y] {
+		return h.s.score[x] > h.s.score[y]
+	}
+	return x < y
+}
+func (h *nodeHeap) Swap(a, b int) {
+	h.items[a], h.items[b] = h.items[b], h.items[a]
+	h.s.pos[h.items[a]], h.s.pos[h.items[b]] = a, b
+}
+func (h *nodeHeap) Push(x any) {
+	i := x.(int)
+	h.s.pos[i] = len(h.items)
+	h.items = append(h.items, i)
+}
+func (h *nodeHeap) Pop() any {
+	i := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	h.s.pos[i] = -1
+	return i
+}

@@ -1,0 +1,657 @@
+// Package place puts the tasks of an allocation (how many parameter servers
+// and workers each job gets, from package solve) onto the cluster's nodes:
+// the placement half of Optimus (Peng et al., EuroSys 2018, section 4.2),
+// the Kubernetes-like baselines it is compared with, and the balancing of
+// parameter blocks over a job's parameter servers (section 5.1, PSBlocks).
+//
+// Place is pure planning: it reads a snapshot (a Problem) and returns the
+// plan; it does no I/O. `optimus place` builds the Problem from the
+// allocation, cluster and current plan tables.
+//
+// # The placement theorem
+//
+// A worker exchanges an equal share of its parameters with every PS every
+// step. With p PS and w workers spread over k servers, n_i of the PS and m_i
+// of the workers on server i, the share of that traffic that crosses servers
+// is
+//
+//	1 - Σ_i n_i·m_i / (p·w)
+//
+// which, for a given k, is smallest when every server holds p/k PS and w/k
+// workers, where it is 1 - 1/k; and fewer servers are better. Hence the
+// paper's theorem (section 4.2): on homogeneous servers a job trains fastest
+// on the fewest servers that can hold it with the same number of PS and the
+// same number of workers on each.
+package place
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Policy names a placement policy.
+type Policy string
+
+// The policies.
+const (
+	// Optimus places each job on the fewest nodes that hold an even split
+	// of its PS and workers (the theorem above), jobs smallest first.
+	Optimus Policy = "optimus"
+	// Spread puts each task on the node with the most free capacity, as
+	// Kubernetes' default scoring (LeastAllocated) does.
+	Spread Policy = "spread"
+	// Pack puts each task on the first node, in cluster order, where it
+	// fits (first fit).
+	Pack Policy = "pack"
+)
+
+// Policies lists every policy, the default first.
+var Policies = []Policy{Optimus, Spread, Pack}
+
+// ParsePolicy returns the policy called name.
+func ParsePolicy(name string) (Policy, error) {
+	for _, p := range Policies {
+		if string(p) == name {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no placement policy %q (there are: optimus, spread, pack)", name)
+}
+
+// Role of a task.
+type Role uint8
+
+// Roles.
+const (
+	PS Role = iota
+	Worker
+)
+
+func (r Role) String() string {
+	if r == PS {
+		return "ps"
+	}
+	return "worker"
+}
+
+// Status of a job after placement.
+type Status string
+
+// Statuses, as in package solve.
+const (
+	Running Status = "running"
+	Waiting Status = "waiting"
+	Done    Status = "done"
+)
+
+// Task is one task of a job on a node.
+type Task struct {
+	Role  Role
+	Index int
+	Node  int // index into Problem.Nodes; -1 for a node the cluster lacks
+}
+
+// Job is one job of the allocation.
+type Job struct {
+	Name string
+	// PS and Workers are the allocation to place.
+	PS, Workers int
+	// PSDemand and WorkerDemand are one task's demand of each resource.
+	PSDemand, WorkerDemand []float64
+	// Status is Running for a job to place; a Waiting or Done job is passed
+	// through with its Reason.
+	Status Status
+	Reason string
+	// Current lists where the job's tasks run now. When it holds exactly
+	// the allocation (PS tasks 0..PS-1 and workers 0..Workers-1, on nodes
+	// with room for them) the tasks stay where they are: no needless moves.
+	Current []Task
+}
+
+// Problem is the snapshot a placement is computed from.
+type Problem struct {
+	Resources []string
+	// Nodes names the nodes; Capacity[i] is node i's capacity of each
+	// resource.
+	Nodes    []string
+	Capacity [][]float64
+	Jobs     []Job
+}
+
+// Options tune a placement.
+type Options struct {
+	Policy Policy
+	// Candidates is how many of the nodes with the most free capacity the
+	// optimus and spread policies consider for a job before falling back to
+	// a first-fit search over all nodes (at least the job's task count).
+	// Every node is a candidate on clusters no larger than this, which makes
+	// the optimus policy's choice exact there. 0 means DefaultCandidates.
+	Candidates int
+}
+
+// DefaultCandidates is Options.Candidates when it is 0.
+const DefaultCandidates = 64
+
+// Placed is one task of the plan.
+type Placed struct {
+	Job   int // index into Problem.Jobs
+	Role  Role
+	Index int
+	Node  int
+	// Kept reports that the task stays on the node it runs on now.
+	Kept bool
+}
+
+// JobPlacement sums up one job's placement.
+type JobPlacement struct {
+	// PS and Workers are the tasks placed (at most the allocation).
+	PS, Workers int
+	// Servers is the number of distinct nodes used.
+	Servers int
+	// CrossTraffic is the estimated share of the job's PS-worker traffic
+	// that crosses servers (see the package documentation); NaN when the
+	// job does not run.
+	CrossTraffic float64
+	// Even reports a placement by the optimus policy's even split.
+	Even bool
+	// Kept reports that the job's tasks stayed where they ran.
+	Kept   bool
+	Status Status
+	// Reason says why the job waits or runs with fewer tasks than
+	// allocated, or why its tasks could not stay where they were.
+	Reason string
+}
+
+// Result is a placement.
+type Result struct {
+	Policy Policy
+	// Tasks are the placed tasks, by job (in Problem order), PS before
+	// workers, by index.
+	Tasks []Placed
+	// Jobs sums up each job's placement, in Problem order.
+	Jobs []JobPlacement
+	// Free is each node's free capacity after placement.
+	Free [][]float64
+}
+
+// Place places every running job's tasks.
+//
+// First, the tasks of jobs whose allocation did not change (Job.Current
+// holds exactly the allocation) stay where they are, if their nodes still
+// have room for them. Then the other running jobs are placed in ascending
+// order of task count (ties in Problem order), by the policy:
+//
+//   - optimus: take the nodes with the most free capacity (Candidates of
+//     them, or all) and, for k = 1, 2, ..., max(p, w), look for k of them
+//     that hold an even split: every node ⌊p/k⌋ or ⌈p/k⌉ PS (exactly p/k
+//     when k divides p) and ⌊w/k⌋ or ⌈w/k⌉ workers. The first k that
+//     works is used: the fewest nodes with the same number of PS and of
+//     workers on each, the paper's theorem. The choice among the candidates
+//     is exact: nodes are classed by which of the four per-node shapes
+//     (⌈p/k⌉ or ⌊p/k⌋ PS with ⌈w/k⌉ or ⌊w/k⌋ workers) they can hold and the
+//     counts are matched. If no k works, the job's tasks are placed one by
+//     one, alternating PS and worker, each on the first candidate where it
+//     fits, else the first node in cluster order (the paper's fallback).
+//   - spread: tasks one by one (alternating PS and worker), each on the node
+//     with the most free capacity where it fits.
+//   - pack: tasks one by one, each on the first node in cluster order where
+//     it fits.
+//
+// A job placed one by one that got at least 1 PS and 1 worker runs with what
+// was placed (a reduced allocation, with a reason); otherwise its tasks are
+// removed and it waits.
+//
+// A node's free capacity counts as Σ_r free^r / (largest capacity of r over
+// the nodes). Costs: O(log n) per heap or first-fit step over n nodes, and
+// for the optimus policy O(Candidates·k·resources) per job tried on k nodes.
+func Place(p *Problem, opts Options) (*Result, error) {
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	switch opts.Policy {
+	case "":
+		opts.Policy = Optimus
+	case Optimus, Spread, Pack:
+	default:
+		_, err := ParsePolicy(string(opts.Policy))
+		return nil, err
+	}
+	if opts.Candidates <= 0 {
+		opts.Candidates = DefaultCandidates
+	}
+	pl := &placer{p: p, opts: opts, nr: len(p.Resources), st: newNodeState(p.Capacity, len(p.Resources))}
+	pl.tasks = make([][]Placed, len(p.Jobs))
+	pl.jobs = make([]JobPlacement, len(p.Jobs))
+	var order []int
+	for j := range p.Jobs {
+		job := &p.Jobs[j]
+		pl.jobs[j] = JobPlacement{Status: job.Status, Reason: job.Reason, CrossTraffic: math.NaN()}
+		if job.Status != Running {
+			continue
+		}
+		if len(job.Current) > 0 {
+			why := pl.keep(j)
+			if why == "" {
+				continue
+			}
+			pl.jobs[j].Reason = "moved: " + why
+		}
+		order = append(order, j)
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return (p.Jobs[a].PS + p.Jobs[a].Workers) - (p.Jobs[b].PS + p.Jobs[b].Workers)
+	})
+	for _, j := range order {
+		switch opts.Policy {
+		case Optimus:
+			pl.placeOptimus(j)
+		case Spread:
+			pl.placeOneByOne(j, nil, pl.spreadNode)
+		case Pack:
+			pl.placeOneByOne(j, nil, pl.packNode)
+		}
+	}
+	return pl.result(), nil
+}
+
+func (p *Problem) check() error {
+	nr := len(p.Resources)
+	if len(p.Capacity) != len(p.Nodes) {
+		return fmt.Errorf("place: %d node names for %d capacity vectors", len(p.Nodes), len(p.Capacity))
+	}
+	for i, c := range p.Capacity {
+		if len(c) != nr {
+			return fmt.Errorf("place: node %q has %d capacities for %d resources", p.Nodes[i], len(c), nr)
+		}
+		for r, x := range c {
+			if !(x >= 0) || math.IsInf(x, 0) {
+				return fmt.Errorf("place: node %q: capacity of %s is %v", p.Nodes[i], p.Resources[r], x)
+			}
+		}
+	}
+	for i := range p.Jobs {
+		j := &p.Jobs[i]
+		if len(j.PSDemand) != nr || len(j.WorkerDemand) != nr {
+			return fmt.Errorf("place: job %q: demands for %d and %d resources, the problem has %d", j.Name, len(j.PSDemand), len(j.WorkerDemand), nr)
+		}
+		for r := range nr {
+			if !(j.PSDemand[r] >= 0) || !(j.WorkerDemand[r] >= 0) || math.IsInf(j.PSDemand[r]+j.WorkerDemand[r], 0) {
+				return fmt.Errorf("place: job %q: demand of %s is not a finite number >= 0", j.Name, p.Resources[r])
+			}
+		}
+		if j.PS < 0 || j.Workers < 0 {
+			return fmt.Errorf("place: job %q: negative task count", j.Name)
+		}
+		switch j.Status {
+		case Running, Waiting, Done:
+		default:
+			return fmt.Errorf("place: job %q: status %q", j.Name, j.Status)
+		}
+	}
+	return nil
+}
+
+type placer struct {
+	p     *Problem
+	opts  Options
+	nr    int
+	st    *nodeState
+	tasks [][]Placed
+	jobs  []JobPlacement
+}
+
+func (pl *placer) demand(j int, role Role) []float64 {
+	if role == PS {
+		return pl.p.Jobs[j].PSDemand
+	}
+	return pl.p.Jobs[j].WorkerDemand
+}
+
+// keep leaves job j's current tasks where they are when they are exactly
+// its allocation and their nodes have room; else it says why not.
+func (pl *placer) keep(j int) string {
+	job := &pl.p.Jobs[j]
+	var seen [2][]bool
+	seen[PS], seen[Worker] = make([]bool, job.PS), make([]bool, job.Workers)
+	perNode := map[int][2]int{}
+	for _, t := range job.Current {
+		if t.Node < 0 || t.Node >= len(pl.p.Nodes) {
+			return "a node it ran on is no longer in the cluster"
+		}
+		if t.Index < 0 || t.Index >= len(seen[t.Role]) || seen[t.Role][t.Index] {
+			return fmt.Sprintf("its allocation changed (now %d PS + %d workers)", job.PS, job.Workers)
+		}
+		seen[t.Role][t.Index] = true
+		c := perNode[t.Node]
+		c[t.Role]++
+		perNode[t.Node] = c
+	}
+	if len(job.Current) != job.PS+job.Workers {
+		return fmt.Sprintf("its allocation changed (now %d PS + %d workers)", job.PS, job.Workers)
+	}
+	nodes := make([]int, 0, len(perNode))
+	for n := range perNode {
+		nodes = append(nodes, n)
+	}
+	slices.Sort(nodes)
+	for _, n := range nodes {
+		c := perNode[n]
+		if !pl.st.fitsMix(n, job.PSDemand, c[PS], job.WorkerDemand, c[Worker]) {
+			return fmt.Sprintf("node %s no longer has room for its %d PS + %d workers there", pl.p.Nodes[n], c[PS], c[Worker])
+		}
+	}
+	for _, n := range nodes {
+		c := perNode[n]
+		pl.st.take(n, job.PSDemand, c[PS])
+		pl.st.take(n, job.WorkerDemand, c[Worker])
+	}
+	for _, t := range job.Current {
+		pl.tasks[j] = append(pl.tasks[j], Placed{Job: j, Role: t.Role, Index: t.Index, Node: t.Node, Kept: true})
+	}
+	pl.jobs[j].Kept = true
+	return ""
+}
+
+// candidates takes the nodes with the most free capacity out of the heap:
+// Candidates of them, at least the job's task count, at most all.
+func (pl *placer) candidates(j int) []int {
+	job := &pl.p.Jobs[j]
+	n := min(len(pl.p.Nodes), max(pl.opts.Candidates, job.PS+job.Workers))
+	pool := make([]int, 0, n)
+	for len(pool) < n {
+		i := pl.st.popBest()
+		if i < 0 {
+			break
+		}
+		pool = append(pool, i)
+	}
+	return pool
+}
+
+func (pl *placer) release(pool []int) {
+	for _, i := range pool {
+		pl.st.push(i)
+	}
+}
+
+// nodeCount is how many PS and workers of a job go on one node.
+type nodeCount struct{ node, ps, workers int }
+
+// placeOptimus places job j by the even split on the fewest nodes, or by the
+// one-by-one fallback.
+func (pl *placer) placeOptimus(j int) {
+	pool := pl.candidates(j)
+	defer pl.release(pool)
+	if split := pl.evenSplit(j, pool); split != nil {
+		job := &pl.p.Jobs[j]
+		var next [2]int
+		for _, c := range split {
+			pl.st.take(c.node, job.PSDemand, c.ps)
+			pl.st.take(c.node, job.WorkerDemand, c.workers)
+			for range c.ps {
+				pl.tasks[j] = append(pl.tasks[j], Placed{Job: j, Role: PS, Index: next[PS], Node: c.node})
+				next[PS]++
+			}
+			for range c.workers {
+				pl.tasks[j] = append(pl.tasks[j], Placed{Job: j, Role: Worker, Index: next[Worker], Node: c.node})
+				next[Worker]++
+			}
+		}
+		pl.jobs[j].Even = true
+		return
+	}
+	inPool := make(map[int]bool, len(pool))
+	for _, i := range pool {
+		inPool[i] = true
+	}
+	pl.placeOneByOne(j, pool, func(d []float64, pool []int) int {
+		for _, i := range pool {
+			if pl.st.fits(i, d, 1) {
+				return i
+			}
+		}
+		return pl.st.firstFit(d, func(i int) bool { return inPool[i] })
+	})
+}
+
+// Per-node shapes of an even split on k nodes: c is the ceiling count, f
+// the floor.
+const (
+	shapeCC = iota // ⌈p/k⌉ PS, ⌈w/k⌉ workers
+	shapeCF        // ⌈p/k⌉ PS, ⌊w/k⌋ workers
+	shapeFC        // ⌊p/k⌋ PS, ⌈w/k⌉ workers
+	shapeFF        // ⌊p/k⌋ PS, ⌊w/k⌋ workers
+)
+
+// evenSplit finds the fewest nodes among pool (in pool order of preference)
+// that hold an even split of job j, or returns nil.
+//
+// For k nodes, rP = p mod k of them hold ⌈p/k⌉ PS and the others ⌊p/k⌋,
+// and rW = w mod k hold ⌈w/k⌉ workers. Say x nodes hold both ceilings:
+// then rP-x hold the PS ceiling only, rW-x the worker ceiling only and
+// k-rP-rW+x neither, for some x in [max(0, rP+rW-k), min(rP, rW)]. A node
+// that holds a shape holds every smaller one, so nodes fall into classes by
+// the shapes they hold: all (A), both single ceilings but not both
+// together (B), the PS ceiling only (C1), the worker ceiling only (C2), the
+// floors only (D). For a given x the split exists exactly when x <= |A|,
+// the single-ceiling shapes fit in C1 and C2 and, beyond them, in B plus
+// the rest of A, and the floor shapes in whatever is left; the matching is
+// then built greedily in that order.
+func (pl *placer) evenSplit(j int, pool []int) []nodeCount {
+	job := &pl.p.Jobs[j]
+	p, w := job.PS, job.Workers
+	if p < 1 || w < 1 {
+		return nil
+	}
+	kmax := min(max(p, w), len(pool))
+	holds := make([][4]bool, len(pool))
+	for k := 1; k <= kmax; k++ {
+		qP, rP, qW, rW := p/k, p%k, w/k, w%k
+		shapes := [4][2]int{{qP + 1, qW + 1}, {qP + 1, qW}, {qP, qW + 1}, {qP, qW}}
+		var nA, nB, nC1, nC2, nD int
+		for i, n := range pool {
+			h := &holds[i]
+			h[shapeFF] = pl.st.fitsMix(n, job.PSDemand, qP, job.WorkerDemand, qW)
+			if !h[shapeFF] {
+				h[shapeCC], h[shapeCF], h[shapeFC] = false, false, false
+				continue
+			}
+			h[shapeCF] = rP > 0 && pl.st.fitsMix(n, job.PSDemand, qP+1, job.WorkerDemand, qW)
+			h[shapeFC] = rW > 0 && pl.st.fitsMix(n, job.PSDemand, qP, job.WorkerDemand, qW+1)
+			h[shapeCC] = h[shapeCF] && h[shapeFC] && pl.st.fitsMix(n, job.PSDemand, qP+1, job.WorkerDemand, qW+1)
+			switch {
+			case h[shapeCC]:
+				nA++
+			case h[shapeCF] && h[shapeFC]:
+				nB++
+			case h[shapeCF]:
+				nC1++
+			case h[shapeFC]:
+				nC2++
+			default:
+				nD++
+			}
+		}
+		for x := min(rP, rW); x >= max(0, rP+rW-k); x-- {
+			needCC, needCF, needFC, needFF := x, rP-x, rW-x, k-rP-rW+x
+			if needCC > nA {
+				continue
+			}
+			flex := nB + nA - needCC
+			useC1, useC2 := min(needCF, nC1), min(needFC, nC2)
+			extraCF, extraFC := needCF-useC1, needFC-useC2
+			if extraCF+extraFC > flex {
+				continue
+			}
+			if needFF > nD+(nC1-useC1)+(nC2-useC2)+(flex-extraCF-extraFC) {
+				continue
+			}
+			return pl.buildSplit(pool, holds, shapes, needCC, useC1, extraCF, useC2, extraFC, needFF)
+		}
+	}
+	return nil
+}
+
+// buildSplit picks the nodes of a feasible even split (see evenSplit), each
+// class in pool order.
+func (pl *placer) buildSplit(pool []int, holds [][4]bool, shapes [4][2]int, needCC, useC1, extraCF, useC2, extraFC, needFF int) []nodeCount {
+	used := make([]bool, len(pool))
+	shapeOf := make([]int, len(pool))
+	pick := func(count, shape int, class func(h [4]bool) bool) {
+		for i := 0; i < len(pool) && count > 0; i++ {
+			if !used[i] && class(holds[i]) {
+				used[i], shapeOf[i] = true, shape
+				count--
+			}
+		}
+	}
+	isA := func(h [4]bool) bool { return h[shapeCC] }
+	isC1 := func(h [4]bool) bool { return h[shapeCF] && !h[shapeFC] }
+	isC2 := func(h [4]bool) bool { return h[shapeFC] && !h[shapeCF] }
+	isFlex := func(h [4]bool) bool { return h[shapeCF] && h[shapeFC] }
+	pick(needCC, shapeCC, isA)
+	pick(useC1, shapeCF, isC1)
+	pick(extraCF, shapeCF, isFlex)
+	pick(useC2, shapeFC, isC2)
+	pick(extraFC, shapeFC, isFlex)
+	pick(needFF, shapeFF, func(h [4]bool) bool { return h[shapeFF] })
+	var split []nodeCount
+	for i, n := range pool {
+		if used[i] {
+			s := shapes[shapeOf[i]]
+			split = append(split, nodeCount{node: n, ps: s[0], workers: s[1]})
+		}
+	}
+	return split
+}
+
+// placeOneByOne places job j's tasks one at a time, alternating PS and
+// worker, each on the node choose returns (-1: none). A job that ends with
+// at least 1 PS and 1 worker runs with what was placed; otherwise its tasks
+// are removed and it waits.
+func (pl *placer) placeOneByOne(j int, pool []int, choose func(d []float64, pool []int) int) {
+	job := &pl.p.Jobs[j]
+	var placed [2]int
+	for i := 0; i < max(job.PS, job.Workers); i++ {
+		for _, role := range []Role{PS, Worker} {
+			want := job.PS
+			if role == Worker {
+				want = job.Workers
+			}
+			if i >= want {
+				continue
+			}
+			d := pl.demand(j, role)
+			n := choose(d, pool)
+			if n < 0 {
+				continue
+			}
+			pl.st.take(n, d, 1)
+			pl.tasks[j] = append(pl.tasks[j], Placed{Job: j, Role: role, Index: placed[role], Node: n})
+			placed[role]++
+		}
+	}
+	res := &pl.jobs[j]
+	if placed[PS] >= 1 && placed[Worker] >= 1 {
+		if placed[PS] < job.PS || placed[Worker] < job.Workers {
+			res.Reason = joinReason(res.Reason, fmt.Sprintf("reduced: placed %d of %d PS and %d of %d workers; no node had room for the rest",
+				placed[PS], job.PS, placed[Worker], job.Workers))
+		}
+		return
+	}
+	for _, t := range pl.tasks[j] {
+		pl.st.take(t.Node, pl.demand(j, t.Role), -1)
+	}
+	pl.tasks[j] = nil
+	res.Status = Waiting
+	res.Reason = joinReason(res.Reason, fmt.Sprintf("no room for at least 1 PS and 1 worker (placed %d PS, %d workers, then removed them)", placed[PS], placed[Worker]))
+}
+
+func joinReason(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// spreadNode is the node with the most free capacity where a task of
+// demand d fits: the best of the Candidates most free nodes, else the first
+// fit in cluster order.
+func (pl *placer) spreadNode(d []float64, _ []int) int {
+	var popped []int
+	defer func() {
+		for _, i := range popped {
+			pl.st.push(i)
+		}
+	}()
+	for range pl.opts.Candidates {
+		i := pl.st.popBest()
+		if i < 0 {
+			break
+		}
+		popped = append(popped, i)
+		if pl.st.fits(i, d, 1) {
+			return i
+		}
+	}
+	return pl.st.firstFit(d, nil)
+}
+
+// packNode is the first node in cluster order where a task of demand d
+// fits.
+func (pl *placer) packNode(d []float64, _ []int) int {
+	return pl.st.firstFit(d, nil)
+}
+
+func (pl *placer) result() *Result {
+	res := &Result{Policy: pl.opts.Policy, Jobs: pl.jobs}
+	for j := range pl.p.Jobs {
+		ts := pl.tasks[j]
+		slices.SortFunc(ts, func(a, b Placed) int {
+			if a.Role != b.Role {
+				return int(a.Role) - int(b.Role)
+			}
+			return a.Index - b.Index
+		})
+		res.Tasks = append(res.Tasks, ts...)
+		jr := &res.Jobs[j]
+		if jr.Status != Running {
+			continue
+		}
+		perNode := map[int][2]int{}
+		for _, t := range ts {
+			c := perNode[t.Node]
+			c[t.Role]++
+			perNode[t.Node] = c
+			if t.Role == PS {
+				jr.PS++
+			} else {
+				jr.Workers++
+			}
+		}
+		jr.Servers = len(perNode)
+		local := 0
+		for _, c := range perNode {
+			local += c[PS] * c[Worker]
+		}
+		jr.CrossTraffic = 1 - float64(local)/float64(jr.PS*jr.Workers)
+	}
+	res.Free = make([][]float64, len(pl.p.Nodes))
+	for i := range res.Free {
+		res.Free[i] = slices.Clone(pl.st.free[i*pl.nr : (i+1)*pl.nr])
+	}
+	return res
+}
+
+// describe writes a demand vector as "gpu 1, cpu 4".
+func describe(resources []string, d []float64) string {
+	var parts []string
+	for r, x := range d {
+		if x != 0 {
+			parts = append(parts, fmt.Sprintf("%s %g", resources[r], x))
+		}
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,341 @@
+package solve
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+)
+
+// candidate is one task a job could get next: a worker or a PS, with its
+// marginal gain.
+type candidate struct {
+	job, role int
+	gain      float64
+	rank      int // arrival rank of the job, the tie-breaker
+	index     int // position in the heap
+}
+
+// gainQueue is a max-heap of candidates by gain; ties go to the earlier
+// arrival, then to the worker, so that the order is total and the plan
+// deterministic.
+type gainQueue []*candidate
+
+func (q gainQueue) Len() int { return len(q) }
+func (q gainQueue) Less(a, b int) bool {
+	x, y := q[a], q[b]
+	if x.gain != y.gain {
+		return x.gain > y.gain
+	}
+	if x.rank != y.rank {
+		return x.rank < y.rank
+	}
+	return x.role < y.role
+}
+func (q gainQueue) Swap(a, b int) {
+	q[a], q[b] = q[b], q[a]
+	q[a].index, q[b].index = a, b
+}
+func (q *gainQueue) Push(x any) {
+	c := x.(*candidate)
+	c.index = len(*q)
+	*q = append(*q, c)
+}
+func (q *gainQueue) Pop() any {
+	old := *q
+	c := old[len(old)-1]
+	old[len(old)-1] = nil
+	*q = old[:len(old)-1]
+	c.index = -1
+	return c
+}
+
+// gain is the marginal gain of giving job j one more task of the role at
+// (p, w) (paper section 4.1): the weighted reduction of its remaining time
+// per unit of the task's dominant share,
+//
+//	W_j·(T_j(p, w) - T_j(p', w')) / max_r(d^r / C^r)
+//
+// where (p', w') is (p+1, w) for a PS and (p, w+1) for a worker. Dividing by
+// the dominant share makes a cheap task that saves a little comparable with
+// a costly task that saves a lot. Negative when the task would slow the job
+// down (more PS or workers also add overhead).
+func (in *instance) gain(j, role, p, w int) float64 {
+	p2, w2 := p, w
+	if role == ps {
+		p2++
+	} else {
+		w2++
+	}
+	return in.p.Jobs[j].Weight * (in.T(j, p, w) - in.T(j, p2, w2)) / in.share[j][role]
+}
+
+// roleState records, per job and role, why the greedy stopped giving it
+// tasks of that role.
+type roleState struct {
+	atLimit  bool
+	noFit    bool    // its best task did not fit
+	noFitAt  float64 // the gain of that task
+	lastGain float64 // gain of the last task of this role it got (NaN: none)
+	endGain  float64 // gain of one more task when the greedy stopped (NaN: n/a)
+}
+
+// greedy is the paper's allocation heuristic (section 4.1):
+//
+//  1. In arrival order, every job gets 1 PS and 1 worker if they fit in what
+//     is left; a job for which they do not fit waits.
+//  2. A priority queue holds, for every running job, its next PS and its
+//     next worker with their marginal gains (see gain). The best candidate
+//     is taken if it fits; if it does not fit it is dropped and the next is
+//     tried (the paper's code stops at the first that does not fit: capacity
+//     only shrinks, so a dropped candidate never fits later, and going on
+//     can only use the cluster better). After a job gets a task both of its
+//     candidates are re-evaluated.
+//  3. It stops when the best remaining gain is not positive or no candidate
+//     is left.
+//
+// Jobs in pinned keep their current allocation (the stability rule, see
+// Solve): they are allocated first, in arrival order, and get no more.
+// A pinned job whose current allocation no longer fits is planned like the
+// others.
+//
+// Each step costs O(log n) for n jobs, so the whole greedy costs
+// O((n + tasks)·log n) speed-model evaluations and heap moves.
+func (in *instance) greedy(pinned []bool) *plan {
+	pl := in.newPlan()
+	nj := len(in.p.Jobs)
+	states := make([][2]roleState, nj)
+	for j := range states {
+		for role := range 2 {
+			states[j][role] = roleState{lastGain: math.NaN(), endGain: math.NaN()}
+		}
+	}
+	if pinned != nil {
+		for _, j := range in.order {
+			job := &in.p.Jobs[j]
+			if !pinned[j] || in.pre[j] != "" {
+				continue
+			}
+			if in.fits(pl, j, job.CurWorkers, job.CurPS) {
+				in.add(pl, j, job.CurWorkers, job.CurPS)
+				pl.status[j], pl.kept[j] = Running, true
+			}
+		}
+	}
+	for _, j := range in.order {
+		if in.pre[j] != "" || pl.kept[j] {
+			continue
+		}
+		if in.fits(pl, j, 1, 1) {
+			in.add(pl, j, 1, 1)
+			pl.status[j] = Running
+		} else {
+			pl.status[j] = Waiting
+			pl.reason[j] = "cluster full: 1 PS + 1 worker did not fit in what the jobs before it (in arrival order) left"
+		}
+	}
+
+	q := make(gainQueue, 0, 2*nj)
+	cands := make([][2]*candidate, nj)
+	for _, j := range in.order {
+		if pl.status[j] != Running || pl.kept[j] {
+			continue
+		}
+		for role := range 2 {
+			if in.atLimit(pl, j, role) {
+				states[j][role].atLimit = true
+				continue
+			}
+			c := &candidate{job: j, role: role, rank: in.rank[j], gain: in.gain(j, role, pl.ps[j], pl.wk[j])}
+			cands[j][role] = c
+			heap.Push(&q, c)
+		}
+	}
+	for q.Len() > 0 && q[0].gain > 0 {
+		c := q[0]
+		j, role := c.job, c.role
+		nw, np := 1, 0
+		if role == ps {
+			nw, np = 0, 1
+		}
+		if !in.fits(pl, j, nw, np) {
+			heap.Pop(&q)
+			cands[j][role] = nil
+			states[j][role].noFit, states[j][role].noFitAt = true, c.gain
+			continue
+		}
+		in.add(pl, j, nw, np)
+		states[j][role].lastGain = c.gain
+		pl.gain[j] = c.gain
+		for r := range 2 {
+			c := cands[j][r]
+			if c == nil {
+				continue
+			}
+			if in.atLimit(pl, j, r) {
+				heap.Remove(&q, c.index)
+				cands[j][r] = nil
+				states[j][r].atLimit = true
+				continue
+			}
+			c.gain = in.gain(j, r, pl.ps[j], pl.wk[j])
+			heap.Fix(&q, c.index)
+		}
+	}
+	for _, c := range q {
+		states[c.job][c.role].endGain = c.gain
+	}
+	for j := range nj {
+		if pl.status[j] != Running || pl.kept[j] {
+			continue
+		}
+		pl.next[j] = math.NaN()
+		for role := range 2 {
+			s := states[j][role]
+			g := s.endGain
+			if s.noFit {
+				g = s.noFitAt
+			}
+			if !math.IsNaN(g) && (math.IsNaN(pl.next[j]) || g > pl.next[j]) {
+				pl.next[j] = g
+			}
+		}
+		pl.reason[j] = limitReason(states[j])
+	}
+	return pl
+}
+
+func (in *instance) atLimit(pl *plan, j, role int) bool {
+	if role == ps {
+		return pl.ps[j] >= in.limit[j][ps]
+	}
+	return pl.wk[j] >= in.limit[j][worker]
+}
+
+// limitReason explains, per role, why the greedy gave a job no more tasks.
+func limitReason(s [2]roleState) string {
+	var parts [2]string
+	for role, name := range [2]string{"workers", "PS"} {
+		st := s[role]
+		switch {
+		case st.atLimit:
+			parts[role] = name + ": at the job's maximum"
+		case st.noFit:
+			parts[role] = fmt.Sprintf("%s: cluster full (one more would gain %.4g)", name, st.noFitAt)
+		default:
+			parts[role] = name + ": one more would not speed the job up"
+		}
+	}
+	return parts[0] + "; " + parts[1]
+}
+
+// stableGreedy applies the stability rule of Solve around greedy.
+func (in *instance) stableGreedy(restartCost float64) *plan {
+	free := in.greedy(nil)
+	in.chargeRestarts(free, restartCost)
+	if restartCost <= 0 {
+		return free
+	}
+	nj := len(in.p.Jobs)
+	var growNoPay, noPay, all []bool
+	anyChange := false
+	for j := range nj {
+		job := &in.p.Jobs[j]
+		if !in.pinnable(j) {
+			continue
+		}
+		if all == nil {
+			growNoPay, noPay, all = make([]bool, nj), make([]bool, nj), make([]bool, nj)
+		}
+		all[j] = true
+		if free.status[j] == Running && free.ps[j] == job.CurPS && free.wk[j] == job.CurWorkers {
+			continue
+		}
+		anyChange = true
+		saves := in.T(j, job.CurPS, job.CurWorkers) - in.T(j, free.ps[j], free.wk[j])
+		if saves <= restartCost {
+			noPay[j] = true
+			if free.ps[j] >= job.CurPS && free.wk[j] >= job.CurWorkers {
+				growNoPay[j] = true
+			}
+		}
+	}
+	if !anyChange {
+		return free
+	}
+	// Candidates from the most stable to the least; ties keep the first.
+	var plans []*plan
+	for _, pin := range [][]bool{all, noPay, growNoPay} {
+		if !anyTrue(pin) {
+			continue
+		}
+		pl := in.greedy(pin)
+		in.chargeRestarts(pl, restartCost)
+		plans = append(plans, pl)
+	}
+	plans = append(plans, free)
+	best := plans[0]
+	bw, bo := in.objective(best)
+	for _, pl := range plans[1:] {
+		w, o := in.objective(pl)
+		if w < bw-1e-12*math.Max(1, bw) || math.Abs(w-bw) <= 1e-12*math.Max(1, bw) && o < bo-1e-12*math.Max(1, math.Abs(bo)) {
+			best, bw, bo = pl, w, o
+		}
+	}
+	_, freeObjective := in.objective(free)
+	for j := range nj {
+		job := &in.p.Jobs[j]
+		if !best.kept[j] {
+			continue
+		}
+		if free.status[j] == Running && free.ps[j] == job.CurPS && free.wk[j] == job.CurWorkers {
+			// The plan from scratch gives it the same: explain it as that plan does.
+			best.reason[j], best.gain[j], best.next[j] = free.reason[j], free.gain[j], free.next[j]
+			continue
+		}
+		alt := "wait"
+		if free.status[j] == Running {
+			alt = fmt.Sprintf("%d PS + %d workers", free.ps[j], free.wk[j])
+		}
+		saves := in.T(j, job.CurPS, job.CurWorkers) - in.T(j, free.ps[j], free.wk[j])
+		if free.status[j] == Running && saves <= restartCost {
+			best.reason[j] = fmt.Sprintf("kept %d PS + %d workers: changing to %s would save the job %.0f s, not more than the %.0f s restart cost",
+				job.CurPS, job.CurWorkers, alt, saves, restartCost)
+		} else {
+			best.reason[j] = fmt.Sprintf("kept %d PS + %d workers: the plan that changes it to %s is no better once restarts are counted (objective %.6g s against %.6g s)",
+				job.CurPS, job.CurWorkers, alt, freeObjective, bo)
+		}
+	}
+	return best
+}
+
+// pinnable reports whether job j runs now with an allocation the stability
+// rule may keep: it is plannable and within its limits.
+func (in *instance) pinnable(j int) bool {
+	job := &in.p.Jobs[j]
+	return in.pre[j] == "" && job.running() &&
+		job.CurPS <= in.limit[j][ps] && job.CurWorkers <= in.limit[j][worker]
+}
+
+// chargeRestarts sets the plan's weighted restart cost: every job running
+// now whose allocation changes (or which is stopped) pays restartCost.
+func (in *instance) chargeRestarts(pl *plan, restartCost float64) {
+	pl.restartCost = 0
+	for j := range in.p.Jobs {
+		job := &in.p.Jobs[j]
+		if in.pre[j] != "" || !job.running() {
+			continue
+		}
+		if pl.status[j] != Running || pl.ps[j] != job.CurPS || pl.wk[j] != job.CurWorkers {
+			pl.restartCost += job.Weight * restartCost
+		}
+	}
+}
+
+func anyTrue(bs []bool) bool {
+	for _, b := range bs {
+		if b {
+			return true
+		}
+	}
+	return false
+}

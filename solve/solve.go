@@ -1,0 +1,613 @@
+// Package solve decides how many parameter servers (PS) and workers every
+// training job gets: the allocation half of Optimus (Peng, Bao, Chen, Wu,
+// Guo: "Optimus: an efficient dynamic resource scheduler for deep learning
+// clusters", EuroSys 2018, section 4.1) and the baselines the paper compares
+// it with (section 6.1): DRF, Tetris, and first-in-first-out.
+//
+// Solve is pure planning: it reads a snapshot (a Problem) and returns a plan
+// (a Result); it does no I/O. The command `optimus solve` builds the Problem
+// from the predictions and cluster tables.
+//
+// # The objective
+//
+// Job j has Q_j steps left, trains at f_j(p, w) steps per second with p PS
+// and w workers (fit.SpeedModel, paper section 3.2), and weight W_j. Its
+// predicted remaining time is
+//
+//	T_j(p, w) = Q_j / f_j(p, w)
+//
+// and the allocation minimises the weighted sum Σ_j W_j·T_j(p_j, w_j)
+// subject to, for every resource r of the cluster,
+//
+//	Σ_j (w_j·O_j^r + p_j·N_j^r) <= C^r
+//
+// where O_j and N_j are one worker's and one PS's demand and C^r the
+// cluster's total capacity (paper, problem (3) of section 4.1). As in the
+// paper the constraint is on the cluster's total; `optimus place` then fits
+// the tasks onto nodes.
+package solve
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/optimus-sched/optimus/fit"
+)
+
+// Policy names an allocation policy.
+type Policy string
+
+// The policies.
+const (
+	// Optimus is the paper's marginal-gain greedy (section 4.1).
+	Optimus Policy = "optimus"
+	// DRF is dominant resource fairness (Ghodsi et al., NSDI 2011), the
+	// paper's first baseline.
+	DRF Policy = "drf"
+	// Tetris packs tasks by the alignment of their demands with the free
+	// resources, biased to the shortest remaining time (Grandl et al.,
+	// SIGCOMM 2014), the paper's second baseline.
+	Tetris Policy = "tetris"
+	// FIFO gives every job what it requested, in arrival order.
+	FIFO Policy = "fifo"
+)
+
+// Policies lists every policy, the default first.
+var Policies = []Policy{Optimus, DRF, Tetris, FIFO}
+
+// ParsePolicy returns the policy called name.
+func ParsePolicy(name string) (Policy, error) {
+	for _, p := range Policies {
+		if string(p) == name {
+			return p, nil
+		}
+	}
+	names := make([]string, len(Policies))
+	for i, p := range Policies {
+		names[i] = string(p)
+	}
+	return "", fmt.Errorf("no policy %q (there are: %s)", name, strings.Join(names, ", "))
+}
+
+// Status of a job in the plan.
+type Status string
+
+// Job statuses.
+const (
+	Running Status = "running" // the job gets at least 1 PS and 1 worker
+	Waiting Status = "waiting" // the job gets nothing this round; Reason says why
+	Done    Status = "done"    // no remaining work: the job needs nothing
+)
+
+// Job is one training job as the solver sees it.
+type Job struct {
+	Name string
+	// Arrival orders jobs where order matters (first come, first served);
+	// ties keep the order of Problem.Jobs.
+	Arrival float64
+	// Weight multiplies the job's remaining time in the objective (> 0).
+	Weight float64
+	// Remaining is Q, the steps left to train (the predicted median).
+	Remaining float64
+	// Speed is f(p, w).
+	Speed fit.SpeedModel
+	// Worker and PS are one worker's and one PS's demand of each resource of
+	// Problem.Resources.
+	Worker, PS []float64
+	// CurPS and CurWorkers are what the job runs with now (0 when it is not
+	// running).
+	CurPS, CurWorkers int
+	// MaxPS and MaxWorkers limit the allocation; 0 means no limit.
+	MaxPS, MaxWorkers int
+	// Invalid, when not empty, says why the job cannot be planned (missing
+	// predictions, say): it waits with this reason and the others are
+	// planned.
+	Invalid string
+}
+
+// Running reports whether the job runs now.
+func (j *Job) running() bool { return j.CurPS > 0 && j.CurWorkers > 0 }
+
+// Problem is the snapshot a plan is computed from.
+type Problem struct {
+	// Resources names the resource kinds (gpu, cpu, memory_gb, ...).
+	Resources []string
+	// Nodes holds each node's capacity of each resource. Their sum is the
+	// capacity C of the constraint; each job's single task must also fit on
+	// at least one node, or the job waits.
+	Nodes [][]float64
+	Jobs  []Job
+}
+
+// Options tune a solve.
+type Options struct {
+	Policy Policy
+	// RestartCost is what changing a running job's allocation costs it, in
+	// seconds: a checkpoint, a stop, a restart from the checkpoint. A
+	// running job's allocation changes only when the predicted gain beats
+	// it (see Solve). The paper (section 5.3, 6) reports about a minute to
+	// stop and minutes to restore; DefaultRestartCost is 300 s. 0 re-solves
+	// from scratch every time, as the paper does.
+	RestartCost float64
+	// TetrisSRTFWeight is the share of Tetris's score that favours the job
+	// with the shortest remaining time, against the packing score (0: pure
+	// packing, 1: pure shortest-remaining-time-first).
+	TetrisSRTFWeight float64
+}
+
+// Defaults.
+const (
+	DefaultRestartCost      = 300.0
+	DefaultTetrisSRTFWeight = 0.5
+)
+
+// DefaultOptions returns the options `optimus solve` starts from.
+func DefaultOptions() Options {
+	return Options{Policy: Optimus, RestartCost: DefaultRestartCost, TetrisSRTFWeight: DefaultTetrisSRTFWeight}
+}
+
+// Decision is the plan for one job.
+type Decision struct {
+	PS, Workers int
+	// Speed is f(PS, Workers) in steps/s and Completion the predicted
+	// remaining time Q/f in seconds; NaN when the job does not run.
+	Speed, Completion float64
+	// Gain is the marginal gain of the last task the optimus policy gave the
+	// job (weighted seconds of remaining time saved per unit of dominant
+	// share), NextGain the gain of the best task it did not get; NaN when
+	// there is none or the policy does not use gains.
+	Gain, NextGain float64
+	// DominantShare is the largest share of any resource of the cluster that
+	// the job's tasks take.
+	DominantShare float64
+	// Changed reports that a running job's allocation differs from what it
+	// runs with now: applying the plan restarts it.
+	Changed bool
+	// ChangeSaves is, for a job running now, T(current) - T(planned): the
+	// seconds the change saves the job itself (negative when it slows it
+	// down); NaN for a job not running.
+	ChangeSaves float64
+	Status      Status
+	// Reason says why a job waits, or what limited its allocation.
+	Reason string
+}
+
+// Result is a plan: one Decision per job of the Problem, in the same order.
+type Result struct {
+	Policy    Policy
+	Decisions []Decision
+	// Capacity and Used are the cluster's total and the plan's use of each
+	// resource.
+	Capacity, Used []float64
+	// Objective is Σ weight·Completion over running jobs, in seconds, and
+	// RestartCost what the plan's restarts add to it (Restarts jobs changed
+	// times Options.RestartCost, weighted).
+	Objective, RestartCost float64
+	Restarts               int
+	Running, Waiting, Done int
+	Tasks                  int // PS plus workers over all jobs
+}
+
+// Solve computes the allocation of every job with the policy of opts.
+//
+// Before any policy runs, each job is checked on its own: a job with no
+// usable prediction (Job.Invalid, no speed model), whose single worker or PS
+// fits on no node, or whose limits forbid a task waits, with the reason; a
+// job with no remaining work is done. The others are planned.
+//
+// Stability (optimus policy, RestartCost > 0): re-solving from scratch would
+// restart running jobs for tiny gains. Solve therefore compares the plan
+// from scratch with plans that keep some running jobs at their current
+// allocation (pinned; the greedy then fills the rest of the cluster around
+// them):
+//
+//   - A: nothing kept (the paper's plan);
+//   - G: kept, the running jobs that A grows without saving themselves more
+//     than the restart cost, T_j(current) - T_j(A_j) <= RestartCost;
+//   - M: kept, every running job whose change in A does not save itself more
+//     than the restart cost (shrinks and reshapes included);
+//   - K: every running job kept.
+//
+// It picks the one with the fewest (weighted) waiting jobs and then the
+// lowest objective counting restarts, Σ_j W_j·(T_j + RestartCost·[j
+// restarted]), preferring the more stable plan on ties. So a change is made
+// only when the gain it is predicted to bring (to the job itself, or to the
+// others through the resources it frees) beats its restart cost, or when it
+// lets a waiting job run. The baselines re-decide from scratch, as the
+// paper's do; FIFO's requests are stable by construction.
+func Solve(p *Problem, opts Options) (*Result, error) {
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	if opts.RestartCost < 0 || math.IsNaN(opts.RestartCost) || math.IsInf(opts.RestartCost, 0) {
+		return nil, fmt.Errorf("solve: restart cost %v: must be a finite number >= 0", opts.RestartCost)
+	}
+	if !(opts.TetrisSRTFWeight >= 0 && opts.TetrisSRTFWeight <= 1) {
+		return nil, fmt.Errorf("solve: tetris SRTF weight %v: must be in [0, 1]", opts.TetrisSRTFWeight)
+	}
+	in := newInstance(p)
+	var pl *plan
+	switch opts.Policy {
+	case Optimus, "":
+		opts.Policy = Optimus
+		pl = in.stableGreedy(opts.RestartCost)
+	case DRF:
+		pl = in.drf()
+	case Tetris:
+		pl = in.tetris(opts.TetrisSRTFWeight)
+	case FIFO:
+		pl = in.fifo()
+	default:
+		_, err := ParsePolicy(string(opts.Policy))
+		return nil, err
+	}
+	return in.result(pl, opts), nil
+}
+
+func (p *Problem) check() error {
+	nr := len(p.Resources)
+	if nr == 0 {
+		return fmt.Errorf("solve: no resources")
+	}
+	for i, n := range p.Nodes {
+		if len(n) != nr {
+			return fmt.Errorf("solve: node %d has %d capacities for %d resources", i, len(n), nr)
+		}
+		for r, c := range n {
+			if !(c >= 0) || math.IsInf(c, 0) {
+				return fmt.Errorf("solve: node %d: capacity of %s is %v", i, p.Resources[r], c)
+			}
+		}
+	}
+	for i := range p.Jobs {
+		j := &p.Jobs[i]
+		if len(j.Worker) != nr || len(j.PS) != nr {
+			return fmt.Errorf("solve: job %q: demands for %d and %d resources, the problem has %d", j.Name, len(j.Worker), len(j.PS), nr)
+		}
+		for r := range nr {
+			if !(j.Worker[r] >= 0) || !(j.PS[r] >= 0) || math.IsInf(j.Worker[r], 0) || math.IsInf(j.PS[r], 0) {
+				return fmt.Errorf("solve: job %q: demand of %s is not a finite number >= 0", j.Name, p.Resources[r])
+			}
+		}
+		if j.CurPS < 0 || j.CurWorkers < 0 || j.MaxPS < 0 || j.MaxWorkers < 0 {
+			return fmt.Errorf("solve: job %q: negative task count", j.Name)
+		}
+	}
+	return nil
+}
+
+// Roles of a task.
+const (
+	worker = 0
+	ps     = 1
+)
+
+var roleNames = [2]string{"worker", "PS"}
+
+// instance is a Problem prepared for the policies: totals, per-job task
+// shares, eligibility, arrival order.
+type instance struct {
+	p        *Problem
+	capacity []float64
+	eps      []float64 // tolerance of capacity checks, per resource
+	// demand[j][role] is the demand vector of one task.
+	demand [][2][]float64
+	// share[j][role] is the dominant share max_r d_r / C^r of one task.
+	share [][2]float64
+	// limit[j][role] is the most tasks of the role (math.MaxInt: none).
+	limit [][2]int
+	// order lists job indices in arrival order.
+	order []int
+	// rank[j] is j's position in order (the tie-breaker everywhere).
+	rank []int
+	// status and reason before any policy: Waiting or Done for jobs that
+	// cannot or need not run, "" for jobs to plan.
+	pre       []Status
+	preReason []string
+}
+
+func newInstance(p *Problem) *instance {
+	nr, nj := len(p.Resources), len(p.Jobs)
+	in := &instance{
+		p: p, capacity: make([]float64, nr), eps: make([]float64, nr),
+		demand: make([][2][]float64, nj), share: make([][2]float64, nj), limit: make([][2]int, nj),
+		rank: make([]int, nj), pre: make([]Status, nj), preReason: make([]string, nj),
+	}
+	for _, n := range p.Nodes {
+		for r, c := range n {
+			in.capacity[r] += c
+		}
+	}
+	for r, c := range in.capacity {
+		in.eps[r] = 1e-9 * math.Max(1, c)
+	}
+	in.order = make([]int, nj)
+	for i := range in.order {
+		in.order[i] = i
+	}
+	slices.SortStableFunc(in.order, func(a, b int) int {
+		return cmpFloat(p.Jobs[a].Arrival, p.Jobs[b].Arrival)
+	})
+	for k, j := range in.order {
+		in.rank[j] = k
+	}
+	frontier := paretoFrontier(p.Nodes)
+	for j := range p.Jobs {
+		job := &p.Jobs[j]
+		in.demand[j] = [2][]float64{job.Worker, job.PS}
+		in.limit[j] = [2]int{limitOf(job.MaxWorkers), limitOf(job.MaxPS)}
+		for role := range 2 {
+			in.share[j][role] = in.dominantShare(in.demand[j][role])
+		}
+		in.pre[j], in.preReason[j] = in.eligibility(job, j, frontier)
+	}
+	return in
+}
+
+func limitOf(max int) int {
+	if max <= 0 {
+		return math.MaxInt
+	}
+	return max
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// dominantShare is max_r d_r / C^r, +Inf when d asks for a resource the
+// cluster has none of.
+func (in *instance) dominantShare(d []float64) float64 {
+	s := 0.0
+	for r, x := range d {
+		if x <= 0 {
+			continue
+		}
+		if in.capacity[r] <= 0 {
+			return math.Inf(1)
+		}
+		s = math.Max(s, x/in.capacity[r])
+	}
+	return s
+}
+
+// eligibility checks a job on its own, before any policy: "" when it is to
+// be planned, else Waiting or Done and why.
+func (in *instance) eligibility(job *Job, j int, frontier [][]float64) (Status, string) {
+	if job.Invalid != "" {
+		return Waiting, job.Invalid
+	}
+	if !(job.Remaining >= 0) || math.IsInf(job.Remaining, 0) {
+		return Waiting, fmt.Sprintf("no usable prediction: remaining steps %v", job.Remaining)
+	}
+	if job.Remaining == 0 {
+		return Done, "no remaining steps"
+	}
+	if !(job.Weight > 0) || math.IsInf(job.Weight, 0) {
+		return Waiting, fmt.Sprintf("weight %v: must be a finite number > 0", job.Weight)
+	}
+	if s := job.Speed.Speed(1, 1); !(s > 0) || math.IsInf(s, 0) {
+		return Waiting, fmt.Sprintf("no usable speed model: it predicts %v steps/s with 1 PS and 1 worker", s)
+	}
+	for role := range 2 {
+		d := in.demand[j][role]
+		if in.share[j][role] == 0 {
+			return Waiting, fmt.Sprintf("one %s demands nothing of any resource (%s): give its demands", roleNames[role], in.describe(d))
+		}
+		if !fitsSomeNode(d, frontier, in.eps) {
+			return Waiting, fmt.Sprintf("one %s (%s) fits on no node: %s", roleNames[role], in.describe(d), in.whyNoNode(d))
+		}
+	}
+	return "", ""
+}
+
+// describe writes a demand vector as "gpu 1, cpu 4" (zero demands left out).
+func (in *instance) describe(d []float64) string {
+	var parts []string
+	for r, x := range d {
+		if x != 0 {
+			parts = append(parts, fmt.Sprintf("%s %g", in.p.Resources[r], x))
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// whyNoNode names the resources no node has enough of, or says that no node
+// has enough of all of them at once.
+func (in *instance) whyNoNode(d []float64) string {
+	var parts []string
+	for r, x := range d {
+		most := 0.0
+		for _, n := range in.p.Nodes {
+			most = math.Max(most, n[r])
+		}
+		if x > most+in.eps[r] {
+			parts = append(parts, fmt.Sprintf("the largest %s of a node is %g", in.p.Resources[r], most))
+		}
+	}
+	if len(in.p.Nodes) == 0 {
+		return "the cluster has no nodes"
+	}
+	if len(parts) == 0 {
+		return "no node has enough of all of them at once"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// paretoFrontier returns the distinct node capacity vectors that no other
+// node's vector dominates: a task fits on some node exactly when it fits on
+// one of these.
+func paretoFrontier(nodes [][]float64) [][]float64 {
+	distinct := make([][]float64, 0, len(nodes))
+	for _, n := range nodes {
+		distinct = append(distinct, n)
+	}
+	slices.SortFunc(distinct, func(a, b []float64) int { return -slices.Compare(a, b) })
+	distinct = slices.CompactFunc(distinct, func(a, b []float64) bool { return slices.Equal(a, b) })
+	var front [][]float64
+	for _, n := range distinct {
+		dominated := false
+		for _, f := range front {
+			if dominates(f, n) {
+				dominated = true
+				break
+			}
+		}
+		if !dominated {
+			front = append(front, n)
+		}
+	}
+	return front
+}
+
+func dominates(a, b []float64) bool {
+	for r := range a {
+		if a[r] < b[r] {
+			return false
+		}
+	}
+	return true
+}
+
+func fitsSomeNode(d []float64, frontier [][]float64, eps []float64) bool {
+	for _, n := range frontier {
+		ok := true
+		for r, x := range d {
+			if x > n[r]+eps[r] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// T is job j's predicted remaining time with p PS and w workers, Q/f(p, w);
+// +Inf when it does not run.
+func (in *instance) T(j, p, w int) float64 {
+	if p < 1 || w < 1 {
+		return math.Inf(1)
+	}
+	job := &in.p.Jobs[j]
+	return job.Remaining / job.Speed.Speed(p, w)
+}
+
+// plan is a policy's allocation before it becomes a Result.
+type plan struct {
+	ps, wk      []int
+	status      []Status
+	reason      []string
+	gain, next  []float64
+	kept        []bool // pinned at the current allocation by the stability rule
+	used        []float64
+	restartCost float64 // weighted restart cost the plan pays
+}
+
+func (in *instance) newPlan() *plan {
+	nj := len(in.p.Jobs)
+	pl := &plan{
+		ps: make([]int, nj), wk: make([]int, nj), status: make([]Status, nj), reason: make([]string, nj),
+		gain: make([]float64, nj), next: make([]float64, nj), kept: make([]bool, nj),
+		used: make([]float64, len(in.capacity)),
+	}
+	for j := range nj {
+		pl.gain[j], pl.next[j] = math.NaN(), math.NaN()
+		pl.status[j], pl.reason[j] = in.pre[j], in.preReason[j]
+	}
+	return pl
+}
+
+// fits reports whether n1 more tasks of role1 and n2 of role2 of job j fit
+// in what the plan leaves free.
+func (in *instance) fits(pl *plan, j, nw, np int) bool {
+	dw, dp := in.demand[j][worker], in.demand[j][ps]
+	for r, c := range in.capacity {
+		if pl.used[r]+float64(nw)*dw[r]+float64(np)*dp[r] > c+in.eps[r] {
+			return false
+		}
+	}
+	return true
+}
+
+// add gives job j nw more workers and np more PS.
+func (in *instance) add(pl *plan, j, nw, np int) {
+	dw, dp := in.demand[j][worker], in.demand[j][ps]
+	for r := range pl.used {
+		pl.used[r] += float64(nw)*dw[r] + float64(np)*dp[r]
+	}
+	pl.wk[j] += nw
+	pl.ps[j] += np
+}
+
+// objective is Σ W_j·T_j over running jobs plus the weighted restart cost,
+// and the weight of the plannable jobs left waiting.
+func (in *instance) objective(pl *plan) (waitingWeight, total float64) {
+	for j := range in.p.Jobs {
+		switch {
+		case pl.status[j] == Running:
+			total += in.p.Jobs[j].Weight * in.T(j, pl.ps[j], pl.wk[j])
+		case in.pre[j] == "":
+			waitingWeight += in.p.Jobs[j].Weight
+		}
+	}
+	return waitingWeight, total + pl.restartCost
+}
+
+func (in *instance) result(pl *plan, opts Options) *Result {
+	res := &Result{Policy: opts.Policy, Capacity: in.capacity, Used: pl.used, RestartCost: pl.restartCost}
+	res.Decisions = make([]Decision, len(in.p.Jobs))
+	for j := range in.p.Jobs {
+		job := &in.p.Jobs[j]
+		d := Decision{
+			PS: pl.ps[j], Workers: pl.wk[j], Status: pl.status[j], Reason: pl.reason[j],
+			Gain: pl.gain[j], NextGain: pl.next[j],
+			Speed: math.NaN(), Completion: math.NaN(), ChangeSaves: math.NaN(),
+		}
+		if d.Status == Running {
+			d.Speed = job.Speed.Speed(d.PS, d.Workers)
+			d.Completion = in.T(j, d.PS, d.Workers)
+			res.Objective += job.Weight * d.Completion
+			res.Running++
+			for r, c := range in.capacity {
+				if c > 0 {
+					d.DominantShare = math.Max(d.DominantShare, (float64(d.Workers)*job.Worker[r]+float64(d.PS)*job.PS[r])/c)
+				}
+			}
+		}
+		if d.Status == Waiting {
+			res.Waiting++
+		}
+		if d.Status == Done {
+			res.Done++
+		}
+		if job.running() {
+			d.Changed = d.PS != job.CurPS || d.Workers != job.CurWorkers
+			if d.Changed {
+				res.Restarts++
+			}
+			if in.pre[j] == "" {
+				d.ChangeSaves = in.T(j, job.CurPS, job.CurWorkers) - in.T(j, d.PS, d.Workers)
+				if math.IsInf(d.ChangeSaves, 0) || math.IsNaN(d.ChangeSaves) {
+					d.ChangeSaves = math.NaN()
+				}
+			}
+		}
+		res.Tasks += d.PS + d.Workers
+		res.Decisions[j] = d
+	}
+	return res
+}
