@@ -158,6 +158,9 @@ func (in *instance) greedy(pinned []bool) *plan {
 			nw, np = 0, 1
 		}
 		if !in.fits(pl, j, nw, np) {
+			if in.stopAtFirstMisfit {
+				break
+			}
 			heap.Pop(&q)
 			cands[j][role] = nil
 			states[j][role].noFit, states[j][role].noFitAt = true, c.gain

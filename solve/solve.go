@@ -306,6 +306,9 @@ type instance struct {
 	// cannot or need not run, "" for jobs to plan.
 	pre       []Status
 	preReason []string
+	// stopAtFirstMisfit makes the greedy stop at the first candidate that
+	// does not fit, as the authors' code does (for comparison in tests).
+	stopAtFirstMisfit bool
 }
 
 func newInstance(p *Problem) *instance {
