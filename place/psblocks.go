@@ -62,19 +62,24 @@ const (
 
 // AssignBlocks assigns blocks to opts.Servers servers by the policy.
 //
-// The optimus policy, with B the total size and p the servers, so that the
-// ideal load of a server is B/p:
+// The optimus policy (after the paper's section 5.1: even parameter size
+// and even update requests on every server, large blocks sliced). With t
+// the tiny threshold, TinyFraction of the mean load per server, and B the
+// bytes of the blocks not tiny, the ideal load of a server is B/p:
 //
-//  1. a block larger than B/p is sliced into ⌈size/(B/p)⌉ near-equal
-//     pieces, so that no piece exceeds the ideal load;
-//  2. the pieces not tiny (at least TinyFraction·B/p), largest first, go
-//     best-fit: to the most loaded server whose load stays within B/p with
-//     the piece, or, when none has room, to the least loaded server;
-//  3. the tiny pieces, which weigh little in bytes but cost one request
+//  1. blocks of at least t bytes, largest first, fill the servers like
+//     water: each goes to the least loaded server; when it would take that
+//     server beyond B/p it is sliced, the slice that brings the server to
+//     B/p stays there and the rest goes on to the next least loaded server.
+//     Slices smaller than t are not cut: such a remainder goes whole. So a
+//     block is sliced only where balance needs it, into pieces as large as
+//     a server's share allows, and every server ends within t of B/p;
+//  2. the tiny blocks, which weigh little in bytes but cost one request
 //     each, go largest first to the server with the fewest requests.
 //
 // Ties go to the server with the smaller load, then fewer requests, then
-// the lower index, so the result is deterministic.
+// the lower index, so the result is deterministic. Pieces are returned by
+// block, then slice.
 func AssignBlocks(blocks []Block, policy BlockPolicy, opts BlockOptions) ([]Piece, error) {
 	p := opts.Servers
 	if p < 1 {
@@ -140,73 +145,83 @@ func balanceBlocks(blocks []Block, p int, tinyFraction float64) []Piece {
 	for _, b := range blocks {
 		total += b.Bytes
 	}
-	ideal := float64(total) / float64(p)
-	var pieces []Piece
-	for i, b := range blocks {
-		n := 1
-		if float64(b.Bytes) > ideal {
-			n = int(math.Ceil(float64(b.Bytes) / ideal))
+	tiny := int64(tinyFraction * float64(total) / float64(p))
+	var big int64
+	for _, b := range blocks {
+		if b.Bytes >= tiny {
+			big += b.Bytes
 		}
-		pieces = append(pieces, sliceBlock(i, b.Bytes, n)...)
 	}
-	order := make([]int, len(pieces))
+	ideal := float64(big) / float64(p)
+	order := make([]int, len(blocks))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
-		if pieces[a].Bytes != pieces[b].Bytes {
-			if pieces[a].Bytes > pieces[b].Bytes {
-				return -1
-			}
+		switch {
+		case blocks[a].Bytes > blocks[b].Bytes:
+			return -1
+		case blocks[a].Bytes < blocks[b].Bytes:
 			return 1
 		}
 		return 0
 	})
 	load := make([]int64, p)
 	requests := make([]int, p)
-	// lighter reports whether server a is preferred to b as the least loaded.
-	lighter := func(a, b int) bool {
-		if load[a] != load[b] {
-			return load[a] < load[b]
+	leastLoaded := func() int {
+		best := 0
+		for s := 1; s < p; s++ {
+			if load[s] < load[best] || load[s] == load[best] && requests[s] < requests[best] {
+				best = s
+			}
 		}
-		if requests[a] != requests[b] {
-			return requests[a] < requests[b]
-		}
-		return a < b
+		return best
 	}
-	tiny := tinyFraction * ideal
-	for _, i := range order {
-		pc := &pieces[i]
-		best := -1
-		if float64(pc.Bytes) >= tiny {
-			// Best fit within the ideal load, else the least loaded.
-			for s := range p {
-				if float64(load[s]+pc.Bytes) > ideal*(1+1e-12) {
-					continue
-				}
-				if best < 0 || load[s] > load[best] || load[s] == load[best] && lighter(s, best) {
-					best = s
-				}
-			}
-			if best < 0 {
-				best = 0
-				for s := 1; s < p; s++ {
-					if lighter(s, best) {
-						best = s
-					}
-				}
-			}
-		} else {
-			best = 0
-			for s := 1; s < p; s++ {
-				if requests[s] < requests[best] || requests[s] == requests[best] && lighter(s, best) {
-					best = s
-				}
+	fewestRequests := func() int {
+		best := 0
+		for s := 1; s < p; s++ {
+			if requests[s] < requests[best] || requests[s] == requests[best] && load[s] < load[best] {
+				best = s
 			}
 		}
-		pc.Server = best
-		load[best] += pc.Bytes
-		requests[best]++
+		return best
+	}
+	perBlock := make([][]Piece, len(blocks))
+	put := func(block, server int, offset, bytes int64) {
+		perBlock[block] = append(perBlock[block], Piece{Block: block, Offset: offset, Bytes: bytes, Server: server})
+		load[server] += bytes
+		requests[server]++
+	}
+	for _, i := range order {
+		b := blocks[i]
+		if b.Bytes < tiny {
+			put(i, fewestRequests(), 0, b.Bytes)
+			continue
+		}
+		// Slices keep whole float32 elements when the block is made of them.
+		align := int64(1)
+		if b.Bytes%4 == 0 {
+			align = 4
+		}
+		var offset int64
+		for offset < b.Bytes {
+			s := leastLoaded()
+			rest := b.Bytes - offset
+			room := int64(ideal-float64(load[s])) / align * align
+			if rest-room < max(tiny, 1) || room < max(tiny, 1) {
+				put(i, s, offset, rest)
+				break
+			}
+			put(i, s, offset, room)
+			offset += room
+		}
+	}
+	var pieces []Piece
+	for _, ps := range perBlock {
+		for k := range ps {
+			ps[k].Piece, ps[k].Pieces = k, len(ps)
+		}
+		pieces = append(pieces, ps...)
 	}
 	return pieces
 }

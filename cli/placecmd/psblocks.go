@@ -39,10 +39,10 @@ order the framework registers them; or a built-in model's, by --model) to N para
 servers, and writes one row per block or slice of a block with its server.
 
 Policies (--policy):
-  optimus  the paper's balancing (section 5.1): blocks larger than the ideal load
-           (total / N) sliced into pieces no larger than it; the others, largest first,
-           best-fit within the ideal load; tiny blocks (below --tiny of the ideal load)
-           to the server with the fewest requests
+  optimus  the paper's balancing (section 5.1): blocks largest first to the least loaded
+           server, sliced where a block would take it beyond the ideal load (total / N),
+           the rest going on to the next server; tiny blocks (below --tiny of the mean
+           load) to the server with the fewest requests
   hash     MXNet's default: blocks below --bigarray-bound bytes whole to server
            (key * 9973) mod N, larger ones split evenly over every server
 
@@ -63,7 +63,7 @@ and requests (a ps_balance table): the slowest server sets the pace of every ste
 	cmd.Flags().IntVar(&opts.Servers, "ps", 0, "number of parameter servers `N` (required)")
 	cmd.Flags().StringVar(&opts.Policy, "policy", string(place.BalanceBlocks), "assignment `POLICY`: optimus or hash")
 	cmd.Flags().BoolVar(&opts.Compare, "compare", false, "write the load balance of every policy (a ps_balance table) instead of the assignment")
-	cmd.Flags().Float64Var(&opts.TinyFraction, "tiny", place.DefaultTinyFraction, "optimus: blocks below this `FRACTION` of the ideal load are placed by request count")
+	cmd.Flags().Float64Var(&opts.TinyFraction, "tiny", place.DefaultTinyFraction, "optimus: blocks below this `FRACTION` of the mean load per server are placed by request count, and no slice is smaller")
 	cmd.Flags().Int64Var(&opts.BigArrayBound, "bigarray-bound", place.DefaultBigArrayBound, "hash: `BYTES` from which a block is split over every server")
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print the balance of both policies on standard error (the default when it is a terminal)")
 	opts.Output.AddOutputFlags(cmd)
