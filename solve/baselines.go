@@ -10,24 +10,33 @@ import (
 // Tetris knows a job's speed model: like the paper's (and its authors'
 // simulator's) versions they grow a job by units of one PS and one worker
 // (a 1:1 ratio), or by the single task its limits still allow, until the job
-// reaches its maximum (max_ps, max_workers; a job without limits grows while
-// the cluster has room) or its next unit does not fit. They ignore the
-// restart cost: they re-decide from scratch, as the paper's baselines do.
+// reaches its maximum (max_ps, max_workers; Options.BaselineCap for a role
+// without a limit) or its next unit does not fit. They ignore the restart
+// cost: they re-decide from scratch, as the paper's baselines do.
 
 // unit is the next unit the baselines give job j: 1 worker and 1 PS while
 // both are under the job's limits, else the one task it may still get; ok
 // is false when the job is at both limits.
 func (in *instance) unit(pl *plan, j int) (nw, np int, ok bool) {
-	if pl.wk[j] < in.limit[j][worker] {
+	if pl.wk[j] < min(in.limit[j][worker], in.cap(j, worker)) {
 		nw = 1
 	}
-	if pl.ps[j] < in.limit[j][ps] {
+	if pl.ps[j] < min(in.limit[j][ps], in.cap(j, ps)) {
 		np = 1
 	}
 	if pl.wk[j] == 0 || pl.ps[j] == 0 {
 		return 1, 1, true // a job starts with 1 PS and 1 worker
 	}
 	return nw, np, nw+np > 0
+}
+
+// cap is the baselines' bound on a role of job j: its own limit, or the
+// baseline cap when it has none.
+func (in *instance) cap(j, role int) int {
+	if in.limit[j][role] == math.MaxInt {
+		return in.baselineCap
+	}
+	return in.limit[j][role]
 }
 
 // rankedQueue is a max-heap of jobs by a score; ties go to the earlier

@@ -135,17 +135,23 @@ type Options struct {
 	// with the shortest remaining time, against the packing score (0: pure
 	// packing, 1: pure shortest-remaining-time-first).
 	TetrisSRTFWeight float64
+	// BaselineCap is the most PS and the most workers DRF and Tetris give a
+	// job that has no limit of its own (max_ps, max_workers): they do not
+	// know when more tasks stop helping, so, as in the authors' simulator, a
+	// job is capped (0: DefaultBaselineCap).
+	BaselineCap int
 }
 
 // Defaults.
 const (
 	DefaultRestartCost      = 300.0
 	DefaultTetrisSRTFWeight = 0.5
+	DefaultBaselineCap      = 16
 )
 
 // DefaultOptions returns the options `optimus solve` starts from.
 func DefaultOptions() Options {
-	return Options{Policy: Optimus, RestartCost: DefaultRestartCost, TetrisSRTFWeight: DefaultTetrisSRTFWeight}
+	return Options{Policy: Optimus, RestartCost: DefaultRestartCost, TetrisSRTFWeight: DefaultTetrisSRTFWeight, BaselineCap: DefaultBaselineCap}
 }
 
 // Decision is the plan for one job.
@@ -227,7 +233,14 @@ func Solve(p *Problem, opts Options) (*Result, error) {
 	if !(opts.TetrisSRTFWeight >= 0 && opts.TetrisSRTFWeight <= 1) {
 		return nil, fmt.Errorf("solve: tetris SRTF weight %v: must be in [0, 1]", opts.TetrisSRTFWeight)
 	}
+	if opts.BaselineCap < 0 {
+		return nil, fmt.Errorf("solve: baseline cap %d: must be >= 0", opts.BaselineCap)
+	}
+	if opts.BaselineCap == 0 {
+		opts.BaselineCap = DefaultBaselineCap
+	}
 	in := newInstance(p)
+	in.baselineCap = opts.BaselineCap
 	var pl *plan
 	switch opts.Policy {
 	case Optimus, "":
@@ -306,6 +319,9 @@ type instance struct {
 	// cannot or need not run, "" for jobs to plan.
 	pre       []Status
 	preReason []string
+	// baselineCap bounds, for DRF and Tetris, the roles a job sets no limit
+	// on.
+	baselineCap int
 	// stopAtFirstMisfit makes the greedy stop at the first candidate that
 	// does not fit, as the authors' code does (for comparison in tests).
 	stopAtFirstMisfit bool

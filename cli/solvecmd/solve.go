@@ -26,6 +26,7 @@ type Options struct {
 	Policy      string
 	RestartCost float64
 	TetrisSRTF  float64
+	BaselineCap int
 	Quantile    string // which remaining-steps column is Q: p10, p50 or p90
 	Verbose     bool
 	Output      cmdutil.OutputOptions
@@ -48,8 +49,9 @@ Policies (--policy):
            time saved) / (task's dominant share of the cluster), until no gain is positive
            or nothing fits
   drf      dominant resource fairness: units of 1 PS + 1 worker to the job with the
-           smallest dominant share
-  tetris   units of 1 PS + 1 worker by packing score plus a shortest-remaining-time bias
+           smallest dominant share, up to its limits (or --baseline-cap)
+  tetris   units of 1 PS + 1 worker by packing score plus a shortest-remaining-time
+           bias, up to the job's limits (or --baseline-cap)
   fifo     each job its request (max_ps, max_workers) in arrival order
 
 Every float column of the cluster other than node is a resource; jobs need worker_<r> and
@@ -77,6 +79,8 @@ alloc_speed, alloc_completion_s, the gains, status and reason (optimus schema al
 		"`SECONDS` a restart (checkpoint, stop, restore) costs a running job; its allocation changes only when the predicted gain beats it (0: re-solve from scratch)")
 	cmd.Flags().Float64Var(&opts.TetrisSRTF, "tetris-srtf", def.TetrisSRTFWeight,
 		"tetris: `WEIGHT` in [0,1] of the shortest-remaining-time bias against the packing score")
+	cmd.Flags().IntVar(&opts.BaselineCap, "baseline-cap", def.BaselineCap,
+		"drf, tetris: most PS and most workers (`N` each) for a job without max_ps/max_workers")
 	cmd.Flags().StringVar(&opts.Quantile, "remaining", "p50", "which predicted remaining steps to plan with: p10, p50 or p90")
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print a summary of the plan on standard error (the default when it is a terminal)")
 	opts.Output.AddOutputFlags(cmd)
@@ -97,6 +101,9 @@ func Run(opts *Options) error {
 	}
 	if !(opts.TetrisSRTF >= 0 && opts.TetrisSRTF <= 1) {
 		return cmdutil.Usagef("--tetris-srtf %v: give a weight in [0, 1]", opts.TetrisSRTF)
+	}
+	if opts.BaselineCap < 1 {
+		return cmdutil.Usagef("--baseline-cap %d: give at least 1", opts.BaselineCap)
 	}
 	switch opts.Quantile {
 	case "p10", "p50", "p90":
@@ -120,7 +127,7 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	res, err := solve.Solve(prob, solve.Options{Policy: policy, RestartCost: opts.RestartCost, TetrisSRTFWeight: opts.TetrisSRTF})
+	res, err := solve.Solve(prob, solve.Options{Policy: policy, RestartCost: opts.RestartCost, TetrisSRTFWeight: opts.TetrisSRTF, BaselineCap: opts.BaselineCap})
 	if err != nil {
 		return err
 	}
