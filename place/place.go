@@ -131,6 +131,15 @@ type Options struct {
 	Candidates int
 }
 
+// Placement methods (JobPlacement.Method).
+const (
+	MethodEven     = "even"
+	MethodFallback = "fallback"
+	MethodKept     = "kept"
+	MethodSpread   = "spread"
+	MethodPack     = "pack"
+)
+
 // DefaultCandidates is Options.Candidates when it is 0.
 const DefaultCandidates = 64
 
@@ -154,7 +163,14 @@ type JobPlacement struct {
 	// that crosses servers (see the package documentation); NaN when the
 	// job does not run.
 	CrossTraffic float64
-	// Even reports a placement by the optimus policy's even split.
+	// Method says how the job's tasks were placed: MethodEven (the optimus
+	// policy's even split), MethodFallback (its one-by-one fallback),
+	// MethodKept (left where they ran), MethodSpread or MethodPack; "" for
+	// a job not running.
+	Method string
+	// Even reports that the tasks lie evenly: on each of the job's nodes
+	// ⌊p/k⌋ or ⌈p/k⌉ PS and ⌊w/k⌋ or ⌈w/k⌉ workers (k nodes), whatever the
+	// method.
 	Even bool
 	// Kept reports that the job's tasks stayed where they ran.
 	Kept   bool
@@ -248,8 +264,10 @@ func Place(p *Problem, opts Options) (*Result, error) {
 		case Optimus:
 			pl.placeOptimus(j)
 		case Spread:
+			pl.jobs[j].Method = MethodSpread
 			pl.placeOneByOne(j, nil, pl.spreadNode)
 		case Pack:
+			pl.jobs[j].Method = MethodPack
 			pl.placeOneByOne(j, nil, pl.packNode)
 		}
 	}
@@ -350,7 +368,7 @@ func (pl *placer) keep(j int) string {
 	for _, t := range job.Current {
 		pl.tasks[j] = append(pl.tasks[j], Placed{Job: j, Role: t.Role, Index: t.Index, Node: t.Node, Kept: true})
 	}
-	pl.jobs[j].Kept = true
+	pl.jobs[j].Kept, pl.jobs[j].Method = true, MethodKept
 	return ""
 }
 
@@ -399,9 +417,10 @@ func (pl *placer) placeOptimus(j int) {
 				next[Worker]++
 			}
 		}
-		pl.jobs[j].Even = true
+		pl.jobs[j].Method = MethodEven
 		return
 	}
+	pl.jobs[j].Method = MethodFallback
 	inPool := make(map[int]bool, len(pool))
 	for _, i := range pool {
 		inPool[i] = true
@@ -565,7 +584,7 @@ func (pl *placer) placeOneByOne(j int, pool []int, choose func(d []float64, pool
 		pl.st.take(t.Node, pl.demand(j, t.Role), -1)
 	}
 	pl.tasks[j] = nil
-	res.Status = Waiting
+	res.Status, res.Method = Waiting, ""
 	res.Reason = joinReason(res.Reason, fmt.Sprintf("no room for at least 1 PS and 1 worker (placed %d PS, %d workers, then removed them)", placed[PS], placed[Worker]))
 }
 
@@ -633,8 +652,13 @@ func (pl *placer) result() *Result {
 		}
 		jr.Servers = len(perNode)
 		local := 0
+		k := len(perNode)
+		jr.Even = k > 0
 		for _, c := range perNode {
 			local += c[PS] * c[Worker]
+			if c[PS] != jr.PS/k && c[PS] != (jr.PS+k-1)/k || c[Worker] != jr.Workers/k && c[Worker] != (jr.Workers+k-1)/k {
+				jr.Even = false
+			}
 		}
 		jr.CrossTraffic = 1 - float64(local)/float64(jr.PS*jr.Workers)
 	}

@@ -248,7 +248,10 @@ func TestPlacementTheoremByBruteForce(t *testing.T) {
 				}
 			}
 			where := fmt.Sprintf("trial %d, %s (%d PS + %d workers on %v)", trial, jb.Name, jb.PS, jb.Workers, perNode)
-			if jp.Even {
+			if jp.Method == MethodEven {
+				if !jp.Even {
+					t.Errorf("%s: placed by the even split but not reported even", where)
+				}
 				evenJobs++
 				k := jp.Servers
 				for _, c := range perNode {
@@ -322,7 +325,7 @@ func TestEvenSplitOnEmptyIdenticalNodes(t *testing.T) {
 						jp := res.Jobs[0]
 						where := fmt.Sprintf("capacity %v, worker cpu %v, PS cpu %v, %d PS + %d workers", capacity, wcpu, pcpu, ps, w)
 						cases++
-						if !jp.Even {
+						if jp.Method != MethodEven {
 							for k := 1; k <= 4; k++ {
 								if anyPlacementFits(caps, &p.Jobs[0], k) {
 									t.Errorf("%s: not placed evenly although %d nodes hold it", where, k)
@@ -412,7 +415,7 @@ func TestEvenSplitExamples(t *testing.T) {
 			if got := layout(p, res, 0); got != tc.want {
 				t.Errorf("placed %s, want %s", got, tc.want)
 			}
-			if !res.Jobs[0].Even {
+			if res.Jobs[0].Method != MethodEven || !res.Jobs[0].Even {
 				t.Error("not placed by the even split")
 			}
 			k := float64(res.Jobs[0].Servers)
@@ -532,12 +535,12 @@ func TestFallbackReducesOrWaits(t *testing.T) {
 	small := job("small", 1, 1, 2, 2)
 	p := &Problem{Resources: res2, Nodes: names, Capacity: caps, Jobs: []Job{big, small}}
 	res := mustPlace(t, p, Options{Policy: Optimus})
-	if res.Jobs[1].Status != Running || !res.Jobs[1].Even {
-		t.Errorf("small: %s even %v", res.Jobs[1].Status, res.Jobs[1].Even)
+	if res.Jobs[1].Status != Running || res.Jobs[1].Method != MethodEven {
+		t.Errorf("small: %s %s", res.Jobs[1].Status, res.Jobs[1].Method)
 	}
 	b := res.Jobs[0]
-	if b.Status != Running || b.Even || b.Workers != 3 || !strings.HasPrefix(b.Reason, "reduced: placed 2 of 2 PS and 3 of 5 workers") {
-		t.Errorf("big: %s even %v, %d PS + %d workers, %q", b.Status, b.Even, b.PS, b.Workers, b.Reason)
+	if b.Status != Running || b.Method != MethodFallback || b.Workers != 3 || !strings.HasPrefix(b.Reason, "reduced: placed 2 of 2 PS and 3 of 5 workers") {
+		t.Errorf("big: %s %s, %d PS + %d workers, %q", b.Status, b.Method, b.PS, b.Workers, b.Reason)
 	}
 
 	// A PS that fits nowhere: the job waits, the other runs.

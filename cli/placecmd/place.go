@@ -233,6 +233,8 @@ func addCurrent(prob *place.Problem, current *table.Table, jobIndex, nodeIndex m
 func Plan(prob *place.Problem, res *place.Result) (*table.Table, error) {
 	var (
 		job, role, node, status, reason []string
+		method                          []string
+		methodOK                        []bool
 		roleOK, nodeOK, reasonOK        []bool
 		index                           []int64
 		indexOK, kept, even             []bool
@@ -246,6 +248,7 @@ func Plan(prob *place.Problem, res *place.Result) (*table.Table, error) {
 		reason, reasonOK = append(reason, jp.Reason), append(reasonOK, jp.Reason != "")
 		jps, jw, servers = append(jps, int64(jp.PS)), append(jw, int64(jp.Workers)), append(servers, int64(jp.Servers))
 		even, cross = append(even, jp.Even), append(cross, jp.CrossTraffic)
+		method, methodOK = append(method, jp.Method), append(methodOK, jp.Method != "")
 	}
 	t := 0
 	for j := range prob.Jobs {
@@ -288,6 +291,7 @@ func Plan(prob *place.Problem, res *place.Result) (*table.Table, error) {
 	out.SetInt64s("job_ps", jps, nil)
 	out.SetInt64s("job_workers", jw, nil)
 	out.SetInt64s("job_servers", servers, nil)
+	out.SetStrings("job_method", method, methodOK)
 	out.SetBools("job_even", even, nil)
 	out.SetFloat64sNaNAsNull("job_cross_traffic", cross)
 	for r, name := range prob.Resources {
@@ -298,7 +302,7 @@ func Plan(prob *place.Problem, res *place.Result) (*table.Table, error) {
 
 // Summary is one line describing a placement, for standard error.
 func Summary(prob *place.Problem, res *place.Result) string {
-	var running, waiting, done, even, reduced, keptJobs, tasks, keptTasks int
+	var running, waiting, done, even, fallback, reduced, keptJobs, tasks, keptTasks int
 	nodes := map[int]bool{}
 	crossSum := 0.0
 	for j, jp := range res.Jobs {
@@ -306,10 +310,12 @@ func Summary(prob *place.Problem, res *place.Result) string {
 		case place.Running:
 			running++
 			crossSum += jp.CrossTraffic
-			if jp.Even {
+			switch jp.Method {
+			case place.MethodEven:
 				even++
-			}
-			if jp.Kept {
+			case place.MethodFallback:
+				fallback++
+			case place.MethodKept:
 				keptJobs++
 			}
 			if jp.PS < prob.Jobs[j].PS || jp.Workers < prob.Jobs[j].Workers {
@@ -329,8 +335,8 @@ func Summary(prob *place.Problem, res *place.Result) string {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "place (%s): %d jobs: %d running (%d even split, %d kept in place, %d reduced), %d waiting, %d done; %d tasks on %d of %d nodes (%d kept)",
-		res.Policy, len(res.Jobs), running, even, keptJobs, reduced, waiting, done, tasks, len(nodes), len(prob.Nodes), keptTasks)
+	fmt.Fprintf(&b, "place (%s): %d jobs: %d running (%d even split, %d fallback, %d kept in place, %d reduced), %d waiting, %d done; %d tasks on %d of %d nodes (%d kept)",
+		res.Policy, len(res.Jobs), running, even, fallback, keptJobs, reduced, waiting, done, tasks, len(nodes), len(prob.Nodes), keptTasks)
 	if running > 0 {
 		fmt.Fprintf(&b, "; mean cross-server traffic share %.3f", crossSum/float64(running))
 	}
