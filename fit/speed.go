@@ -97,7 +97,8 @@ func (s SpeedSample) failed() bool {
 // sync) to samples by non-negative least squares on the inverted model
 // (1/f for sync, w/f for async). Each equation is divided by its measured
 // value, so the fit minimises relative rather than absolute error and fast
-// and slow configurations count alike. Samples whose speed is 0, negative or
+// and slow configurations count alike (as in the reference figures of the
+// measured data's README). Samples whose speed is 0, negative or
 // not finite are failed runs: excluded and counted.
 //
 // With fewer usable samples than coefficients the fit is underdetermined
@@ -122,39 +123,32 @@ func FitSpeed(mode string, globalBatch float64, samples []SpeedSample) (SpeedFit
 	if len(used) < n {
 		return fit, fmt.Errorf("fit: %d usable speed samples, need at least %d for the %s model", len(used), n, mode)
 	}
-	a := mat.NewDense(len(used), n, nil)
-	b := mat.NewVecDense(len(used), nil)
-	x := make([]float64, 5)
+	x := make([][]float64, len(used))
+	y := make([]float64, len(used))
 	for i, s := range used {
 		p, w := float64(s.PS), float64(s.Workers)
-		y := 1 / s.Speed
+		y[i] = 1 / s.Speed
 		if mode == Async {
-			y = w / s.Speed
+			y[i] = w / s.Speed
 		}
-		row(mode, globalBatch, p, w, x)
-		for j := 0; j < n; j++ {
-			a.Set(i, j, x[j]/y)
-		}
-		b.SetVec(i, 1)
+		x[i] = make([]float64, 5)
+		row(mode, globalBatch, p, w, x[i])
+		x[i] = x[i][:n]
 	}
-	// Scale columns to unit norm so that NNLS's tolerances treat the terms
-	// alike whatever their magnitudes (M/w can be 1000 times w/p).
-	scale := make([]float64, n)
-	for j := 0; j < n; j++ {
-		scale[j] = mat.Norm(a.ColView(j), 2)
-		if scale[j] == 0 {
-			scale[j] = 1
-		}
-		for i := 0; i < len(used); i++ {
-			a.Set(i, j, a.At(i, j)/scale[j])
-		}
+	// Each equation is divided by its measured value, so that residuals
+	// are relative errors of 1/f (hence, to first order, of f). Tried on
+	// the DL2 measurements, this generalises from 10 samples better than
+	// reweighting towards the relative error of f itself.
+	weights := make([]float64, len(y))
+	for i := range weights {
+		weights[i] = 1 / y[i]
 	}
-	theta, _, err := NNLS(a, b)
+	theta, err := weightedNNLS(x, y, weights)
 	if err != nil {
 		return fit, err
 	}
 	for j := 0; j < n; j++ {
-		fit.Model.Theta[j] = theta.AtVec(j) / scale[j]
+		fit.Model.Theta[j] = theta[j]
 	}
 	errs := make([]float64, len(used))
 	for i, s := range used {
@@ -162,6 +156,40 @@ func FitSpeed(mode string, globalBatch float64, samples []SpeedSample) (SpeedFit
 	}
 	fit.MedianRelErr, fit.MaxRelErr = Median(errs), slices.Max(errs)
 	return fit, nil
+}
+
+// weightedNNLS solves min Σ (weights_i (x_i·θ - y_i))², θ >= 0, with the
+// columns scaled to unit norm so that NNLS's tolerances treat every term
+// alike whatever its units (M/w can be 1000 times w/p).
+func weightedNNLS(x [][]float64, y, weights []float64) ([]float64, error) {
+	m, n := len(x), len(x[0])
+	a := mat.NewDense(m, n, nil)
+	b := mat.NewVecDense(m, nil)
+	for i := range x {
+		for j := 0; j < n; j++ {
+			a.Set(i, j, x[i][j]*weights[i])
+		}
+		b.SetVec(i, y[i]*weights[i])
+	}
+	scale := make([]float64, n)
+	for j := 0; j < n; j++ {
+		scale[j] = mat.Norm(a.ColView(j), 2)
+		if scale[j] == 0 {
+			scale[j] = 1
+		}
+		for i := 0; i < m; i++ {
+			a.Set(i, j, a.At(i, j)/scale[j])
+		}
+	}
+	t, _, err := NNLS(a, b)
+	if err != nil {
+		return nil, err
+	}
+	theta := make([]float64, n)
+	for j := range theta {
+		theta[j] = t.AtVec(j) / scale[j]
+	}
+	return theta, nil
 }
 
 // Median of xs (NaN for none); xs is not modified.
@@ -183,4 +211,21 @@ func Quantile(xs []float64, q float64) float64 {
 		return s[len(s)-1]
 	}
 	return s[i] + (h-lo)*(s[i+1]-s[i])
+}
+
+// Verdict grades a speed fit by its errors on its own samples: good (median
+// <= 5%, largest <= 15%), fair (<= 10%, <= 30%), poor otherwise, and
+// insufficient when the samples cannot determine every coefficient. Errors
+// on the fitted samples flatter the model; optimus eval speed measures
+// errors on configurations the fit did not see.
+func (f SpeedFit) Verdict(identifiable bool) string {
+	switch {
+	case !identifiable || f.Used < NumTheta(f.Model.Mode):
+		return QualityInsufficient
+	case f.MedianRelErr <= 0.05 && f.MaxRelErr <= 0.15:
+		return QualityGood
+	case f.MedianRelErr <= 0.10 && f.MaxRelErr <= 0.30:
+		return QualityFair
+	}
+	return QualityPoor
 }

@@ -61,6 +61,26 @@ func ReadInput(ios *iostreams.IOStreams, path string, want *schema.Table) (*tabl
 	return table.ReadFile(path, want)
 }
 
+// ReadOptionalInput reads the main input like ReadInput, but returns nil
+// when there is none: no -i, and standard input a terminal or empty (as
+// under cron). Commands whose inputs may all come by flag use it.
+func ReadOptionalInput(ios *iostreams.IOStreams, path string, want *schema.Table) (*table.Table, error) {
+	if path != "" && path != "-" {
+		return table.ReadFile(path, want)
+	}
+	if ios.IsStdinTTY() {
+		return nil, nil
+	}
+	data, err := io.ReadAll(ios.In)
+	if err != nil {
+		return nil, fmt.Errorf("stdin: %w", err)
+	}
+	if len(data) == 0 {
+		return nil, nil
+	}
+	return table.Decode(data, table.Sniff(data), "stdin", want)
+}
+
 // ReadSide reads a side input named by a flag (the cluster, the models); it
 // must be a file, since standard input carries the main input.
 func ReadSide(flag, path string, want *schema.Table) (*table.Table, error) {

@@ -11,8 +11,11 @@ import (
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/convertcmd"
 	"github.com/optimus-sched/optimus/cli/datasetscmd"
+	"github.com/optimus-sched/optimus/cli/evalcmd"
+	"github.com/optimus-sched/optimus/cli/fitcmd"
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/cli/placecmd"
+	"github.com/optimus-sched/optimus/cli/predictcmd"
 	"github.com/optimus-sched/optimus/cli/schemacmd"
 	"github.com/optimus-sched/optimus/cli/solvecmd"
 	"github.com/optimus-sched/optimus/cli/versioncmd"
@@ -48,6 +51,8 @@ failures.`,
 		&cobra.Group{ID: "tables", Title: "Tables and data:"},
 	)
 	for _, c := range []*cobra.Command{
+		fitcmd.NewCmd(ios, nil),
+		predictcmd.NewCmd(ios, nil),
 		solvecmd.NewCmd(ios, nil),
 		placecmd.NewCmd(ios, nil),
 	} {
@@ -62,7 +67,9 @@ failures.`,
 		c.GroupID = "tables"
 		cmd.AddCommand(c)
 	}
-	cmd.AddCommand(versioncmd.NewCmd(ios))
+	evalCmd := evalcmd.NewCmd(ios)
+	evalCmd.GroupID = "tables"
+	cmd.AddCommand(evalCmd, versioncmd.NewCmd(ios))
 	return cmd
 }
 

@@ -1,7 +1,7 @@
 package schema
 
 // All lists every table, in the order the pipeline produces them.
-var All = []*Table{Cluster, Jobs, Loss, Speed, Models, Predictions, Allocation, Plan, Actions, Truth, PSBlocks, PSAssignment, PSBalance}
+var All = []*Table{Cluster, Jobs, Loss, Speed, Models, Suggestions, Predictions, Allocation, Plan, Actions, Truth, PSBlocks, PSAssignment, PSBalance, SpeedEval, ConvergenceEval}
 
 var modes = []string{"sync", "async"}
 
@@ -279,10 +279,8 @@ var Plan = &Table{
 		{Name: "job_ps", Type: Int64, Default: "0", Min: zero, Doc: "Parameter servers of the job placed."},
 		{Name: "job_workers", Type: Int64, Default: "0", Min: zero, Doc: "Workers of the job placed."},
 		{Name: "job_servers", Type: Int64, Default: "0", Min: zero, Doc: "Distinct nodes the job's tasks use."},
-		{Name: "job_method", Type: String, Nullable: true, Enum: []string{"even", "fallback", "kept", "spread", "pack"},
-			Doc: "How the job's tasks were placed: even (the optimus policy's even split on the fewest nodes), fallback (its one-by-one first fit), kept (left where they ran), spread or pack (the baselines); null when the job does not run."},
 		{Name: "job_even", Type: Bool, Default: "false",
-			Doc: "The job's tasks lie evenly: on each of its k nodes the same number of PS and the same number of workers, up to one where p/k or w/k is not whole."},
+			Doc: "The job was placed by the optimus policy's even split (same numbers of PS and of workers on each of its nodes, up to one when they do not divide), not by the one-by-one fallback."},
 		{Name: "job_cross_traffic", Type: Float64, Nullable: true, Min: zero,
 			Doc: "Estimated share of the job's PS-worker traffic that crosses servers: 1 - sum over nodes of (PS there x workers there) / (PS x workers), every worker exchanging equal shares with every PS; null when the job does not run."},
 	},

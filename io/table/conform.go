@@ -30,6 +30,19 @@ func conform(raw *Table, want *schema.Table) (*Table, error) {
 	return build(raw.Source, s, raw.rows, cols, nil, raw.Meta)
 }
 
+// ConformTo checks t against the declaration s, which need not be one of
+// the registered tables (eval reads speed measurements keyed by another
+// column, say), and returns it in canonical form.
+func ConformTo(t *Table, s *schema.Table) (*Table, error) {
+	var cols []column
+	for i, f := range t.fields {
+		cols = append(cols, column{name: f.Name, arrowType: f.Type, convert: func(typ schema.Type) (*values, *Error) {
+			return toValues(t.Source, f.Name, t.cols[i], typ)
+		}})
+	}
+	return build(t.Source, s, t.rows, cols, nil, t.Meta)
+}
+
 // column is one input column, not yet converted: CSV and Arrow inputs differ
 // only in how a column turns into values of a wanted type.
 type column struct {
@@ -101,7 +114,7 @@ func Recognise(names []string, want *schema.Table) *schema.Table {
 // build converts and checks every column against s (nil: no schema) and
 // assembles the table. lines maps data rows to CSV lines for messages.
 func build(source string, s *schema.Table, rows int, cols []column, lines []int, meta map[string]string) (*Table, error) {
-	out := &Table{Source: source, Meta: meta, rows: rows}
+	out := &Table{Source: source, Meta: meta, rows: rows, lines: lines}
 	var p problems
 	loc := func(col string, r int, format string, args ...any) {
 		e := &Error{Source: source, Column: col, Row: r + 1, Msg: fmt.Sprintf(format, args...)}

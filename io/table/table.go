@@ -36,6 +36,17 @@ type Table struct {
 	fields []arrow.Field
 	cols   []arrow.Array
 	rows   int
+	lines  []int // CSV line of each row, when read from CSV
+}
+
+// Errorf is an input error about a row (0-based) of a column ("" for the
+// whole row) of this table, located by file, column, row and, for CSV, line.
+func (t *Table) Errorf(col string, row int, format string, args ...any) *Error {
+	e := &Error{Source: t.Source, Column: col, Row: row + 1, Msg: fmt.Sprintf(format, args...)}
+	if row < len(t.lines) {
+		e.Line = t.lines[row]
+	}
+	return e
 }
 
 // New returns an empty table of the given schema with rows rows; add its

@@ -1,0 +1,149 @@
+package fitcmd
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/optimus-sched/optimus/cli/cmdutil"
+	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/modelio"
+	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+)
+
+// SuggestOptions are `fit suggest`'s inputs.
+type SuggestOptions struct {
+	IO         *iostreams.IOStreams
+	Input      string // speed samples so far; "" for standard input, unless --jobs alone is given
+	Jobs       string
+	Samples    int
+	MaxPS      int
+	MaxWorkers int
+	Output     cmdutil.OutputOptions
+}
+
+// NewCmdSuggest returns `optimus fit suggest`.
+func NewCmdSuggest(ios *iostreams.IOStreams, runF func(*SuggestOptions) error) *cobra.Command {
+	opts := &SuggestOptions{IO: ios}
+	cmd := &cobra.Command{
+		Use:   "suggest [-i SPEED] [--jobs FILE] [--samples N]",
+		Short: "Suggest which (ps, workers) configurations to measure next",
+		Long: `Suggest tells, for each job, which configurations to measure next so that its speed model
+can be fitted well: until the job has --samples measured configurations, each suggestion
+is the configuration farthest from those measured or suggested before (in ps and workers
+scaled to their ranges), starting from 1 PS + 1 worker. Unlike sampling ps == workers, as
+the authors' code does, this separates every term of the model; the identifiable column
+says from which suggestion on it is.
+
+Jobs come from --jobs (whose max_ps and max_workers bound the candidates) or from the
+speed table given on standard input or with -i; a job's failed runs count as measured
+(they are not suggested again) but do not help identify the model.`,
+		Example: `  optimus fit suggest --jobs jobs.parquet -i speed.parquet
+  optimus fit suggest --jobs jobs.parquet --samples 8 --format csv`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return RunSuggest(opts)
+		},
+	}
+	cmdutil.InputFlag(cmd, &opts.Input, "speed")
+	cmd.Flags().StringVar(&opts.Jobs, "jobs", "", "read the jobs table from `FILE`")
+	cmd.Flags().IntVar(&opts.Samples, "samples", 10, "configurations each job should have measured")
+	cmd.Flags().IntVar(&opts.MaxPS, "max-ps", 16, "largest number of parameter servers to suggest (a job's max_ps wins)")
+	cmd.Flags().IntVar(&opts.MaxWorkers, "max-workers", 16, "largest number of workers to suggest (a job's max_workers wins)")
+	opts.Output.AddOutputFlags(cmd)
+	return cmd
+}
+
+// RunSuggest suggests.
+func RunSuggest(opts *SuggestOptions) error {
+	if err := opts.Output.Validate(); err != nil {
+		return err
+	}
+	if opts.Samples < 1 || opts.MaxPS < 1 || opts.MaxWorkers < 1 {
+		return cmdutil.Usagef("--samples, --max-ps and --max-workers must be at least 1")
+	}
+	var jobs, speed *table.Table
+	var err error
+	if opts.Jobs != "" {
+		if jobs, err = cmdutil.ReadSide("jobs", opts.Jobs, schema.Jobs); err != nil {
+			return err
+		}
+	}
+	if speed, err = cmdutil.ReadOptionalInput(opts.IO, opts.Input, schema.Speed); err != nil {
+		return err
+	}
+	if speed == nil && jobs == nil {
+		return cmdutil.Usagef("no input: give --jobs, or the speed samples so far (pipe them in or -i FILE), or both")
+	}
+	type jobLimits struct {
+		mode         string
+		batch        float64
+		maxPS, maxWk int
+	}
+	var order []string
+	limits := map[string]jobLimits{}
+	var infos map[string]modelio.JobInfo
+	if jobs != nil {
+		infos, order = modelio.JobInfos(jobs)
+		maxPS, okPS := jobs.Int64s("max_ps"), jobs.Valid("max_ps")
+		maxW, okW := jobs.Int64s("max_workers"), jobs.Valid("max_workers")
+		for i, j := range order {
+			l := jobLimits{mode: infos[j].Mode, batch: infos[j].GlobalBatch, maxPS: opts.MaxPS, maxWk: opts.MaxWorkers}
+			if okPS[i] {
+				l.maxPS = int(maxPS[i])
+			}
+			if okW[i] {
+				l.maxWk = int(maxW[i])
+			}
+			limits[j] = l
+		}
+	}
+	measured := map[string][]fit.Config{}
+	succeeded := map[string][]fit.Config{}
+	if speed != nil {
+		groups, err := modelio.GroupSpeed(speed, infos, opts.Jobs)
+		if err != nil {
+			return err
+		}
+		for _, g := range groups {
+			if _, ok := limits[g.Job]; !ok {
+				order = append(order, g.Job)
+				limits[g.Job] = jobLimits{mode: g.Mode, batch: g.GlobalBatch, maxPS: opts.MaxPS, maxWk: opts.MaxWorkers}
+			}
+			for _, s := range g.Samples {
+				c := fit.Config{PS: s.PS, Workers: s.Workers}
+				measured[g.Job] = append(measured[g.Job], c)
+				if s.Speed > 0 {
+					succeeded[g.Job] = append(succeeded[g.Job], c)
+				}
+			}
+		}
+	}
+	var oJob []string
+	var oRank, oPS, oW []int64
+	var oIdent []bool
+	for _, j := range order {
+		l := limits[j]
+		want := opts.Samples - len(measured[j])
+		if want <= 0 {
+			continue
+		}
+		picks := fit.SuggestConfigs(measured[j], fit.Grid(l.maxPS, l.maxWk), want)
+		have := append([]fit.Config{}, succeeded[j]...)
+		for k, c := range picks {
+			have = append(have, c)
+			oJob, oRank, oPS, oW = append(oJob, j), append(oRank, int64(k+1)), append(oPS, int64(c.PS)), append(oW, int64(c.Workers))
+			oIdent = append(oIdent, fit.Identifiable(l.mode, l.batch, have))
+		}
+	}
+	t := table.New(schema.Suggestions, len(oJob))
+	t.SetStrings("job", oJob, nil)
+	t.SetInt64s("rank", oRank, nil)
+	t.SetInt64s("ps", oPS, nil)
+	t.SetInt64s("workers", oW, nil)
+	t.SetBools("identifiable", oIdent, nil)
+	return opts.Output.Write(opts.IO, t)
+}

@@ -1,0 +1,393 @@
+// Package modelio turns the tables fit, predict and eval read (loss points,
+// speed samples, jobs, models) into the types of package fit and back.
+package modelio
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+)
+
+var schemaModels = schema.Models
+
+// JobLoss is one job's loss points, in step order.
+type JobLoss struct {
+	Job            string
+	HigherIsBetter bool
+	Points         []fit.LossPoint
+}
+
+// GroupLoss splits a loss table by job, in order of first appearance. Steps
+// must increase within a job (row order is log order), and a job's
+// higher_is_better flag must not change; either mistake is an input error
+// naming the row. known, when not nil, lists the jobs the table may name.
+func GroupLoss(t *table.Table, known map[string]bool, knownSource string) ([]JobLoss, error) {
+	jobs, steps, values := t.Strings("job"), t.Int64s("step"), t.Float64s("value")
+	higher := t.Bools("higher_is_better")
+	index := map[string]int{}
+	var out []JobLoss
+	for r := range jobs {
+		j := jobs[r]
+		if known != nil && !known[j] {
+			return nil, t.Errorf("job", r, "unknown job %q (not in %s)", j, knownSource)
+		}
+		i, seen := index[j]
+		if !seen {
+			i = len(out)
+			index[j] = i
+			out = append(out, JobLoss{Job: j, HigherIsBetter: higher[r]})
+		}
+		jl := &out[i]
+		if jl.HigherIsBetter != higher[r] {
+			return nil, t.Errorf("higher_is_better", r, "job %q changes its higher_is_better flag", j)
+		}
+		if n := len(jl.Points); n > 0 && float64(steps[r]) <= jl.Points[n-1].Step {
+			return nil, t.Errorf("step", r, "step %d of job %q does not follow its previous step %v: steps must increase within a job", steps[r], j, jl.Points[n-1].Step)
+		}
+		jl.Points = append(jl.Points, fit.LossPoint{Step: float64(steps[r]), Value: values[r]})
+	}
+	return out, nil
+}
+
+// JobInfo is what the jobs table says about a job that fitting needs.
+type JobInfo struct {
+	Mode        string
+	GlobalBatch float64
+	EpochSteps  float64
+}
+
+// JobInfos indexes a jobs table.
+func JobInfos(t *table.Table) (map[string]JobInfo, []string) {
+	jobs := t.Strings("job")
+	modes, batch, epoch := t.Strings("mode"), t.Int64s("global_batch"), t.Int64s("epoch_steps")
+	out := make(map[string]JobInfo, len(jobs))
+	for i, j := range jobs {
+		out[j] = JobInfo{Mode: modes[i], GlobalBatch: float64(batch[i]), EpochSteps: float64(epoch[i])}
+	}
+	return out, jobs
+}
+
+// JobSpeed is one job's speed samples and model form.
+type JobSpeed struct {
+	Job         string
+	Mode        string
+	GlobalBatch float64
+	Samples     []fit.SpeedSample
+}
+
+// GroupSpeed splits a speed table by job, in order of first appearance.
+// Each job's mode and global batch come from the table's own columns or,
+// where those are null, from jobs (nil when there is no jobs table);
+// a job with neither, or with conflicting values, is an input error naming
+// the row.
+func GroupSpeed(t *table.Table, jobs map[string]JobInfo, jobsSource string) ([]JobSpeed, error) {
+	names, ps, ws, speeds := t.Strings("job"), t.Int64s("ps"), t.Int64s("workers"), t.Float64s("speed")
+	modes, modeOK := t.Strings("mode"), t.Valid("mode")
+	batch, batchOK := t.Int64s("global_batch"), t.Valid("global_batch")
+	index := map[string]int{}
+	var out []JobSpeed
+	for r, j := range names {
+		info, known := jobs[j]
+		if jobs != nil && !known {
+			return nil, t.Errorf("job", r, "unknown job %q (not in %s)", j, jobsSource)
+		}
+		mode, gb := info.Mode, info.GlobalBatch
+		if modeOK[r] {
+			if known && mode != modes[r] {
+				return nil, t.Errorf("mode", r, "job %q is %s here but %s in %s", j, modes[r], mode, jobsSource)
+			}
+			mode = modes[r]
+		}
+		if batchOK[r] {
+			gb = float64(batch[r])
+		}
+		if mode == "" {
+			return nil, t.Errorf("mode", r, "job %q has no mode: give the speed table a mode column or pass --jobs", j)
+		}
+		if mode == fit.Sync && !(gb > 0) {
+			return nil, t.Errorf("global_batch", r, "job %q is synchronous but has no global batch: give the speed table a global_batch column or pass --jobs", j)
+		}
+		i, seen := index[j]
+		if !seen {
+			i = len(out)
+			index[j] = i
+			out = append(out, JobSpeed{Job: j, Mode: mode, GlobalBatch: gb})
+		}
+		js := &out[i]
+		if js.Mode != mode || js.GlobalBatch != gb {
+			return nil, t.Errorf("", r, "job %q changes its mode or global batch between rows", j)
+		}
+		js.Samples = append(js.Samples, fit.SpeedSample{PS: int(ps[r]), Workers: int(ws[r]), Speed: speeds[r]})
+	}
+	return out, nil
+}
+
+// Model is one row of the models table.
+type Model struct {
+	Job string
+	// Loss is nil when no convergence model was fitted; LossNote says why.
+	Loss     *fit.LossFit
+	LossNote string
+	// Speed is nil when no speed model was fitted; SpeedNote says why.
+	Speed        *fit.SpeedFit
+	SpeedNote    string
+	Identifiable bool
+	// SpeedMode and SpeedBatch are known even without a fit.
+	SpeedMode  string
+	SpeedBatch float64
+	// SpeedQuality is the speed model's verdict; "" with no samples at all.
+	SpeedQuality string
+}
+
+// SpeedVerdict grades a speed fit the way the models table reports it.
+func SpeedVerdict(f *fit.SpeedFit, identifiable bool, note string) string {
+	switch {
+	case f != nil:
+		return f.Verdict(identifiable)
+	case note != "":
+		return fit.QualityInsufficient
+	}
+	return ""
+}
+
+// ModelsTable writes models as a models table, in the given order.
+func ModelsTable(ms []Model) *table.Table {
+	t := table.New(schemaModels, len(ms))
+	n := len(ms)
+	str := func(name string, f func(Model) (string, bool)) {
+		vals, ok := make([]string, n), make([]bool, n)
+		for i, m := range ms {
+			vals[i], ok[i] = f(m)
+		}
+		t.SetStrings(name, vals, ok)
+	}
+	num := func(name string, f func(Model) (float64, bool)) {
+		vals, ok := make([]float64, n), make([]bool, n)
+		for i, m := range ms {
+			vals[i], ok[i] = f(m)
+			if ok[i] && (math.IsNaN(vals[i]) || math.IsInf(vals[i], 0)) {
+				ok[i] = false
+			}
+		}
+		t.SetFloat64s(name, vals, ok)
+	}
+	integer := func(name string, f func(Model) (int64, bool)) {
+		vals, ok := make([]int64, n), make([]bool, n)
+		for i, m := range ms {
+			vals[i], ok[i] = f(m)
+		}
+		t.SetInt64s(name, vals, ok)
+	}
+	boolean := func(name string, f func(Model) bool) {
+		vals := make([]bool, n)
+		for i, m := range ms {
+			vals[i] = f(m)
+		}
+		t.SetBools(name, vals, nil)
+	}
+	fitted := func(m Model) bool { return m.Loss != nil && m.Loss.Quality != fit.QualityInsufficient }
+	str("job", func(m Model) (string, bool) { return m.Job, true })
+	str("loss_method", func(m Model) (string, bool) {
+		if fitted(m) {
+			return m.Loss.Method, true
+		}
+		return "", false
+	})
+	boolean("loss_higher_is_better", func(m Model) bool { return m.Loss != nil && m.Loss.Complement > 0 })
+	num("loss_complement", func(m Model) (float64, bool) {
+		if m.Loss != nil && m.Loss.Complement > 0 {
+			return m.Loss.Complement, true
+		}
+		return 0, false
+	})
+	num("loss_scale", func(m Model) (float64, bool) {
+		if fitted(m) {
+			return m.Loss.Scale, true
+		}
+		return 0, false
+	})
+	curve := func(prefix string, get func(*fit.LossFit) fit.Curve) {
+		for k, name := range []string{"_b0", "_b1", "_b2"} {
+			num(prefix+name, func(m Model) (float64, bool) {
+				if !fitted(m) {
+					return 0, false
+				}
+				c := get(m.Loss)
+				return [3]float64{c.B0, c.B1, c.B2}[k], true
+			})
+		}
+	}
+	curve("loss", func(f *fit.LossFit) fit.Curve { return f.Curve })
+	for _, c := range []struct {
+		name string
+		a, b int
+	}{{"b0b0", 0, 0}, {"b0b1", 0, 1}, {"b0b2", 0, 2}, {"b1b1", 1, 1}, {"b1b2", 1, 2}, {"b2b2", 2, 2}} {
+		num("loss_cov_"+c.name, func(m Model) (float64, bool) {
+			if !fitted(m) {
+				return 0, false
+			}
+			return m.Loss.Cov[c.a][c.b], true
+		})
+	}
+	curve("loss_first50", func(f *fit.LossFit) fit.Curve { return f.Early[0] })
+	curve("loss_first75", func(f *fit.LossFit) fit.Curve { return f.Early[1] })
+	integer("loss_points", func(m Model) (int64, bool) {
+		if m.Loss != nil {
+			return int64(m.Loss.Used), true
+		}
+		return 0, true
+	})
+	integer("loss_dropped", func(m Model) (int64, bool) {
+		if m.Loss != nil {
+			return int64(m.Loss.Dropped), true
+		}
+		return 0, true
+	})
+	integer("loss_first_step", func(m Model) (int64, bool) {
+		if m.Loss != nil && m.Loss.Used > 0 {
+			return int64(m.Loss.FirstStep), true
+		}
+		return 0, false
+	})
+	integer("loss_last_step", func(m Model) (int64, bool) {
+		if m.Loss != nil && m.Loss.Used > 0 {
+			return int64(m.Loss.LastStep), true
+		}
+		return 0, false
+	})
+	num("loss_r2", func(m Model) (float64, bool) {
+		if fitted(m) {
+			return m.Loss.R2, true
+		}
+		return 0, false
+	})
+	num("loss_rmse", func(m Model) (float64, bool) {
+		if fitted(m) {
+			return m.Loss.RMSE, true
+		}
+		return 0, false
+	})
+	num("loss_autocorr", func(m Model) (float64, bool) {
+		if fitted(m) {
+			return m.Loss.Autocorr, true
+		}
+		return 0, false
+	})
+	str("loss_quality", func(m Model) (string, bool) {
+		switch {
+		case m.Loss != nil:
+			return m.Loss.Quality, true
+		case m.LossNote != "":
+			return fit.QualityInsufficient, true
+		}
+		return "", false
+	})
+	str("loss_note", func(m Model) (string, bool) { return m.LossNote, m.LossNote != "" })
+	str("speed_mode", func(m Model) (string, bool) { return m.SpeedMode, m.SpeedMode != "" })
+	integer("speed_global_batch", func(m Model) (int64, bool) {
+		return int64(m.SpeedBatch), m.SpeedMode == fit.Sync && m.SpeedBatch > 0
+	})
+	for k := 0; k < 5; k++ {
+		num(fmt.Sprintf("speed_theta%d", k), func(m Model) (float64, bool) {
+			if m.Speed == nil || k >= fit.NumTheta(m.Speed.Model.Mode) {
+				return 0, false
+			}
+			return m.Speed.Model.Theta[k], true
+		})
+	}
+	integer("speed_samples", func(m Model) (int64, bool) {
+		if m.Speed != nil {
+			return int64(m.Speed.Used), true
+		}
+		return 0, true
+	})
+	integer("speed_failed", func(m Model) (int64, bool) {
+		if m.Speed != nil {
+			return int64(m.Speed.Failed), true
+		}
+		return 0, true
+	})
+	boolean("speed_identifiable", func(m Model) bool { return m.Identifiable })
+	num("speed_median_rel_err", func(m Model) (float64, bool) {
+		if m.Speed != nil {
+			return m.Speed.MedianRelErr, true
+		}
+		return 0, false
+	})
+	num("speed_max_rel_err", func(m Model) (float64, bool) {
+		if m.Speed != nil {
+			return m.Speed.MaxRelErr, true
+		}
+		return 0, false
+	})
+	str("speed_quality", func(m Model) (string, bool) { return m.SpeedQuality, m.SpeedQuality != "" })
+	str("speed_note", func(m Model) (string, bool) { return m.SpeedNote, m.SpeedNote != "" })
+	return t
+}
+
+// ReadModels indexes a models table by job. Only what predict needs is
+// restored: the curves, their covariance and early fits, the quality
+// verdicts, and the speed model.
+func ReadModels(t *table.Table) map[string]Model {
+	jobs := t.Strings("job")
+	get := func(name string) []float64 { return t.Float64s(name) }
+	b0, b1, b2 := get("loss_b0"), get("loss_b1"), get("loss_b2")
+	e50 := [3][]float64{get("loss_first50_b0"), get("loss_first50_b1"), get("loss_first50_b2")}
+	e75 := [3][]float64{get("loss_first75_b0"), get("loss_first75_b1"), get("loss_first75_b2")}
+	cov := map[string][]float64{}
+	for _, c := range []string{"b0b0", "b0b1", "b0b2", "b1b1", "b1b2", "b2b2"} {
+		cov[c] = get("loss_cov_" + c)
+	}
+	scale, comp := get("loss_scale"), get("loss_complement")
+	lossQ, lossQOK := t.Strings("loss_quality"), t.Valid("loss_quality")
+	lossNote := t.Strings("loss_note")
+	mode, batch := t.Strings("speed_mode"), t.Int64s("speed_global_batch")
+	var theta [5][]float64
+	for k := range theta {
+		theta[k] = get(fmt.Sprintf("speed_theta%d", k))
+	}
+	samples, failed := t.Int64s("speed_samples"), t.Int64s("speed_failed")
+	ident := t.Bools("speed_identifiable")
+	med, mx := get("speed_median_rel_err"), get("speed_max_rel_err")
+	speedNote, speedQ := t.Strings("speed_note"), t.Strings("speed_quality")
+	out := make(map[string]Model, len(jobs))
+	for i, j := range jobs {
+		m := Model{Job: j, LossNote: lossNote[i], SpeedNote: speedNote[i], Identifiable: ident[i],
+			SpeedMode: mode[i], SpeedBatch: float64(batch[i]), SpeedQuality: speedQ[i]}
+		if lossQOK[i] {
+			lf := &fit.LossFit{Quality: lossQ[i], Scale: scale[i]}
+			if !math.IsNaN(comp[i]) {
+				lf.Complement = comp[i]
+			}
+			if !math.IsNaN(b0[i]) {
+				lf.Curve = fit.Curve{B0: b0[i], B1: b1[i], B2: b2[i]}
+				lf.Early[0] = fit.Curve{B0: e50[0][i], B1: e50[1][i], B2: e50[2][i]}
+				lf.Early[1] = fit.Curve{B0: e75[0][i], B1: e75[1][i], B2: e75[2][i]}
+				c := func(n string) float64 {
+					if v := cov[n][i]; !math.IsNaN(v) {
+						return v
+					}
+					return 0
+				}
+				lf.Cov = [3][3]float64{
+					{c("b0b0"), c("b0b1"), c("b0b2")},
+					{c("b0b1"), c("b1b1"), c("b1b2")},
+					{c("b0b2"), c("b1b2"), c("b2b2")},
+				}
+			}
+			m.Loss = lf
+		}
+		if mode[i] != "" && !math.IsNaN(theta[0][i]) {
+			sm := fit.SpeedModel{Mode: mode[i], GlobalBatch: float64(batch[i])}
+			for k := 0; k < fit.NumTheta(mode[i]); k++ {
+				sm.Theta[k] = theta[k][i]
+			}
+			m.Speed = &fit.SpeedFit{Model: sm, Used: int(samples[i]), Failed: int(failed[i]), MedianRelErr: med[i], MaxRelErr: mx[i]}
+		}
+		out[j] = m
+	}
+	return out
+}
