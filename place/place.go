@@ -372,22 +372,6 @@ func (pl *placer) keep(j int) string {
 	return ""
 }
 
-// candidates takes the nodes with the most free capacity out of the heap:
-// Candidates of them, at least the job's task count, at most all.
-func (pl *placer) candidates(j int) []int {
-	job := &pl.p.Jobs[j]
-	n := min(len(pl.p.Nodes), max(pl.opts.Candidates, job.PS+job.Workers))
-	pool := make([]int, 0, n)
-	for len(pool) < n {
-		i := pl.st.popBest()
-		if i < 0 {
-			break
-		}
-		pool = append(pool, i)
-	}
-	return pool
-}
-
 func (pl *placer) release(pool []int) {
 	for _, i := range pool {
 		pl.st.push(i)
@@ -400,24 +384,26 @@ type nodeCount struct{ node, ps, workers int }
 // placeOptimus places job j by the even split on the fewest nodes, or by the
 // one-by-one fallback.
 func (pl *placer) placeOptimus(j int) {
-	pool := pl.candidates(j)
-	defer pl.release(pool)
-	if split := pl.evenSplit(j, pool); split != nil {
-		job := &pl.p.Jobs[j]
-		var next [2]int
-		for _, c := range split {
-			pl.st.take(c.node, job.PSDemand, c.ps)
-			pl.st.take(c.node, job.WorkerDemand, c.workers)
-			for range c.ps {
-				pl.tasks[j] = append(pl.tasks[j], Placed{Job: j, Role: PS, Index: next[PS], Node: c.node})
-				next[PS]++
-			}
-			for range c.workers {
-				pl.tasks[j] = append(pl.tasks[j], Placed{Job: j, Role: Worker, Index: next[Worker], Node: c.node})
-				next[Worker]++
-			}
+	job := &pl.p.Jobs[j]
+	// k = 1 first, on the candidates in order as they come out of the heap:
+	// most jobs fit on one node, and then the first that holds them is the
+	// one, without taking out the other candidates.
+	n := min(len(pl.p.Nodes), max(pl.opts.Candidates, job.PS+job.Workers))
+	pool := make([]int, 0, n)
+	defer func() { pl.release(pool) }()
+	for len(pool) < n && job.PS > 0 && job.Workers > 0 {
+		i := pl.st.popBest()
+		if i < 0 {
+			break
 		}
-		pl.jobs[j].Method = MethodEven
+		pool = append(pool, i)
+		if pl.st.fitsMix(i, job.PSDemand, job.PS, job.WorkerDemand, job.Workers) {
+			pl.placeSplit(j, []nodeCount{{node: i, ps: job.PS, workers: job.Workers}})
+			return
+		}
+	}
+	if split := pl.evenSplit(j, pool, 2); split != nil {
+		pl.placeSplit(j, split)
 		return
 	}
 	pl.jobs[j].Method = MethodFallback
@@ -435,6 +421,25 @@ func (pl *placer) placeOptimus(j int) {
 	})
 }
 
+// placeSplit puts job j's tasks on the nodes of an even split.
+func (pl *placer) placeSplit(j int, split []nodeCount) {
+	job := &pl.p.Jobs[j]
+	var next [2]int
+	for _, c := range split {
+		pl.st.take(c.node, job.PSDemand, c.ps)
+		pl.st.take(c.node, job.WorkerDemand, c.workers)
+		for range c.ps {
+			pl.tasks[j] = append(pl.tasks[j], Placed{Job: j, Role: PS, Index: next[PS], Node: c.node})
+			next[PS]++
+		}
+		for range c.workers {
+			pl.tasks[j] = append(pl.tasks[j], Placed{Job: j, Role: Worker, Index: next[Worker], Node: c.node})
+			next[Worker]++
+		}
+	}
+	pl.jobs[j].Method = MethodEven
+}
+
 // Per-node shapes of an even split on k nodes: c is the ceiling count, f
 // the floor.
 const (
@@ -444,8 +449,8 @@ const (
 	shapeFF        // ⌊p/k⌋ PS, ⌊w/k⌋ workers
 )
 
-// evenSplit finds the fewest nodes among pool (in pool order of preference)
-// that hold an even split of job j, or returns nil.
+// evenSplit finds the fewest nodes, at least kmin, among pool (in pool order
+// of preference) that hold an even split of job j, or returns nil.
 //
 // For k nodes, rP = p mod k of them hold ⌈p/k⌉ PS and the others ⌊p/k⌋,
 // and rW = w mod k hold ⌈w/k⌉ workers. Say x nodes hold both ceilings:
@@ -458,7 +463,7 @@ const (
 // the single-ceiling shapes fit in C1 and C2 and, beyond them, in B plus
 // the rest of A, and the floor shapes in whatever is left; the matching is
 // then built greedily in that order.
-func (pl *placer) evenSplit(j int, pool []int) []nodeCount {
+func (pl *placer) evenSplit(j int, pool []int, kmin int) []nodeCount {
 	job := &pl.p.Jobs[j]
 	p, w := job.PS, job.Workers
 	if p < 1 || w < 1 {
@@ -466,7 +471,7 @@ func (pl *placer) evenSplit(j int, pool []int) []nodeCount {
 	}
 	kmax := min(max(p, w), len(pool))
 	holds := make([][4]bool, len(pool))
-	for k := 1; k <= kmax; k++ {
+	for k := kmin; k <= kmax; k++ {
 		qP, rP, qW, rW := p/k, p%k, w/k, w%k
 		shapes := [4][2]int{{qP + 1, qW + 1}, {qP + 1, qW}, {qP, qW + 1}, {qP, qW}}
 		var nA, nB, nC1, nC2, nD int

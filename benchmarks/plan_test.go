@@ -1,0 +1,169 @@
+package benchmarks
+
+// Benchmarks of planning at scale: solve (the allocation) and place (the
+// tasks onto nodes) on workloads from `optimus datasets generate`. The bar
+// (DESIGN.md 6, issue 4): 100,000 tasks on 16,000 nodes well under a second
+// on one core; the paper reports about 5 s. Run on one core with
+//
+//	go test ./benchmarks -run '^$' -bench 'Solve|Place|Plan' -cpu 1 -count 5
+//
+// Results and the machine they came from are in solve-place.md.
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/root"
+	"github.com/optimus-sched/optimus/cli/solvecmd"
+	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/place"
+	"github.com/optimus-sched/optimus/solve"
+)
+
+// planSizes are the workloads: tasks and nodes in the paper's ratio
+// (100,000 tasks on 16,000 nodes).
+var planSizes = []int{1000, 3000, 10000, 30000, 100000}
+
+func nodesFor(tasks int) int { return tasks * 16 / 100 }
+
+// workload generates a workload of the given size (seed 1) and its solver
+// problem; running is the share of jobs running now.
+func workload(b *testing.B, tasks int, running float64) (*table.Table, *table.Table, *solve.Problem) {
+	b.Helper()
+	cluster, pred, err := datasets.Workload(datasets.WorkloadConfig{Seed: 1, Tasks: tasks, Nodes: nodesFor(tasks), Running: running})
+	if err != nil {
+		b.Fatal(err)
+	}
+	prob, err := solvecmd.BuildProblem(pred, cluster, "p50")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cluster, pred, prob
+}
+
+// placeProblem turns a solve result into the placer's problem, as `optimus
+// place` does from the allocation table.
+func placeProblem(prob *solve.Problem, names []string, res *solve.Result) *place.Problem {
+	pp := &place.Problem{Resources: prob.Resources, Nodes: names, Capacity: prob.Nodes, Jobs: make([]place.Job, len(prob.Jobs))}
+	for j, d := range res.Decisions {
+		pp.Jobs[j] = place.Job{Name: prob.Jobs[j].Name, PS: d.PS, Workers: d.Workers, Status: place.Status(d.Status),
+			Reason: d.Reason, PSDemand: prob.Jobs[j].PS, WorkerDemand: prob.Jobs[j].Worker}
+	}
+	return pp
+}
+
+// plan solves and places: the work the bar measures.
+func plan(b *testing.B, prob *solve.Problem, names []string, solveOpts solve.Options, placeOpts place.Options) (*solve.Result, *place.Result) {
+	res, err := solve.Solve(prob, solveOpts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pres, err := place.Place(placeProblem(prob, names, res), placeOpts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return res, pres
+}
+
+// BenchmarkPlan is solve + place with the optimus policies, from scratch
+// (no job running: restart cost irrelevant) and with 30% of the jobs
+// running (the stability rule compares up to four greedy plans).
+func BenchmarkPlan(b *testing.B) {
+	for _, running := range []float64{0, 0.3} {
+		for _, tasks := range planSizes {
+			cluster, _, prob := workload(b, tasks, running)
+			names := cluster.Strings("node")
+			b.Run(fmt.Sprintf("running=%g/tasks=%d/nodes=%d", running, tasks, nodesFor(tasks)), func(b *testing.B) {
+				var placed int
+				for i := 0; i < b.N; i++ {
+					_, pres := plan(b, prob, names, solve.DefaultOptions(), place.Options{Policy: place.Optimus})
+					placed = len(pres.Tasks)
+				}
+				b.ReportMetric(float64(placed), "tasks")
+				b.ReportMetric(float64(len(prob.Jobs)), "jobs")
+			})
+		}
+	}
+}
+
+// BenchmarkSolve and BenchmarkPlace time the two steps apart, from
+// scratch, every policy at the largest size and optimus at every size.
+func BenchmarkSolve(b *testing.B) {
+	for _, tasks := range planSizes {
+		_, _, prob := workload(b, tasks, 0)
+		for _, policy := range solve.Policies {
+			if policy != solve.Optimus && tasks != planSizes[len(planSizes)-1] {
+				continue
+			}
+			b.Run(fmt.Sprintf("%s/tasks=%d", policy, tasks), func(b *testing.B) {
+				opts := solve.DefaultOptions()
+				opts.Policy = policy
+				for i := 0; i < b.N; i++ {
+					if _, err := solve.Solve(prob, opts); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkPlace(b *testing.B) {
+	for _, tasks := range planSizes {
+		cluster, _, prob := workload(b, tasks, 0)
+		res, err := solve.Solve(prob, solve.DefaultOptions())
+		if err != nil {
+			b.Fatal(err)
+		}
+		pp := placeProblem(prob, cluster.Strings("node"), res)
+		for _, policy := range place.Policies {
+			if policy != place.Optimus && tasks != planSizes[len(planSizes)-1] {
+				continue
+			}
+			b.Run(fmt.Sprintf("%s/tasks=%d", policy, tasks), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					if _, err := place.Place(pp, place.Options{Policy: policy}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkPipe runs `optimus solve | optimus place` in-process on Arrow
+// streams at the largest size: planning plus reading, validating and
+// writing the tables.
+func BenchmarkPipe(b *testing.B) {
+	tasks := planSizes[len(planSizes)-1]
+	cluster, pred, _ := workload(b, tasks, 0)
+	dir := b.TempDir()
+	c := filepath.Join(dir, "cluster.parquet")
+	if err := table.WriteFile(c, cluster); err != nil {
+		b.Fatal(err)
+	}
+	var in bytes.Buffer
+	if err := table.WriteStream(&in, pred); err != nil {
+		b.Fatal(err)
+	}
+	main := func(stdin []byte, args ...string) []byte {
+		ios, sin, out, errOut := iostreams.Test()
+		sin.Write(stdin)
+		if code := root.Main(ios, args); code != 0 {
+			b.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		return out.Bytes()
+	}
+	b.Run(fmt.Sprintf("tasks=%d", tasks), func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			alloc := main(in.Bytes(), "solve", "--cluster", c)
+			main(alloc, "place", "--cluster", c, "-o", filepath.Join(dir, "plan.parquet"))
+		}
+	})
+	os.Remove(filepath.Join(dir, "plan.parquet"))
+}
