@@ -1,16 +1,46 @@
 #!/usr/bin/env bash
-# Runs the optimus pipeline over the embedded testbed and writes every
-# table into an output folder. Usage: scripts/demo.sh BIN OUTDIR
+# Runs the optimus pipeline over the embedded testbed and writes every table
+# into an output folder: fit | predict | solve | place, as an operator would
+# run it from cron. Usage: scripts/demo.sh BIN OUTDIR
 set -euo pipefail
 bin=${1:-bin/optimus}
 out=${2:-out}
 mkdir -p "$out"
+tb="$out/testbed"
 
-"$bin" datasets export testbed -o "$out/testbed"
-echo "testbed tables in $out/testbed: $(cd "$out/testbed" && echo *.parquet)"
+"$bin" datasets export testbed -o "$tb"
+echo "testbed:     $tb/{cluster,jobs,loss,speed,truth}.parquet"
 
-# Each table also as CSV, for a quick look.
-for t in "$out"/testbed/*.parquet; do
-  "$bin" convert -i "$t" -o "$out/$(basename "${t%.parquet}").csv"
+# Learn each job's convergence and speed models from its own metrics.
+"$bin" fit -i "$tb/loss.parquet" --speed "$tb/speed.parquet" --jobs "$tb/jobs.parquet" -o "$out/models.parquet"
+echo "models:      $out/models.parquet"
+
+# Predict, decide and place in one pipe (Arrow IPC streams between the steps),
+# keeping each intermediate table.
+"$bin" predict -i "$tb/jobs.parquet" --models "$out/models.parquet" -o "$out/predictions.parquet"
+"$bin" solve --cluster "$tb/cluster.parquet" -i "$out/predictions.parquet" -o "$out/allocation.parquet"
+"$bin" place --cluster "$tb/cluster.parquet" -i "$out/allocation.parquet" -o "$out/plan.parquet"
+echo "predictions: $out/predictions.parquet"
+echo "allocation:  $out/allocation.parquet"
+echo "plan:        $out/plan.parquet"
+
+# The same decisions through a pipe, compared with the files above.
+"$bin" predict -i "$tb/jobs.parquet" --models "$out/models.parquet" \
+  | "$bin" solve --cluster "$tb/cluster.parquet" \
+  | "$bin" place --cluster "$tb/cluster.parquet" -o "$out/plan-piped.parquet"
+cmp -s "$out/plan.parquet" "$out/plan-piped.parquet" && echo "piped plan:  identical to the step-by-step one"
+
+# The baselines on the same input, for comparison.
+for policy in drf tetris fifo; do
+  "$bin" solve --cluster "$tb/cluster.parquet" -i "$out/predictions.parquet" --policy "$policy" -o "$out/allocation-$policy.parquet"
 done
-echo "CSV copies in $out/"
+echo "baselines:   $out/allocation-{drf,tetris,fifo}.parquet"
+
+# CSV copies of the main tables, for a quick look.
+for t in models predictions allocation plan; do
+  "$bin" convert -i "$out/$t.parquet" -o "$out/$t.csv"
+done
+echo
+echo "What the optimus policy decided (optimus convert --columns picks columns):"
+"$bin" convert -i "$out/allocation.parquet" --format text \
+  --columns job,progress_steps,remaining_steps_p50,loss_quality,ps,workers,alloc_ps,alloc_workers,alloc_speed,alloc_completion_s,status

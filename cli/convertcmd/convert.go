@@ -14,8 +14,9 @@ import (
 type Options struct {
 	IO     *iostreams.IOStreams
 	Input  string
-	As     string // expected table kind; "" to recognise it
-	Output cmdutil.OutputOptions
+	As      string   // expected table kind; "" to recognise it
+	Columns []string // keep only these columns, in this order
+	Output  cmdutil.OutputOptions
 }
 
 // NewCmd returns the cobra command; runF replaces Run in tests.
@@ -31,6 +32,7 @@ that -o's extension names, or to standard output.
 The table's kind comes from its metadata, from --as, or (for CSV, which has no metadata)
 from its columns.`,
 		Example: `  optimus convert -i jobs.csv -o jobs.parquet
+  optimus convert -i allocation.parquet -c job,alloc_ps,alloc_workers,status
   optimus convert -i plan.parquet --format csv | head
   optimus convert -i x.parquet | optimus convert -o y.arrow`,
 		Args: cobra.NoArgs,
@@ -43,6 +45,8 @@ from its columns.`,
 	}
 	cmdutil.InputFlag(cmd, &opts.Input, "input")
 	cmd.Flags().StringVar(&opts.As, "as", "", "read the input as this kind of `TABLE` (cluster, jobs, loss, speed, ...)")
+	cmd.Flags().StringSliceVarP(&opts.Columns, "columns", "c", nil,
+		"keep only these `COLUMNS` (comma-separated, in this order); the result is a table of no known kind")
 	opts.Output.AddOutputFlags(cmd)
 	return cmd
 }
@@ -61,6 +65,11 @@ func Run(opts *Options) error {
 	t, err := cmdutil.ReadInput(opts.IO, opts.Input, want)
 	if err != nil {
 		return err
+	}
+	if len(opts.Columns) > 0 {
+		if t, err = t.Select(opts.Columns); err != nil {
+			return err
+		}
 	}
 	return opts.Output.Write(opts.IO, t)
 }

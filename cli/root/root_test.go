@@ -233,3 +233,18 @@ func TestDocsTablesIsGenerated(t *testing.T) {
 		t.Error("docs/tables.md is out of date: run 'make docs'")
 	}
 }
+
+func TestConvertColumns(t *testing.T) {
+	dir := exportTestbed(t)
+	code, out, stderr := run(t, nil, "convert", "-i", filepath.Join(dir, "jobs.parquet"), "--columns", "job,workers", "--format", "csv")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if !strings.HasPrefix(string(out), "job,workers\nresnet50-a,2\n") {
+		t.Errorf("got %q", out)
+	}
+	code, _, stderr = run(t, nil, "convert", "-i", filepath.Join(dir, "jobs.parquet"), "-c", "job,nope")
+	if code != 2 || !strings.Contains(stderr, `no column "nope"`) {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -237,6 +238,22 @@ func (t *Table) Drop(names ...string) {
 			t.cols = append(t.cols[:i], t.cols[i+1:]...)
 		}
 	}
+}
+
+// Select returns a table of the named columns, in that order. The result
+// no longer has its schema (a jobs table without its required columns is
+// not a jobs table), so it carries no schema name.
+func (t *Table) Select(names []string) (*Table, error) {
+	out := &Table{Source: t.Source, rows: t.rows, lines: t.lines}
+	for _, n := range names {
+		i := t.Index(n)
+		if i < 0 {
+			return nil, Errorf(t.Source, "no column %q (the table has: %s)", n, strings.Join(t.ColumnNames(), ", "))
+		}
+		out.fields = append(out.fields, t.fields[i])
+		out.cols = append(out.cols, t.cols[i])
+	}
+	return out, nil
 }
 
 // Take returns a table of the given rows, in the given order.
