@@ -12,8 +12,8 @@ import (
 
 // Options are convert's inputs.
 type Options struct {
-	IO     *iostreams.IOStreams
-	Input  string
+	IO      *iostreams.IOStreams
+	Input   string
 	As      string   // expected table kind; "" to recognise it
 	Columns []string // keep only these columns, in this order
 	Output  cmdutil.OutputOptions
