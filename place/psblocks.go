@@ -54,7 +54,7 @@ type BlockOptions struct {
 
 // Defaults of BlockOptions.
 const (
-	DefaultTinyFraction = 0.01
+	DefaultTinyFraction = 0.001
 	// DefaultBigArrayBound is MXNet's MXNET_KVSTORE_BIGARRAY_BOUND, 10^6
 	// elements, in float32 bytes.
 	DefaultBigArrayBound = 4_000_000

@@ -67,7 +67,7 @@ func TestBlockBalanceOnRealModels(t *testing.T) {
 				o, h := bal[0], bal[1]
 				t.Logf("bytes max/mean: optimus %.3f, hash %.3f; requests on the busiest server: optimus %d, hash %d (of %d and %d pieces)",
 					o.BytesImbalance, h.BytesImbalance, o.MaxRequests, h.MaxRequests, o.Pieces, h.Pieces)
-				if o.BytesImbalance > 1.02 {
+				if o.BytesImbalance > 1.005 {
 					t.Errorf("optimus: most loaded server at %.3f of the mean", o.BytesImbalance)
 				}
 				if o.MaxRequests > h.MaxRequests {
