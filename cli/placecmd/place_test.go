@@ -143,6 +143,23 @@ func TestPipeGenerateSolvePlace(t *testing.T) {
 	if tasks != 3000 {
 		t.Errorf("%d tasks placed, want the 3000 generated", tasks)
 	}
+	// Identical input, byte-identical plan, on a file and on a pipe.
+	alloc := mustRun(t, pred, "solve", "--cluster", c)
+	for _, policy := range []string{"optimus", "spread", "pack"} {
+		var files, streams [2][]byte
+		for k := range files {
+			out := filepath.Join(dir, "again.parquet")
+			mustRun(t, alloc, "place", "--cluster", c, "--policy", policy, "-o", out)
+			var err error
+			if files[k], err = os.ReadFile(out); err != nil {
+				t.Fatal(err)
+			}
+			streams[k] = mustRun(t, alloc, "place", "--cluster", c, "--policy", policy)
+		}
+		if !bytes.Equal(files[0], files[1]) || !bytes.Equal(streams[0], streams[1]) {
+			t.Errorf("%s: two placements of the same allocation differ", policy)
+		}
+	}
 }
 
 // Tasks of jobs whose allocation did not change stay on their nodes when

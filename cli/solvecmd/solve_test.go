@@ -356,3 +356,31 @@ func containsParts(s, pattern string) bool {
 	}
 	return true
 }
+
+// --remaining chooses the quantile of the predicted remaining steps planned
+// with: planning for the 90th percentile predicts longer completions.
+func TestRemainingQuantile(t *testing.T) {
+	dir := t.TempDir()
+	cluster, pred := testbedPredictions(t)
+	cpath, ppath := write(t, dir, "cluster.parquet", cluster), write(t, dir, "predictions.parquet", pred)
+	total := map[string]float64{}
+	for _, q := range []string{"p10", "p50", "p90"} {
+		out := filepath.Join(dir, q+".parquet")
+		if code, _, stderr := run(t, nil, "solve", "--cluster", cpath, "-i", ppath, "--remaining", q, "-o", out); code != 0 {
+			t.Fatal(stderr)
+		}
+		alloc, err := table.ReadFile(out, schema.Allocation)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range alloc.Float64s("alloc_completion_s") {
+			total[q] += c
+		}
+	}
+	if !(total["p10"] < total["p50"] && total["p50"] < total["p90"]) {
+		t.Errorf("completion sums by quantile: %v", total)
+	}
+	if code, _, stderr := run(t, nil, "solve", "--cluster", cpath, "-i", ppath, "--remaining", "p99"); code != 2 || !strings.Contains(stderr, "use p10, p50 or p90") {
+		t.Errorf("--remaining p99: exit %d: %s", code, stderr)
+	}
+}
