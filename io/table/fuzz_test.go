@@ -2,7 +2,7 @@ package table
 
 // Fuzz targets for every reader. Run one with, for example,
 //
-//	go test ./io/table -run '^$' -fuzz '^FuzzReadParquet$' -fuzztime 5m -parallel 1
+//	go test ./io/table -run '^$' -fuzz '^FuzzReadParquet$' -fuzztime 5m -parallel 1 -fuzz-slow 5s
 //
 // Without -fuzz, `go test` runs each target over its seed corpus: the tables
 // built below in every format, broken variants of them, and the files under
@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
 	"github.com/optimus-sched/optimus/io/schema"
@@ -138,7 +139,11 @@ func fuzzFormat(f *testing.F, format Format) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte, kind byte) {
+		start := time.Now()
 		checkRead(t, data, format, wantOf(kind))
+		if d := time.Since(start); *fuzzSlow > 0 && d > *fuzzSlow {
+			t.Fatalf("a %d-byte input took %v", len(data), d)
+		}
 	})
 }
 
@@ -269,6 +274,8 @@ func csvCarries(t *Table, want *schema.Table) string {
 	}
 	return ""
 }
+
+var fuzzSlow = flag.Duration("fuzz-slow", 0, "fail on an input that takes longer than this `duration` to read and check (0: no limit)")
 
 var corpusFrom = flag.String("fuzz-corpus-from", "", "TestWriteFuzzCorpus: write the tables of this `dir` (an `optimus datasets export` in any format) into testdata/fuzz")
 
