@@ -48,6 +48,9 @@ func decodeCSV(data []byte, source string, want *schema.Table) (*Table, error) {
 			return nil, &Error{Source: source, Line: 1, Msg: fmt.Sprintf("column %d of the header has no name", i+1)}
 		}
 	}
+	if err := checkNames(source, header); err != nil {
+		return nil, err
+	}
 	cells := make([][]string, len(header))
 	var lines []int
 	for {
@@ -148,6 +151,9 @@ func parseCSVColumn(source, col string, cells []string, typ schema.Type) (*value
 		}
 		switch typ {
 		case schema.String:
+			if why := textProblem(c); why != "" {
+				return bad(r, "%q %s", c, why)
+			}
 			v.s[r] = c
 		case schema.Int64:
 			i, err := strconv.ParseInt(strings.TrimSpace(c), 10, 64)

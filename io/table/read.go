@@ -103,6 +103,9 @@ func Decode(data []byte, format Format, source string, want *schema.Table) (t *T
 		return nil, Errorf(source, "not a valid %s: %v", format, err)
 	}
 	raw.Source = source
+	if err := checkNames(source, raw.ColumnNames()); err != nil {
+		return nil, err
+	}
 	return conform(raw, want)
 }
 

@@ -3,6 +3,8 @@ package table
 import (
 	"fmt"
 	"math"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -87,6 +89,29 @@ func (v *values) array() arrow.Array {
 	return b.NewArray()
 }
 
+// textProblem says what makes s unfit as a column name or a string value,
+// or "": text must be valid UTF-8 (as Arrow, Parquet and every reader of
+// them assume) without NUL characters (which no CSV reader takes for text).
+func textProblem(s string) string {
+	if !utf8.ValidString(s) {
+		return "is not valid UTF-8 text"
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return "contains a NUL character"
+	}
+	return ""
+}
+
+// checkNames rejects column names that are not text (see textProblem).
+func checkNames(source string, names []string) error {
+	for i, n := range names {
+		if why := textProblem(n); why != "" {
+			return Errorf(source, "the name of column %d, %q, %s", i+1, n, why)
+		}
+	}
+	return nil
+}
+
 // typeName says what a schema type holds, for error messages.
 func typeName(t schema.Type) string {
 	switch t {
@@ -159,6 +184,9 @@ func toValues(source, col string, a arrow.Array, want schema.Type) (*values, *Er
 		for r := 0; r < n; r++ {
 			if a.IsValid(r) {
 				v.s[r] = s.Value(r)
+				if why := textProblem(v.s[r]); why != "" {
+					return nil, &Error{Source: source, Column: col, Row: r + 1, Msg: fmt.Sprintf("%q %s", v.s[r], why)}
+				}
 			}
 		}
 	case schema.Bool:

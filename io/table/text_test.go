@@ -1,0 +1,82 @@
+package table
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/optimus-sched/optimus/io/schema"
+)
+
+// Column names and string values must be text: valid UTF-8 without NUL.
+// Found by FuzzReadArrowStream: an Arrow stream whose column name held
+// invalid UTF-8 and NULs was accepted, and its CSV conversion was then
+// rejected as binary. Every format now rejects such input, naming the column
+// and row.
+func TestNonTextRejected(t *testing.T) {
+	cluster := func(name, node string) *Table {
+		tb := New(nil, 1)
+		tb.SetStrings("node", []string{node}, nil)
+		b := array.NewFloat64Builder(mem)
+		b.Append(1)
+		tb.set(name, b.NewArray(), false)
+		return tb
+	}
+	cases := []struct {
+		name string
+		t    *Table
+		want string
+	}{
+		{"invalid UTF-8 name", cluster("gpu\xff", "n1"), `the name of column 2, "gpu\xff", is not valid UTF-8 text`},
+		{"NUL in name", cluster("gpu\x00", "n1"), `the name of column 2, "gpu\x00", contains a NUL character`},
+		{"invalid UTF-8 value", cluster("gpu", "n\xc3"), `column "node", row 1: "n\xc3" is not valid UTF-8 text`},
+		{"NUL in value", cluster("gpu", "n\x001"), `column "node", row 1: "n\x001" contains a NUL character`},
+	}
+	for _, c := range cases {
+		for _, f := range []Format{ArrowStream, ArrowFile, Parquet} {
+			var buf bytes.Buffer
+			if err := Write(&buf, f, c.t); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Decode(buf.Bytes(), f, "in", schema.Cluster)
+			if err == nil || !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s, %v: got %v, want %q", c.name, f, err, c.want)
+			}
+		}
+	}
+	// CSV past the first 4 kB, where the format sniffing no longer looks.
+	var pad strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&pad, "p%d,1\n", i)
+	}
+	long := strings.Repeat("x", 5000)
+	for _, c := range []struct{ csv, want string }{
+		{"node,gpu\n" + pad.String() + "n\xff,1\n", `column "node", row 1001 (line 1002): "n\xff" is not valid UTF-8 text`},
+		{"node,gpu\n" + pad.String() + "n\x00,1\n", `column "node", row 1001 (line 1002): "n\x00" contains a NUL character`},
+		{"node,gpu," + long + ",z\xff\n", `the name of column 4, "z\xff", is not valid UTF-8 text`},
+	} {
+		_, err := Decode([]byte(c.csv), CSV, "in", schema.Cluster)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("CSV: got %v, want %q", err, c.want)
+		}
+	}
+	// Text that is merely unusual is fine.
+	ok := cluster("gpu ü", "n\t1 ✓")
+	for _, f := range []Format{ArrowStream, Parquet, CSV} {
+		var buf bytes.Buffer
+		if err := Write(&buf, f, ok); err != nil {
+			t.Fatal(err)
+		}
+		back, err := Decode(buf.Bytes(), f, "in", schema.Cluster)
+		if err != nil {
+			t.Fatalf("%v: %v", f, err)
+		}
+		if back.Strings("node")[0] != "n\t1 ✓" || !back.Has("gpu ü") {
+			t.Errorf("%v: %v %v", f, back.ColumnNames(), back.Strings("node"))
+		}
+	}
+}
