@@ -78,6 +78,10 @@ type LossFit struct {
 	// far they disagree measures how much the shape is wrong for this job,
 	// and widens the prediction interval (see PredictConvergence).
 	Early [2]Curve
+	// Recent is the fit to the second half of the points, which sees the
+	// curve's latest bend: where training flattens faster (or slower) than
+	// 1/k, it disagrees with the fit to all of them in the same way.
+	Recent Curve
 	// Cov is the covariance of (b0, b1, b2) by the Laplace approximation:
 	// σ²(JᵀWJ)⁻¹ with J the Jacobian of the curve at the best fit, W the
 	// weights and σ² as for the profile likelihood.
@@ -113,10 +117,10 @@ func (f LossFit) Value(y float64) float64 {
 // weighted residuals over the effective number of points (recent-point
 // weights reduce it) and inflated by (1+ρ)/(1-ρ) when the residuals are
 // positively autocorrelated (ρ), as they are when the 1/k shape does not
-// fit. Early holds fits to the first half and three quarters of the points:
-// if the shape were right they would agree with the best fit, so how far
-// their predictions drift measures the error of the shape itself, which no
-// amount of noise modelling captures.
+// fit. Early holds fits to the first half and three quarters of the points,
+// and Recent a fit to the second half: if the shape were right they would
+// agree with the best fit, so how far their predictions drift measures the
+// error of the shape itself, which no amount of noise modelling captures.
 func FitLoss(points []LossPoint, opt LossOptions) (LossFit, error) {
 	f := LossFit{Method: MethodB2Search}
 	ks := make([]float64, 0, len(points))
@@ -185,6 +189,12 @@ func FitLoss(points []LossPoint, opt LossOptions) (LossFit, error) {
 			early.search(opt.Grid)
 			f.Early[i] = early.best.curve
 		}
+	}
+	f.Recent = f.Curve
+	if m := len(k) / 2; len(k)-m >= opt.MinPoints && m > 0 {
+		rp := newProfile(k[m:], y[m:], segmentWeights(len(k)-m, opt))
+		rp.search(opt.Grid)
+		f.Recent = rp.best.curve
 	}
 	f.Quality = verdict(f)
 	return f, nil

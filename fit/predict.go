@@ -29,10 +29,11 @@ func PredictConvergence(f LossFit, epochSteps float64, rule Rule) ConvergencePre
 		p.P10 = min(p.P10, int(Quantile(samples, 0.1)))
 		p.P90 = max(p.P90, int(math.Ceil(Quantile(samples, 0.9))))
 	}
-	// Widen by the drift between the early fit's prediction and the best
-	// fit's: a symmetric allowance for the curve not being 1/k-shaped.
+	// Widen by the drift between the predictions of the fits to parts of
+	// the points (the first half, three quarters, the second half) and the
+	// best fit's: a symmetric allowance for the curve not being 1/k-shaped.
 	drift := 0
-	for _, c := range f.Early {
+	for _, c := range append(f.Early[:], f.Recent) {
 		e, _ := rule.ConvergenceEpoch(c, epochSteps, 1)
 		drift = max(drift, e-p.P50, p.P50-e)
 	}

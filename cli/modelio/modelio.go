@@ -234,6 +234,7 @@ func ModelsTable(ms []Model) *table.Table {
 	}
 	curve("loss_first50", func(f *fit.LossFit) fit.Curve { return f.Early[0] })
 	curve("loss_first75", func(f *fit.LossFit) fit.Curve { return f.Early[1] })
+	curve("loss_last50", func(f *fit.LossFit) fit.Curve { return f.Recent })
 	integer("loss_points", func(m Model) (int64, bool) {
 		if m.Loss != nil {
 			return int64(m.Loss.Used), true
@@ -337,6 +338,7 @@ func ReadModels(t *table.Table) map[string]Model {
 	b0, b1, b2 := get("loss_b0"), get("loss_b1"), get("loss_b2")
 	e50 := [3][]float64{get("loss_first50_b0"), get("loss_first50_b1"), get("loss_first50_b2")}
 	e75 := [3][]float64{get("loss_first75_b0"), get("loss_first75_b1"), get("loss_first75_b2")}
+	l50 := [3][]float64{get("loss_last50_b0"), get("loss_last50_b1"), get("loss_last50_b2")}
 	cov := map[string][]float64{}
 	for _, c := range []string{"b0b0", "b0b1", "b0b2", "b1b1", "b1b2", "b2b2"} {
 		cov[c] = get("loss_cov_" + c)
@@ -366,6 +368,7 @@ func ReadModels(t *table.Table) map[string]Model {
 				lf.Curve = fit.Curve{B0: b0[i], B1: b1[i], B2: b2[i]}
 				lf.Early[0] = fit.Curve{B0: e50[0][i], B1: e50[1][i], B2: e50[2][i]}
 				lf.Early[1] = fit.Curve{B0: e75[0][i], B1: e75[1][i], B2: e75[2][i]}
+				lf.Recent = fit.Curve{B0: l50[0][i], B1: l50[1][i], B2: l50[2][i]}
 				c := func(n string) float64 {
 					if v := cov[n][i]; !math.IsNaN(v) {
 						return v

@@ -160,7 +160,8 @@ var Models = &Table{
 		{Name: "loss_cov_b1b2", Type: Float64, Nullable: true, Doc: "cov(b1, b2)."},
 		{Name: "loss_cov_b2b2", Type: Float64, Nullable: true, Doc: "var(b2)."},
 	}, append(append(lossCurveColumns("loss_first50", "the fit to the first half of the points (for the drift allowance)"),
-		lossCurveColumns("loss_first75", "the fit to the first three quarters of the points")...), append([]Column{
+		append(lossCurveColumns("loss_first75", "the fit to the first three quarters of the points"),
+			lossCurveColumns("loss_last50", "the fit to the second half of the points")...)...), append([]Column{
 		{Name: "loss_points", Type: Int64, Default: "0", Min: zero, Doc: "Points used by the fit."},
 		{Name: "loss_dropped", Type: Int64, Default: "0", Min: zero, Doc: "Points dropped: non-finite values and outliers."},
 		{Name: "loss_first_step", Type: Int64, Unit: "steps", Nullable: true, Min: zero, Doc: "First step used."},
