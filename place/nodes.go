@@ -1,6 +1,10 @@
 package place
 
-import "container/heap"
+import (
+	"container/heap"
+	"encoding/binary"
+	"math"
+)
 
 // nodeState holds every node's free capacity and two indexes over it: a
 // heap by how much is free (the "most free capacity first" order of the
@@ -22,12 +26,17 @@ type nodeState struct {
 	// capacity of resource r among the nodes under tree vertex v.
 	seg    []float64
 	leaves int
+	// ffStart remembers, per demand vector, the node before which a task
+	// of that demand was last found not to fit anywhere: free capacity only
+	// shrinks (until take gives some back, which clears it), so a first-fit
+	// search never needs to look before it again.
+	ffStart map[string]int
 }
 
 func newNodeState(capacity [][]float64, nr int) *nodeState {
 	n := len(capacity)
 	s := &nodeState{n: n, nr: nr, free: make([]float64, n*nr), eps: make([]float64, nr), scale: make([]float64, nr),
-		score: make([]float64, n), pos: make([]int, n)}
+		score: make([]float64, n), pos: make([]int, n), ffStart: map[string]int{}}
 	for i, c := range capacity {
 		copy(s.free[i*nr:(i+1)*nr], c)
 		for r, x := range c {
@@ -107,6 +116,9 @@ func (s *nodeState) take(i int, d []float64, count int) {
 	for r, x := range d {
 		f[r] -= c * x
 	}
+	if count < 0 {
+		clear(s.ffStart)
+	}
 	s.score[i] = s.scoreOf(i)
 	if s.pos[i] >= 0 {
 		heap.Fix(&s.heap, s.pos[i])
@@ -135,11 +147,32 @@ func (s *nodeState) push(i int) {
 // firstFit returns the first node, in node order, where one task of demand
 // d fits, skipping nodes for which skip returns true; -1 when there is none.
 func (s *nodeState) firstFit(d []float64, skip func(int) bool) int {
-	return s.firstFitUnder(1, 0, s.leaves, d, skip)
+	if skip != nil {
+		return s.firstFitUnder(1, 0, s.leaves, 0, d, skip)
+	}
+	key := demandKey(d)
+	from := s.ffStart[key]
+	i := s.firstFitUnder(1, 0, s.leaves, from, d, nil)
+	if i < 0 {
+		s.ffStart[key] = s.n
+	} else {
+		s.ffStart[key] = i
+	}
+	return i
 }
 
-func (s *nodeState) firstFitUnder(v, lo, hi int, d []float64, skip func(int) bool) int {
-	if lo >= s.n {
+func demandKey(d []float64) string {
+	b := make([]byte, 0, 8*len(d))
+	for _, x := range d {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+	}
+	return string(b)
+}
+
+// firstFitUnder searches the nodes in [max(lo, from), hi) under tree
+// vertex v.
+func (s *nodeState) firstFitUnder(v, lo, hi, from int, d []float64, skip func(int) bool) int {
+	if lo >= s.n || hi <= from {
 		return -1
 	}
 	m := s.seg[v*s.nr : (v+1)*s.nr]
@@ -155,10 +188,10 @@ func (s *nodeState) firstFitUnder(v, lo, hi int, d []float64, skip func(int) boo
 		return -1
 	}
 	mid := (lo + hi) / 2
-	if i := s.firstFitUnder(2*v, lo, mid, d, skip); i >= 0 {
+	if i := s.firstFitUnder(2*v, lo, mid, from, d, skip); i >= 0 {
 		return i
 	}
-	return s.firstFitUnder(2*v+1, mid, hi, d, skip)
+	return s.firstFitUnder(2*v+1, mid, hi, from, d, skip)
 }
 
 // nodeHeap orders node indices by score, highest first, ties by index.
