@@ -12,7 +12,9 @@ import (
 	"github.com/optimus-sched/optimus/io/schema"
 )
 
-// Column names and string values must be text: valid UTF-8 without NUL.
+// Column names and string values must be text: valid UTF-8 without NUL,
+// and names not empty (as CSV requires). Found by FuzzReadArrowFile: an
+// Arrow file with a column named "" was accepted and its CSV rejected.
 // Found by FuzzReadArrowStream: an Arrow stream whose column name held
 // invalid UTF-8 and NULs was accepted, and its CSV conversion was then
 // rejected as binary. Every format now rejects such input, naming the column
@@ -31,6 +33,8 @@ func TestNonTextRejected(t *testing.T) {
 		t    *Table
 		want string
 	}{
+		{"empty name", cluster("", "n1"), `column 2 has no name`},
+		{"blank name", cluster(" ", "n1"), `column 2 has no name`},
 		{"invalid UTF-8 name", cluster("gpu\xff", "n1"), `the name of column 2, "gpu\xff", is not valid UTF-8 text`},
 		{"NUL in name", cluster("gpu\x00", "n1"), `the name of column 2, "gpu\x00", contains a NUL character`},
 		{"invalid UTF-8 value", cluster("gpu", "n\xc3"), `column "node", row 1: "n\xc3" is not valid UTF-8 text`},

@@ -102,9 +102,13 @@ func textProblem(s string) string {
 	return ""
 }
 
-// checkNames rejects column names that are not text (see textProblem).
+// checkNames rejects column names that are empty or not text (see
+// textProblem).
 func checkNames(source string, names []string) error {
 	for i, n := range names {
+		if strings.TrimSpace(n) == "" {
+			return Errorf(source, "column %d has no name", i+1)
+		}
 		if why := textProblem(n); why != "" {
 			return Errorf(source, "the name of column %d, %q, %s", i+1, n, why)
 		}
