@@ -42,5 +42,9 @@ docs: build
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+# solve + place from 1,000 to 100,000 tasks on one core (benchmarks/solve-place.md)
+bench-plan:
+	$(GO) test ./benchmarks -run '^$$' -bench 'Plan$$|Solve|Place|Pipe' -cpu 1 -count 5 -benchmem
+
 clean:
 	rm -rf bin $(OUT)

@@ -2,7 +2,7 @@
 // and workers each job gets, from package solve) onto the cluster's nodes:
 // the placement half of Optimus (Peng et al., EuroSys 2018, section 4.2),
 // the Kubernetes-like baselines it is compared with, and the balancing of
-// parameter blocks over a job's parameter servers (section 5.1, PSBlocks).
+// parameter blocks over a job's parameter servers (section 5, AssignBlocks).
 //
 // Place is pure planning: it reads a snapshot (a Problem) and returns the
 // plan; it does no I/O. `optimus place` builds the Problem from the

@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// Parameter-server load balance (paper section 5.1). A PS job's parameters
+// Parameter-server load balance (paper section 5). A PS job's parameters
 // come in blocks (one per weight or bias array) that the framework spreads
 // over its p parameter servers; every step each worker pushes its gradients
 // for every piece and pulls it back, one request per piece. A step ends when
@@ -62,7 +62,7 @@ const (
 
 // AssignBlocks assigns blocks to opts.Servers servers by the policy.
 //
-// The optimus policy (after the paper's section 5.1: even parameter size
+// The optimus policy (after the paper's section 5: even parameter size
 // and even update requests on every server, large blocks sliced). With t
 // the tiny threshold, TinyFraction of the mean load per server, and B the
 // bytes of the blocks not tiny, the ideal load of a server is B/p:

@@ -127,9 +127,9 @@ type Options struct {
 	// RestartCost is what changing a running job's allocation costs it, in
 	// seconds: a checkpoint, a stop, a restart from the checkpoint. A
 	// running job's allocation changes only when the predicted gain beats
-	// it (see Solve). The paper (section 5.3, 6) reports about a minute to
-	// stop and minutes to restore; DefaultRestartCost is 300 s. 0 re-solves
-	// from scratch every time, as the paper does.
+	// it (see Solve). The paper reports about a minute to stop a job and
+	// minutes to restore it; DefaultRestartCost is 300 s. 0 re-solves from
+	// scratch every time, as the paper does.
 	RestartCost float64
 	// TetrisSRTFWeight is the share of Tetris's score that favours the job
 	// with the shortest remaining time, against the packing score (0: pure

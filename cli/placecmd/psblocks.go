@@ -39,7 +39,7 @@ order the framework registers them; or a built-in model's, by --model) to N para
 servers, and writes one row per block or slice of a block with its server.
 
 Policies (--policy):
-  optimus  the paper's balancing (section 5.1): blocks largest first to the least loaded
+  optimus  the paper's balancing (section 5): blocks largest first to the least loaded
            server, sliced where a block would take it beyond the ideal load (total / N),
            the rest going on to the next server; tiny blocks (below --tiny of the mean
            load) to the server with the fewest requests

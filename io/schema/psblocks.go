@@ -33,7 +33,7 @@ var PSAssignment = &Table{
 		{Name: "bytes", Type: Int64, Unit: "bytes", Required: true, Min: one, Doc: "Size of the slice."},
 		{Name: "ps", Type: Int64, Required: true, Min: zero, Doc: "Parameter server holding the slice, from 0."},
 		{Name: "policy", Type: String, Required: true, Enum: psPolicies,
-			Doc: "optimus (the paper's balancing, section 5.1) or hash (the framework default: small blocks by key hash, large ones split over every server)."},
+			Doc: "optimus (the paper's balancing, section 5) or hash (the framework default: small blocks by key hash, large ones split over every server)."},
 	},
 }
 
