@@ -190,6 +190,9 @@ type Result struct {
 	Jobs []JobPlacement
 	// Free is each node's free capacity after placement.
 	Free [][]float64
+	// Order lists the running jobs in the order they were placed: kept
+	// jobs first, then the others.
+	Order []int
 }
 
 // Place places every running job's tasks.
@@ -219,6 +222,14 @@ type Result struct {
 // was placed (a reduced allocation, with a reason); otherwise its tasks are
 // removed and it waits.
 //
+// Smallest jobs first can leave a larger one without room: on a cluster of
+// GPU and CPU servers the PS of small jobs split evenly onto GPU servers
+// take the cores a later job's workers needed there. So when the optimus
+// policy leaves a job waiting or reduced, it places again with the jobs
+// that failed first (at most twice more) and keeps the best placement:
+// fewest jobs waiting, then most tasks placed, then least cross-server
+// traffic.
+//
 // A node's free capacity counts as Σ_r free^r / (largest capacity of r over
 // the nodes). Costs: O(log n) per heap or first-fit step over n nodes, and
 // for the optimus policy O(Candidates·k·resources) per job tried on k nodes.
@@ -237,6 +248,40 @@ func Place(p *Problem, opts Options) (*Result, error) {
 	if opts.Candidates <= 0 {
 		opts.Candidates = DefaultCandidates
 	}
+	res, failed := pass(p, opts, nil)
+	if opts.Policy != Optimus || len(failed) == 0 {
+		return res, nil
+	}
+	// Repair: jobs smallest first can leave a larger job without room
+	// (their PS took the cores a GPU node's workers needed, say). Place the
+	// jobs that failed first and keep the better of the passes.
+	promote := failed
+	for range repairPasses {
+		again, failedAgain := pass(p, opts, promote)
+		if again.worse(res) >= 0 {
+			break
+		}
+		res = again
+		if len(failedAgain) == 0 {
+			break
+		}
+		for _, j := range failedAgain {
+			if !slices.Contains(promote, j) {
+				promote = append(promote, j)
+			}
+		}
+	}
+	return res, nil
+}
+
+// repairPasses bounds the extra passes of the optimus policy.
+const repairPasses = 2
+
+// pass places every running job: kept tasks first, then the others in
+// ascending order of task count with the jobs of promote first (in that
+// order). It returns the placement and the running jobs that ended waiting
+// or with fewer tasks than allocated.
+func pass(p *Problem, opts Options, promote []int) (*Result, []int) {
 	pl := &placer{p: p, opts: opts, nr: len(p.Resources), st: newNodeState(p.Capacity, len(p.Resources))}
 	pl.tasks = make([][]Placed, len(p.Jobs))
 	pl.jobs = make([]JobPlacement, len(p.Jobs))
@@ -250,6 +295,7 @@ func Place(p *Problem, opts Options) (*Result, error) {
 		if len(job.Current) > 0 {
 			why := pl.keep(j)
 			if why == "" {
+				pl.order = append(pl.order, j)
 				continue
 			}
 			pl.jobs[j].Reason = "moved: " + why
@@ -259,7 +305,13 @@ func Place(p *Problem, opts Options) (*Result, error) {
 	slices.SortStableFunc(order, func(a, b int) int {
 		return (p.Jobs[a].PS + p.Jobs[a].Workers) - (p.Jobs[b].PS + p.Jobs[b].Workers)
 	})
+	if len(promote) > 0 {
+		rest := slices.DeleteFunc(slices.Clone(order), func(j int) bool { return slices.Contains(promote, j) })
+		order = append(slices.Clone(promote), rest...)
+	}
+	var failed []int
 	for _, j := range order {
+		pl.order = append(pl.order, j)
 		switch opts.Policy {
 		case Optimus:
 			pl.placeOptimus(j)
@@ -270,8 +322,42 @@ func Place(p *Problem, opts Options) (*Result, error) {
 			pl.jobs[j].Method = MethodPack
 			pl.placeOneByOne(j, nil, pl.packNode)
 		}
+		if pl.jobs[j].Status != Running || len(pl.tasks[j]) < p.Jobs[j].PS+p.Jobs[j].Workers {
+			failed = append(failed, j)
+		}
 	}
-	return pl.result(), nil
+	return pl.result(), failed
+}
+
+// worse compares two placements of the same problem: negative when r is
+// better than o (fewer jobs waiting, then fewer tasks left out, then less
+// cross-server traffic in all), 0 when as good.
+func (r *Result) worse(o *Result) int {
+	score := func(x *Result) (waiting, placed int, cross float64) {
+		for _, jp := range x.Jobs {
+			switch jp.Status {
+			case Waiting:
+				waiting++
+			case Running:
+				placed += jp.PS + jp.Workers
+				cross += jp.CrossTraffic
+			}
+		}
+		return
+	}
+	rw, rp, rc := score(r)
+	ow, op, oc := score(o)
+	switch {
+	case rw != ow:
+		return rw - ow
+	case rp != op:
+		return op - rp
+	case rc < oc-1e-12:
+		return -1
+	case rc > oc+1e-12:
+		return 1
+	}
+	return 0
 }
 
 func (p *Problem) check() error {
@@ -318,6 +404,7 @@ type placer struct {
 	st    *nodeState
 	tasks [][]Placed
 	jobs  []JobPlacement
+	order []int
 }
 
 func (pl *placer) demand(j int, role Role) []float64 {
@@ -630,7 +717,7 @@ func (pl *placer) packNode(d []float64, _ []int) int {
 }
 
 func (pl *placer) result() *Result {
-	res := &Result{Policy: pl.opts.Policy, Jobs: pl.jobs}
+	res := &Result{Policy: pl.opts.Policy, Jobs: pl.jobs, Order: pl.order}
 	for j := range pl.p.Jobs {
 		ts := pl.tasks[j]
 		slices.SortFunc(ts, func(a, b Placed) int {
