@@ -76,12 +76,12 @@ alloc_speed, alloc_completion_s, the gains, status and reason (optimus schema al
 	cmd.Flags().StringVar(&opts.Cluster, "cluster", "", "read the cluster's nodes and capacities from `FILE` (required)")
 	cmd.Flags().StringVar(&opts.Policy, "policy", string(solve.Optimus), "allocation `POLICY`: optimus, drf, tetris or fifo")
 	cmd.Flags().Float64Var(&opts.RestartCost, "restart-cost", def.RestartCost,
-		"`SECONDS` a restart (checkpoint, stop, restore) costs a running job; its allocation changes only when the predicted gain beats it (0: re-solve from scratch)")
+		"what a restart (checkpoint, stop, restore) costs a running job, in `SECONDS`; its allocation changes only when the predicted gain beats it (0: re-solve from scratch)")
 	cmd.Flags().Float64Var(&opts.TetrisSRTF, "tetris-srtf", def.TetrisSRTFWeight,
 		"tetris: `WEIGHT` in [0,1] of the shortest-remaining-time bias against the packing score")
 	cmd.Flags().IntVar(&opts.BaselineCap, "baseline-cap", def.BaselineCap,
 		"drf, tetris: most PS and most workers (`N` each) for a job without max_ps/max_workers")
-	cmd.Flags().StringVar(&opts.Quantile, "remaining", "p50", "which predicted remaining steps to plan with: p10, p50 or p90")
+	cmd.Flags().StringVar(&opts.Quantile, "remaining", "p50", "plan with this `QUANTILE` of the predicted remaining steps: p10, p50 or p90")
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print a summary of the plan on standard error (the default when it is a terminal)")
 	opts.Output.AddOutputFlags(cmd)
 	return cmd
