@@ -30,8 +30,7 @@ import (
 
 func decodeCSV(data []byte, source string, want *schema.Table) (*Table, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a spreadsheet's byte-order mark
-	head := data[:min(len(data), 4096)]
-	if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head[:max(0, len(head)-utf8.UTFMax)]) {
+	if bytes.IndexByte(textHead(data), 0) >= 0 || !utf8.Valid(textHead(data)) {
 		return nil, Errorf(source, "unrecognised input: not Arrow, Parquet or CSV text")
 	}
 	r := csv.NewReader(bytes.NewReader(data))
@@ -83,6 +82,23 @@ func decodeCSV(data []byte, source string, want *schema.Table) (*Table, error) {
 		}}
 	}
 	return build(source, s, rows, cols, lines, nil)
+}
+
+// textHead is the start of data that tells text from binary: its first
+// 4 kB, less a character the cut splits.
+func textHead(data []byte) []byte {
+	if len(data) <= 4096 {
+		return data
+	}
+	head := data[:4096]
+	i := len(head) - 1
+	for i > 0 && len(head)-i < utf8.UTFMax && !utf8.RuneStart(head[i]) {
+		i--
+	}
+	if !utf8.FullRune(head[i:]) {
+		head = head[:i]
+	}
+	return head
 }
 
 func csvError(source string, err error) error {
@@ -152,7 +168,7 @@ func parseCSVColumn(source, col string, cells []string, typ schema.Type) (*value
 		switch typ {
 		case schema.String:
 			if why := textProblem(c); why != "" {
-				return bad(r, "%q %s", c, why)
+				return bad(r, "%q %s", clip(c), why)
 			}
 			v.s[r] = c
 		case schema.Int64:

@@ -84,3 +84,28 @@ func TestNonTextRejected(t *testing.T) {
 		}
 	}
 }
+
+// The check that CSV input is text looked at its first 4 kB less 4 bytes,
+// to allow for a character cut at 4 kB, even in inputs shorter than that:
+// so a short CSV ending in a multibyte character and a newline was taken
+// for binary (found by FuzzReadCSV: "ӆ00\n"). Only a character that the
+// 4 kB cut splits is set aside now.
+func TestCSVTextCheck(t *testing.T) {
+	for _, in := range []string{"ӆ00\n", "x\nӆ\n", "ӆ"} {
+		if _, err := Decode([]byte(in), CSV, "in", nil); err != nil {
+			t.Errorf("%q: %v", in, err)
+		}
+	}
+	// A character across the 4 kB mark, then valid or invalid text.
+	for cut := 4093; cut <= 4096; cut++ {
+		in := "x\n" + strings.Repeat("a", cut-2) + "ӆ\n"
+		if _, err := Decode([]byte(in), CSV, "in", nil); err != nil {
+			t.Errorf("ӆ at byte %d: %v", cut, err)
+		}
+	}
+	for _, in := range []string{"x\n\xff\n", "x\n" + strings.Repeat("a", 4000) + "\xc3\x28\n", "x\n\x00\n"} {
+		if _, err := Decode([]byte(in), CSV, "in", nil); err == nil || !strings.Contains(err.Error(), "not Arrow, Parquet or CSV text") {
+			t.Errorf("%.20q...: %v", in, err)
+		}
+	}
+}

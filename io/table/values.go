@@ -102,6 +102,14 @@ func textProblem(s string) string {
 	return ""
 }
 
+// clip shortens a long value quoted in a message.
+func clip(s string) string {
+	if len(s) <= 60 {
+		return s
+	}
+	return s[:50] + "..."
+}
+
 // checkNames rejects column names that are empty or not text (see
 // textProblem).
 func checkNames(source string, names []string) error {
@@ -110,7 +118,7 @@ func checkNames(source string, names []string) error {
 			return Errorf(source, "column %d has no name", i+1)
 		}
 		if why := textProblem(n); why != "" {
-			return Errorf(source, "the name of column %d, %q, %s", i+1, n, why)
+			return Errorf(source, "the name of column %d, %q, %s", i+1, clip(n), why)
 		}
 	}
 	return nil
@@ -189,7 +197,7 @@ func toValues(source, col string, a arrow.Array, want schema.Type) (*values, *Er
 			if a.IsValid(r) {
 				v.s[r] = s.Value(r)
 				if why := textProblem(v.s[r]); why != "" {
-					return nil, &Error{Source: source, Column: col, Row: r + 1, Msg: fmt.Sprintf("%q %s", v.s[r], why)}
+					return nil, &Error{Source: source, Column: col, Row: r + 1, Msg: fmt.Sprintf("%q %s", clip(v.s[r]), why)}
 				}
 			}
 		}
