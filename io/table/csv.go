@@ -209,6 +209,15 @@ func writeCSV(w io.Writer, t *Table) error {
 		for i := range t.cols {
 			rec[i] = cellText(t.cols[i], r)
 		}
+		if len(rec) == 1 && rec[0] == "" {
+			// A blank line is no row to CSV readers: write the null of a
+			// one-column table as an empty quoted field.
+			cw.Flush()
+			if _, err := io.WriteString(w, "\"\"\n"); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
