@@ -2,6 +2,7 @@ package table
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -28,5 +29,21 @@ func TestCSVOneColumnNullRow(t *testing.T) {
 	}
 	if d := Diff(tb, back); d != "" {
 		t.Error(d)
+	}
+}
+
+// A table without columns cannot be written as CSV and means nothing: every
+// format rejects it.
+func TestNoColumnsRejected(t *testing.T) {
+	empty := New(nil, 3)
+	for _, f := range []Format{ArrowStream, ArrowFile, Parquet} {
+		var buf bytes.Buffer
+		if err := Write(&buf, f, empty); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Decode(buf.Bytes(), f, "in", nil)
+		if err == nil || !strings.Contains(err.Error(), "in: no columns") {
+			t.Errorf("%v: %v", f, err)
+		}
 	}
 }

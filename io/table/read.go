@@ -103,6 +103,9 @@ func Decode(data []byte, format Format, source string, want *schema.Table) (t *T
 		return nil, Errorf(source, "not a valid %s: %v", format, err)
 	}
 	raw.Source = source
+	if len(raw.fields) == 0 {
+		return nil, Errorf(source, "no columns: a table needs at least one")
+	}
 	if err := checkNames(source, raw.ColumnNames()); err != nil {
 		return nil, err
 	}
