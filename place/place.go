@@ -108,6 +108,19 @@ type Job struct {
 	// the allocation (PS tasks 0..PS-1 and workers 0..Workers-1, on nodes
 	// with room for them) the tasks stay where they are: no needless moves.
 	Current []Task
+	// Packing, optional, is where solve's node-level capacity check fitted
+	// the job's tasks (solve.Result.Packing; the allocation table's
+	// alloc_nodes). The optimus policy falls back to it when its own
+	// placement leaves a job waiting or short (see Place). It is ignored
+	// unless it lists distinct nodes of the Problem and its counts add up
+	// to PS and Workers.
+	Packing []Slot
+}
+
+// Slot is how many PS and workers of a job go on one node.
+type Slot struct {
+	Node        int // index into Problem.Nodes
+	PS, Workers int
 }
 
 // Problem is the snapshot a placement is computed from.
@@ -138,6 +151,7 @@ const (
 	MethodKept     = "kept"
 	MethodSpread   = "spread"
 	MethodPack     = "pack"
+	MethodSolve    = "solve"
 )
 
 // DefaultCandidates is Options.Candidates when it is 0.
@@ -165,6 +179,7 @@ type JobPlacement struct {
 	CrossTraffic float64
 	// Method says how the job's tasks were placed: MethodEven (the optimus
 	// policy's even split), MethodFallback (its one-by-one fallback),
+	// MethodSolve (where solve's node-level check fitted them, Job.Packing),
 	// MethodKept (left where they ran), MethodSpread or MethodPack; "" for
 	// a job not running.
 	Method string
@@ -230,6 +245,19 @@ type Result struct {
 // fewest jobs waiting, then most tasks placed, then least cross-server
 // traffic.
 //
+// If a job is still left waiting or short and the jobs carry the layout
+// solve's node-level capacity check found for them (Job.Packing, from
+// `optimus solve --capacity nodes`, the default), the optimus policy places
+// again with the jobs that failed exactly there first and the others as
+// above; jobs that fail then join them (at most packingPasses passes), and
+// the last pass puts every job with a layout there. In each such pass, the
+// jobs put where solve fitted them then move, smallest first, to their even
+// split on the fewest nodes where that now fits with less cross-server
+// traffic. The best placement by the order above is kept. Solve's layouts
+// fit the nodes together, so with the same cluster and no kept tasks in the
+// way every job solve runs is placed with its whole allocation; the jobs
+// left where solve fitted them have method MethodSolve.
+//
 // A node's free capacity counts as Σ_r free^r / (largest capacity of r over
 // the nodes). Costs: O(log n) per heap or first-fit step over n nodes, and
 // for the optimus policy O(Candidates·k·resources) per job tried on k nodes.
@@ -248,7 +276,7 @@ func Place(p *Problem, opts Options) (*Result, error) {
 	if opts.Candidates <= 0 {
 		opts.Candidates = DefaultCandidates
 	}
-	res, failed := pass(p, opts, nil)
+	res, failed := pass(p, opts, nil, nil)
 	if opts.Policy != Optimus || len(failed) == 0 {
 		return res, nil
 	}
@@ -257,11 +285,11 @@ func Place(p *Problem, opts Options) (*Result, error) {
 	// jobs that failed first and keep the better of the passes.
 	promote := failed
 	for range repairPasses {
-		again, failedAgain := pass(p, opts, promote)
+		again, failedAgain := pass(p, opts, promote, nil)
 		if again.worse(res) >= 0 {
 			break
 		}
-		res = again
+		res, failed = again, failedAgain
 		if len(failedAgain) == 0 {
 			break
 		}
@@ -271,17 +299,74 @@ func Place(p *Problem, opts Options) (*Result, error) {
 			}
 		}
 	}
+	// Solve's layout: the failed jobs there first, then every job there.
+	packed := make([]bool, len(p.Jobs))
+	anyPacked := false
+	for j := range p.Jobs {
+		packed[j] = p.validPacking(j)
+		anyPacked = anyPacked || packed[j]
+	}
+	if len(failed) == 0 || !anyPacked {
+		return res, nil
+	}
+	// The jobs that failed go where solve fitted them, the others by the
+	// policy; jobs that fail then join them, until none fails or every job
+	// with a layout is there (the last pass).
+	use := make([]bool, len(p.Jobs))
+	for k := 0; ; k++ {
+		grew := false
+		for _, j := range failed {
+			if packed[j] && !use[j] {
+				use[j], grew = true, true
+			}
+		}
+		if !grew || k == packingPasses-1 {
+			use = packed
+		}
+		again, failedAgain := pass(p, opts, nil, use)
+		if again.worse(res) < 0 {
+			res = again
+		}
+		failed = failedAgain
+		if len(failed) == 0 || !grew || k == packingPasses-1 {
+			break
+		}
+	}
 	return res, nil
+}
+
+// packingPasses bounds the optimus policy's passes that use solve's layout.
+const packingPasses = 4
+
+// validPacking reports whether job j runs and carries a Packing of
+// distinct nodes of the Problem whose counts add up to its allocation.
+func (p *Problem) validPacking(j int) bool {
+	job := &p.Jobs[j]
+	if job.Status != Running || len(job.Packing) == 0 {
+		return false
+	}
+	var ps, w int
+	seen := make(map[int]bool, len(job.Packing))
+	for _, s := range job.Packing {
+		if s.Node < 0 || s.Node >= len(p.Nodes) || seen[s.Node] || s.PS < 0 || s.Workers < 0 {
+			return false
+		}
+		seen[s.Node] = true
+		ps += s.PS
+		w += s.Workers
+	}
+	return ps == job.PS && w == job.Workers
 }
 
 // repairPasses bounds the extra passes of the optimus policy.
 const repairPasses = 2
 
-// pass places every running job: kept tasks first, then the others in
-// ascending order of task count with the jobs of promote first (in that
-// order). It returns the placement and the running jobs that ended waiting
-// or with fewer tasks than allocated.
-func pass(p *Problem, opts Options, promote []int) (*Result, []int) {
+// pass places every running job: kept tasks first, then the jobs of
+// packed (in Problem order) where Job.Packing says if their nodes have room
+// for that, then the others in ascending order of task count with the jobs
+// of promote first (in that order). It returns the placement and the
+// running jobs that ended waiting or with fewer tasks than allocated.
+func pass(p *Problem, opts Options, promote []int, packed []bool) (*Result, []int) {
 	pl := &placer{p: p, opts: opts, nr: len(p.Resources), st: newNodeState(p.Capacity, len(p.Resources))}
 	pl.tasks = make([][]Placed, len(p.Jobs))
 	pl.jobs = make([]JobPlacement, len(p.Jobs))
@@ -309,6 +394,20 @@ func pass(p *Problem, opts Options, promote []int) (*Result, []int) {
 		rest := slices.DeleteFunc(slices.Clone(order), func(j int) bool { return slices.Contains(promote, j) })
 		order = append(slices.Clone(promote), rest...)
 	}
+	if packed != nil {
+		var rest []int
+		for _, j := range slices.Sorted(slices.Values(order)) {
+			if packed[j] && pl.placePacking(j) {
+				pl.order = append(pl.order, j)
+			}
+		}
+		for _, j := range order {
+			if pl.jobs[j].Method != MethodSolve {
+				rest = append(rest, j)
+			}
+		}
+		order = rest
+	}
 	var failed []int
 	for _, j := range order {
 		pl.order = append(pl.order, j)
@@ -325,6 +424,9 @@ func pass(p *Problem, opts Options, promote []int) (*Result, []int) {
 		if pl.jobs[j].Status != Running || len(pl.tasks[j]) < p.Jobs[j].PS+p.Jobs[j].Workers {
 			failed = append(failed, j)
 		}
+	}
+	if packed != nil {
+		pl.compact(pl.order)
 	}
 	return pl.result(), failed
 }
@@ -471,25 +573,9 @@ type nodeCount struct{ node, ps, workers int }
 // placeOptimus places job j by the even split on the fewest nodes, or by the
 // one-by-one fallback.
 func (pl *placer) placeOptimus(j int) {
-	job := &pl.p.Jobs[j]
-	// k = 1 first, on the candidates in order as they come out of the heap:
-	// most jobs fit on one node, and then the first that holds them is the
-	// one, without taking out the other candidates.
-	n := min(len(pl.p.Nodes), max(pl.opts.Candidates, job.PS+job.Workers))
-	pool := make([]int, 0, n)
+	split, pool := pl.findEven(j)
 	defer func() { pl.release(pool) }()
-	for len(pool) < n && job.PS > 0 && job.Workers > 0 {
-		i := pl.st.popBest()
-		if i < 0 {
-			break
-		}
-		pool = append(pool, i)
-		if pl.st.fitsMix(i, job.PSDemand, job.PS, job.WorkerDemand, job.Workers) {
-			pl.placeSplit(j, []nodeCount{{node: i, ps: job.PS, workers: job.Workers}})
-			return
-		}
-	}
-	if split := pl.evenSplit(j, pool, 2); split != nil {
+	if split != nil {
 		pl.placeSplit(j, split)
 		return
 	}
@@ -506,6 +592,93 @@ func (pl *placer) placeOptimus(j int) {
 		}
 		return pl.st.firstFit(d, func(i int) bool { return inPool[i] })
 	})
+}
+
+// findEven finds the even split of job j on the fewest nodes among the
+// candidates, or returns nil; the caller releases the candidates taken out
+// of the heap (pool).
+func (pl *placer) findEven(j int) (split []nodeCount, pool []int) {
+	job := &pl.p.Jobs[j]
+	// k = 1 first, on the candidates in order as they come out of the heap:
+	// most jobs fit on one node, and then the first that holds them is the
+	// one, without taking out the other candidates.
+	n := min(len(pl.p.Nodes), max(pl.opts.Candidates, job.PS+job.Workers))
+	pool = make([]int, 0, n)
+	for len(pool) < n && job.PS > 0 && job.Workers > 0 {
+		i := pl.st.popBest()
+		if i < 0 {
+			break
+		}
+		pool = append(pool, i)
+		if pl.st.fitsMix(i, job.PSDemand, job.PS, job.WorkerDemand, job.Workers) {
+			return []nodeCount{{node: i, ps: job.PS, workers: job.Workers}}, pool
+		}
+	}
+	return pl.evenSplit(j, pool, 2), pool
+}
+
+// compact moves, in ascending order of task count, each job of order that
+// was placed where solve fitted it to the even split on the fewest nodes
+// when that now fits and has less cross-server traffic; otherwise the job
+// stays. No job loses a task, so the placement only gets better.
+func (pl *placer) compact(order []int) {
+	order = slices.Clone(order)
+	slices.SortStableFunc(order, func(a, b int) int {
+		return (pl.p.Jobs[a].PS + pl.p.Jobs[a].Workers) - (pl.p.Jobs[b].PS + pl.p.Jobs[b].Workers)
+	})
+	for _, j := range order {
+		if pl.jobs[j].Method != MethodSolve {
+			continue
+		}
+		old := pl.tasks[j]
+		perNode := map[int][2]int{}
+		for _, t := range old {
+			pl.st.take(t.Node, pl.demand(j, t.Role), -1)
+			c := perNode[t.Node]
+			c[t.Role]++
+			perNode[t.Node] = c
+		}
+		local := 0
+		for _, c := range perNode {
+			local += c[PS] * c[Worker]
+		}
+		split, pool := pl.findEven(j)
+		pl.release(pool)
+		better := false
+		if split != nil {
+			splitLocal := 0
+			for _, c := range split {
+				splitLocal += c.ps * c.workers
+			}
+			better = splitLocal > local || splitLocal == local && len(split) < len(perNode)
+		}
+		if better {
+			pl.tasks[j] = nil
+			pl.placeSplit(j, split)
+			continue
+		}
+		for _, t := range old {
+			pl.st.take(t.Node, pl.demand(j, t.Role), 1)
+		}
+	}
+}
+
+// placePacking puts job j's tasks where its Packing says, if every node
+// there has room for them, and reports whether it did.
+func (pl *placer) placePacking(j int) bool {
+	job := &pl.p.Jobs[j]
+	for _, s := range job.Packing {
+		if !pl.st.fitsMix(s.Node, job.PSDemand, s.PS, job.WorkerDemand, s.Workers) {
+			return false
+		}
+	}
+	split := make([]nodeCount, len(job.Packing))
+	for k, s := range job.Packing {
+		split[k] = nodeCount{node: s.Node, ps: s.PS, workers: s.Workers}
+	}
+	pl.placeSplit(j, split)
+	pl.jobs[j].Method = MethodSolve
+	return true
 }
 
 // placeSplit puts job j's tasks on the nodes of an even split.

@@ -625,7 +625,7 @@ func TestRepairPassesOnlyImprove(t *testing.T) {
 			p.Jobs = append(p.Jobs, Job{Name: fmt.Sprintf("j%d", k), PS: 1 + rng.IntN(6), Workers: 1 + rng.IntN(4), Status: Running,
 				WorkerDemand: []float64{1, 2, 1}, PSDemand: []float64{0, 3, float64(1 + rng.IntN(3))}})
 		}
-		single, failed := pass(p, Options{Policy: Optimus, Candidates: DefaultCandidates}, nil)
+		single, failed := pass(p, Options{Policy: Optimus, Candidates: DefaultCandidates}, nil, nil)
 		res := mustPlace(t, p, Options{Policy: Optimus})
 		if d := res.worse(single); d > 0 {
 			t.Errorf("trial %d: the repaired placement is worse than the first pass", trial)
@@ -639,5 +639,158 @@ func TestRepairPassesOnlyImprove(t *testing.T) {
 	t.Logf("%d of 1000 placements left a job waiting or reduced; the repair passes improved %d of them", failedCases, improved)
 	if improved == 0 {
 		t.Error("the repair passes never helped")
+	}
+}
+
+// packedProblem draws a cluster of GPU and CPU servers with 10 Gbit/s each
+// and jobs whose tasks are first put on the nodes at random, as solve's
+// node-level check would: every job has a layout (Job.Packing) that fits
+// with all the others, and the allocation is what the layout holds.
+func packedProblem(rng *rand.Rand) *Problem {
+	n := 2 + rng.IntN(12)
+	p := &Problem{Resources: []string{"gpu", "cpu", "net_gbps"}}
+	var free [][]float64
+	for i := range n {
+		p.Nodes = append(p.Nodes, fmt.Sprintf("n%d", i))
+		c := []float64{0, 32, 10}
+		if rng.IntN(2) == 0 {
+			c = []float64{4, 16, 10}
+		}
+		p.Capacity = append(p.Capacity, c)
+		free = append(free, slices.Clone(c))
+	}
+	put := func(d []float64) int {
+		for _, i := range rng.Perm(n) {
+			if holds(free[i], &Job{PSDemand: d, WorkerDemand: d}, 1, 0) {
+				for r := range d {
+					free[i][r] -= d[r]
+				}
+				return i
+			}
+		}
+		return -1
+	}
+	for k := range 2 + rng.IntN(10) {
+		j := Job{Name: fmt.Sprintf("j%d", k), Status: Running,
+			WorkerDemand: []float64{1, 2, float64(1 + rng.IntN(2))}, PSDemand: []float64{0, 3, float64(1 + rng.IntN(4))}}
+		count := map[int]*Slot{}
+		want := 2 + rng.IntN(10)
+		for t := 0; t < want; t++ {
+			role := t % 2
+			if t >= 2 && rng.IntN(3) == 0 {
+				role = 1 - role
+			}
+			d := j.PSDemand
+			if role == 1 {
+				d = j.WorkerDemand
+			}
+			i := put(d)
+			if i < 0 {
+				continue
+			}
+			if count[i] == nil {
+				count[i] = &Slot{Node: i}
+			}
+			if role == 1 {
+				count[i].Workers++
+				j.Workers++
+			} else {
+				count[i].PS++
+				j.PS++
+			}
+		}
+		if j.PS == 0 || j.Workers == 0 {
+			// Give its tasks back: the job waits, as in solve.
+			for _, s := range count {
+				for r := range free[s.Node] {
+					free[s.Node][r] += float64(s.PS)*j.PSDemand[r] + float64(s.Workers)*j.WorkerDemand[r]
+				}
+			}
+			j.Status, j.Reason, j.PS, j.Workers = Waiting, "cluster full", 0, 0
+		} else {
+			for i := range n {
+				if s := count[i]; s != nil {
+					j.Packing = append(j.Packing, *s)
+				}
+			}
+		}
+		p.Jobs = append(p.Jobs, j)
+	}
+	return p
+}
+
+// With the layout solve fitted the allocation into (Job.Packing), the
+// optimus policy leaves no job waiting or short where its own placement
+// would: it falls back to that layout, for the jobs that failed first. It
+// is never worse than without the layout.
+func TestPackingFromSolveRescuesFailedJobs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	failedWithout, rescued, solveJobs, jobs := 0, 0, 0, 0
+	for trial := range 600 {
+		p := packedProblem(rng)
+		with := mustPlace(t, p, Options{Policy: Optimus})
+		bare := *p
+		bare.Jobs = slices.Clone(p.Jobs)
+		for j := range bare.Jobs {
+			bare.Jobs[j].Packing = nil
+		}
+		without := mustPlace(t, &bare, Options{Policy: Optimus})
+		short := false
+		for j, jp := range with.Jobs {
+			job := &p.Jobs[j]
+			if job.Status != Running {
+				continue
+			}
+			jobs++
+			if jp.Status != Running || jp.PS != job.PS || jp.Workers != job.Workers {
+				t.Errorf("trial %d: %s: %s with %d PS + %d workers of %d + %d although its layout fits: %s",
+					trial, job.Name, jp.Status, jp.PS, jp.Workers, job.PS, job.Workers, jp.Reason)
+			}
+			if jp.Method == MethodSolve {
+				solveJobs++
+			}
+			if w := without.Jobs[j]; w.Status != Running || w.PS+w.Workers < job.PS+job.Workers {
+				short = true
+			}
+		}
+		if d := with.worse(without); d > 0 {
+			t.Errorf("trial %d: the placement with solve's layout is worse than without", trial)
+		}
+		if short {
+			failedWithout++
+			if with.worse(without) < 0 {
+				rescued++
+			}
+		} else if fmt.Sprint(with) != fmt.Sprint(without) {
+			t.Errorf("trial %d: the layout changed a placement that needed no help", trial)
+		}
+	}
+	t.Logf("600 clusters: the optimus policy alone left a job waiting or short in %d; with solve's layout in none (%d of %d jobs placed there)",
+		failedWithout, solveJobs, jobs)
+	if failedWithout == 0 || rescued != failedWithout {
+		t.Errorf("%d failed without the layout, %d rescued", failedWithout, rescued)
+	}
+}
+
+// A layout that does not match the allocation, or names a node twice or
+// one the cluster lacks, is ignored.
+func TestInvalidPackingIsIgnored(t *testing.T) {
+	names, caps := uniformNodes(2, 2, 8)
+	for _, packing := range [][]Slot{
+		{{Node: 0, PS: 2, Workers: 2}, {Node: 1, PS: 0, Workers: 2}}, // 5 workers allocated
+		{{Node: 0, PS: 1, Workers: 2}, {Node: 0, PS: 1, Workers: 3}}, // node twice
+		{{Node: 0, PS: 1, Workers: 2}, {Node: 2, PS: 1, Workers: 3}}, // no node 2
+		{{Node: 0, PS: -1, Workers: 2}, {Node: 1, PS: 3, Workers: 3}},
+	} {
+		big := job("big", 2, 5, 2, 2)
+		big.Packing = packing
+		p := &Problem{Resources: res2, Nodes: names, Capacity: caps, Jobs: []Job{big}}
+		if p.validPacking(0) {
+			t.Errorf("%v: valid", packing)
+		}
+		res := mustPlace(t, p, Options{Policy: Optimus})
+		if b := res.Jobs[0]; b.Method != MethodFallback || b.Workers != 4 {
+			t.Errorf("%v: %s, %d workers", packing, b.Method, b.Workers)
+		}
 	}
 }
