@@ -13,6 +13,12 @@ import (
 // reaches its maximum (max_ps, max_workers; Options.BaselineCap for a role
 // without a limit) or its next unit does not fit. They ignore the restart
 // cost: they re-decide from scratch, as the paper's baselines do.
+//
+// "Fits" is the same check as the optimus policy's (Options.Capacity): with
+// NodeCapacity a unit (DRF, Tetris) or a request (FIFO) fits when all its
+// tasks find room on the nodes of the plan's incremental placement, so the
+// baselines' allocations pack too and compare with optimus on equal terms.
+// Tetris's alignment score still uses the cluster's free totals.
 
 // unit is the next unit the baselines give job j: 1 worker and 1 PS while
 // both are under the job's limits, else the one task it may still get; ok
@@ -101,12 +107,11 @@ func (in *instance) drf() *plan {
 			pl.reason[j] = "drf: at the job's maximum"
 			continue
 		}
-		if !in.fits(pl, j, nw, np) {
+		if misfit := in.tryAdd(pl, j, nw, np); misfit != fitted {
 			heap.Pop(&q)
-			pl.reason[j] = fmt.Sprintf("drf: cluster full: its next %s did not fit", unitName(nw, np))
+			pl.reason[j] = fmt.Sprintf("drf: %s: its next %s did not fit", full(misfit), unitName(nw, np))
 			continue
 		}
-		in.add(pl, j, nw, np)
 		pl.status[j] = Running
 		c.gain = -in.jobShare(pl, j) // smallest share first
 		heap.Fix(&q, c.index)
@@ -198,12 +203,11 @@ func (in *instance) tetris(srtfWeight float64) *plan {
 				continue
 			}
 		}
-		if !in.fits(pl, j, nw, np) {
+		if misfit := in.tryAdd(pl, j, nw, np); misfit != fitted {
 			heap.Pop(&q)
-			pl.reason[j] = fmt.Sprintf("tetris: cluster full: its next %s did not fit", unitName(nw, np))
+			pl.reason[j] = fmt.Sprintf("tetris: %s: its next %s did not fit", full(misfit), unitName(nw, np))
 			continue
 		}
-		in.add(pl, j, nw, np)
 		pl.status[j] = Running
 		if nw, np, ok := in.unit(pl, j); ok {
 			c.gain = score(j, nw, np)
@@ -225,13 +229,12 @@ func (in *instance) fifo() *plan {
 		}
 		job := &in.p.Jobs[j]
 		np, nw := request(job.MaxPS, job.CurPS), request(job.MaxWorkers, job.CurWorkers)
-		if in.fits(pl, j, nw, np) {
-			in.add(pl, j, nw, np)
+		if misfit := in.tryAdd(pl, j, nw, np); misfit == fitted {
 			pl.status[j] = Running
 			pl.reason[j] = "fifo: got its request"
 		} else {
 			pl.status[j] = Waiting
-			pl.reason[j] = fmt.Sprintf("fifo: its request of %d PS + %d workers did not fit in what the jobs before it left", np, nw)
+			pl.reason[j] = fmt.Sprintf("fifo: %s: its request of %d PS + %d workers did not fit in what the jobs before it left", full(misfit), np, nw)
 		}
 	}
 	return pl

@@ -75,6 +75,7 @@ type roleState struct {
 	atLimit  bool
 	noFit    bool    // its best task did not fit
 	noFitAt  float64 // the gain of that task
+	misfit   int     // why it did not fit (misfitTotal, misfitNodes)
 	lastGain float64 // gain of the last task of this role it got (NaN: none)
 	endGain  float64 // gain of one more task when the greedy stopped (NaN: n/a)
 }
@@ -98,8 +99,15 @@ type roleState struct {
 // A pinned job whose current allocation no longer fits is planned like the
 // others.
 //
+// A task fits when it fits in the cluster's totals and, with NodeCapacity
+// (the default, a deviation from the paper), on some node of the plan's
+// incremental placement (nodes.go); "cluster full" and "no node has room"
+// in the reasons tell the two apart. Capacity only shrinks and the
+// placement only grows, so a dropped candidate is not tried again.
+//
 // Each step costs O(log n) for n jobs, so the whole greedy costs
-// O((n + tasks)·log n) speed-model evaluations and heap moves.
+// O((n + tasks)·log n) speed-model evaluations and heap moves, plus, with
+// NodeCapacity, O(log m) per task on m nodes for its placement.
 func (in *instance) greedy(pinned []bool) *plan {
 	pl := in.newPlan()
 	nj := len(in.p.Jobs)
@@ -115,8 +123,7 @@ func (in *instance) greedy(pinned []bool) *plan {
 			if !pinned[j] || in.pre[j] != "" {
 				continue
 			}
-			if in.fits(pl, j, job.CurWorkers, job.CurPS) {
-				in.add(pl, j, job.CurWorkers, job.CurPS)
+			if in.tryAdd(pl, j, job.CurWorkers, job.CurPS) == fitted {
 				pl.status[j], pl.kept[j] = Running, true
 			}
 		}
@@ -125,12 +132,11 @@ func (in *instance) greedy(pinned []bool) *plan {
 		if in.pre[j] != "" || pl.kept[j] {
 			continue
 		}
-		if in.fits(pl, j, 1, 1) {
-			in.add(pl, j, 1, 1)
+		if misfit := in.tryAdd(pl, j, 1, 1); misfit == fitted {
 			pl.status[j] = Running
 		} else {
 			pl.status[j] = Waiting
-			pl.reason[j] = "cluster full: 1 PS + 1 worker did not fit in what the jobs before it (in arrival order) left"
+			pl.reason[j] = full(misfit) + ": 1 PS + 1 worker did not fit in what the jobs before it (in arrival order) left"
 		}
 	}
 
@@ -157,16 +163,15 @@ func (in *instance) greedy(pinned []bool) *plan {
 		if role == ps {
 			nw, np = 0, 1
 		}
-		if !in.fits(pl, j, nw, np) {
+		if misfit := in.tryAdd(pl, j, nw, np); misfit != fitted {
 			if in.stopAtFirstMisfit {
 				break
 			}
 			heap.Pop(&q)
 			cands[j][role] = nil
-			states[j][role].noFit, states[j][role].noFitAt = true, c.gain
+			states[j][role].noFit, states[j][role].noFitAt, states[j][role].misfit = true, c.gain, misfit
 			continue
 		}
-		in.add(pl, j, nw, np)
 		states[j][role].lastGain = c.gain
 		pl.gain[j] = c.gain
 		for r := range 2 {
@@ -223,7 +228,7 @@ func limitReason(s [2]roleState) string {
 		case st.atLimit:
 			parts[role] = name + ": at the job's maximum"
 		case st.noFit:
-			parts[role] = fmt.Sprintf("%s: cluster full (one more would gain %.4g)", name, st.noFitAt)
+			parts[role] = fmt.Sprintf("%s: %s (one more would gain %.4g)", name, full(st.misfit), st.noFitAt)
 		default:
 			parts[role] = name + ": one more would not speed the job up"
 		}

@@ -22,9 +22,23 @@
 //	Σ_j (w_j·O_j^r + p_j·N_j^r) <= C^r
 //
 // where O_j and N_j are one worker's and one PS's demand and C^r the
-// cluster's total capacity (paper, problem (3) of section 4.1). As in the
-// paper the constraint is on the cluster's total; `optimus place` then fits
-// the tasks onto nodes.
+// cluster's total capacity (paper, problem (3) of section 4.1).
+//
+// # Node-level capacity: a deviation from the paper
+//
+// The paper constrains only the cluster's total of each resource and leaves
+// the nodes to the placement. Its allocations may then not pack: on the
+// paper's own testbed (13 servers, 10 Gbit/s each) the greedy uses all 130
+// Gbit/s, the PS of some jobs take the network of the GPU servers, and
+// `optimus place` has to leave a job the solver said runs waiting. By
+// default (Options.Capacity = NodeCapacity) every policy therefore also
+// keeps an incremental placement of the tasks it allocates on a copy of the
+// nodes' capacities, and a task (or a unit of tasks) that fits on no node
+// does not fit, exactly as one that exceeds the total: the greedy goes on
+// to the next candidate. The placement rule (nodes.go) keeps a job's tasks
+// on few nodes and puts tasks that need no GPU on servers without GPUs
+// first. Result.Packing returns that placement. AggregateCapacity is the
+// paper's check, totals only.
 package solve
 
 import (
@@ -110,13 +124,42 @@ type Job struct {
 // Running reports whether the job runs now.
 func (j *Job) running() bool { return j.CurPS > 0 && j.CurWorkers > 0 }
 
+// CapacityCheck says what an allocation is checked against.
+type CapacityCheck string
+
+// Capacity checks.
+const (
+	// NodeCapacity checks that every task fits on some node, on top of the
+	// totals: the tasks allocated so far are placed on a copy of the nodes'
+	// capacities as they are added (the default; a deviation from the
+	// paper, see the package documentation).
+	NodeCapacity CapacityCheck = "nodes"
+	// AggregateCapacity checks the cluster's total of each resource only,
+	// as the paper does.
+	AggregateCapacity CapacityCheck = "aggregate"
+)
+
+// Capacities lists the capacity checks, the default first.
+var CapacityChecks = []CapacityCheck{NodeCapacity, AggregateCapacity}
+
+// ParseCapacity returns the capacity check called name.
+func ParseCapacity(name string) (CapacityCheck, error) {
+	for _, c := range CapacityChecks {
+		if string(c) == name {
+			return c, nil
+		}
+	}
+	return "", fmt.Errorf("no capacity check %q (there are: nodes, aggregate)", name)
+}
+
 // Problem is the snapshot a plan is computed from.
 type Problem struct {
 	// Resources names the resource kinds (gpu, cpu, memory_gb, ...).
 	Resources []string
 	// Nodes holds each node's capacity of each resource. Their sum is the
 	// capacity C of the constraint; each job's single task must also fit on
-	// at least one node, or the job waits.
+	// at least one node, or the job waits; with NodeCapacity all the tasks
+	// of the plan must fit on the nodes together.
 	Nodes [][]float64
 	Jobs  []Job
 }
@@ -140,6 +183,10 @@ type Options struct {
 	// know when more tasks stop helping, so, as in the authors' simulator, a
 	// job is capped (0: DefaultBaselineCap).
 	BaselineCap int
+	// Capacity is what every policy checks an added task against: the
+	// nodes (NodeCapacity, also when "") or the cluster's totals only
+	// (AggregateCapacity, the paper's problem).
+	Capacity CapacityCheck
 }
 
 // Defaults.
@@ -151,7 +198,8 @@ const (
 
 // DefaultOptions returns the options `optimus solve` starts from.
 func DefaultOptions() Options {
-	return Options{Policy: Optimus, RestartCost: DefaultRestartCost, TetrisSRTFWeight: DefaultTetrisSRTFWeight, BaselineCap: DefaultBaselineCap}
+	return Options{Policy: Optimus, RestartCost: DefaultRestartCost, TetrisSRTFWeight: DefaultTetrisSRTFWeight, BaselineCap: DefaultBaselineCap,
+		Capacity: NodeCapacity}
 }
 
 // Decision is the plan for one job.
@@ -182,8 +230,14 @@ type Decision struct {
 
 // Result is a plan: one Decision per job of the Problem, in the same order.
 type Result struct {
-	Policy    Policy
-	Decisions []Decision
+	Policy Policy
+	// CapacityCheck is what the plan was checked against.
+	CapacityCheck CapacityCheck
+	Decisions     []Decision
+	// Packing is, with NodeCapacity, where the plan's tasks fit: per job
+	// (in Problem order) the nodes it has tasks on and how many of each
+	// role, every node within its capacity. nil with AggregateCapacity.
+	Packing [][]NodeTasks
 	// Capacity and Used are the cluster's total and the plan's use of each
 	// resource.
 	Capacity, Used []float64
@@ -239,8 +293,15 @@ func Solve(p *Problem, opts Options) (*Result, error) {
 	if opts.BaselineCap == 0 {
 		opts.BaselineCap = DefaultBaselineCap
 	}
-	in := newInstance(p)
-	in.baselineCap = opts.BaselineCap
+	switch opts.Capacity {
+	case "":
+		opts.Capacity = NodeCapacity
+	case NodeCapacity, AggregateCapacity:
+	default:
+		_, err := ParseCapacity(string(opts.Capacity))
+		return nil, fmt.Errorf("solve: %v", err)
+	}
+	in := prepare(p, opts)
 	var pl *plan
 	switch opts.Policy {
 	case Optimus, "":
@@ -325,6 +386,22 @@ type instance struct {
 	// stopAtFirstMisfit makes the greedy stop at the first candidate that
 	// does not fit, as the authors' code does (for comparison in tests).
 	stopAtFirstMisfit bool
+	// packer, when not nil, makes every plan check its tasks node by node
+	// (NodeCapacity).
+	packer *packer
+}
+
+// prepare makes the instance the policies of opts work on.
+func prepare(p *Problem, opts Options) *instance {
+	in := newInstance(p)
+	in.baselineCap = opts.BaselineCap
+	if in.baselineCap == 0 {
+		in.baselineCap = DefaultBaselineCap
+	}
+	if opts.Capacity != AggregateCapacity {
+		in.packer = newPacker(in)
+	}
+	return in
 }
 
 func newInstance(p *Problem) *instance {
@@ -533,7 +610,8 @@ type plan struct {
 	gain, next  []float64
 	kept        []bool // pinned at the current allocation by the stability rule
 	used        []float64
-	restartCost float64 // weighted restart cost the plan pays
+	restartCost float64  // weighted restart cost the plan pays
+	pack        *packing // the tasks on the nodes (NodeCapacity), else nil
 }
 
 func (in *instance) newPlan() *plan {
@@ -547,11 +625,45 @@ func (in *instance) newPlan() *plan {
 		pl.gain[j], pl.next[j] = math.NaN(), math.NaN()
 		pl.status[j], pl.reason[j] = in.pre[j], in.preReason[j]
 	}
+	if in.packer != nil {
+		pl.pack = in.packer.newPacking(nj)
+	}
 	return pl
 }
 
-// fits reports whether n1 more tasks of role1 and n2 of role2 of job j fit
-// in what the plan leaves free.
+// Outcomes of tryAdd.
+const (
+	fitted      = iota
+	misfitTotal // beyond the cluster's total of some resource
+	misfitNodes // within the totals, but no node has room (NodeCapacity)
+)
+
+// tryAdd gives job j nw more workers and np more PS if they fit in what the
+// plan leaves free: in the cluster's totals and, with NodeCapacity, on the
+// nodes. It returns fitted, or why they did not fit (and then changes
+// nothing).
+func (in *instance) tryAdd(pl *plan, j, nw, np int) int {
+	if !in.fits(pl, j, nw, np) {
+		return misfitTotal
+	}
+	if pl.pack != nil && !pl.pack.add(in, j, nw, np) && !pl.pack.repack(in, pl, j, nw, np) {
+		return misfitNodes
+	}
+	in.add(pl, j, nw, np)
+	return fitted
+}
+
+// full says why tasks did not fit: "cluster full" (its totals) or "no node
+// has room".
+func full(misfit int) string {
+	if misfit == misfitNodes {
+		return "no node has room"
+	}
+	return "cluster full"
+}
+
+// fits reports whether nw more workers and np more PS of job j fit in the
+// cluster's totals that the plan leaves free.
 func (in *instance) fits(pl *plan, j, nw, np int) bool {
 	dw, dp := in.demand[j][worker], in.demand[j][ps]
 	for r, c := range in.capacity {
@@ -587,7 +699,10 @@ func (in *instance) objective(pl *plan) (waitingWeight, total float64) {
 }
 
 func (in *instance) result(pl *plan, opts Options) *Result {
-	res := &Result{Policy: opts.Policy, Capacity: in.capacity, Used: pl.used, RestartCost: pl.restartCost}
+	res := &Result{Policy: opts.Policy, CapacityCheck: opts.Capacity, Capacity: in.capacity, Used: pl.used, RestartCost: pl.restartCost}
+	if pl.pack != nil {
+		res.Packing = pl.pack.jobs
+	}
 	res.Decisions = make([]Decision, len(in.p.Jobs))
 	for j := range in.p.Jobs {
 		job := &in.p.Jobs[j]

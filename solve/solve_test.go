@@ -109,6 +109,53 @@ func checkInvariants(t *testing.T, p *Problem, res *Result) {
 	if math.Abs(objective-res.Objective) > 1e-9*math.Max(1, objective) {
 		t.Errorf("objective %v, recomputed %v", res.Objective, objective)
 	}
+	checkPacking(t, p, res)
+}
+
+// checkPacking verifies, for a plan checked node by node, that its packing
+// holds every running job's tasks, and no other, within every node's
+// capacity.
+func checkPacking(t *testing.T, p *Problem, res *Result) {
+	t.Helper()
+	if res.CapacityCheck == AggregateCapacity {
+		if res.Packing != nil {
+			t.Errorf("aggregate capacity with a packing")
+		}
+		return
+	}
+	if len(res.Packing) != len(p.Jobs) {
+		t.Fatalf("packing of %d jobs for %d", len(res.Packing), len(p.Jobs))
+	}
+	used := make([][]float64, len(p.Nodes))
+	for i := range used {
+		used[i] = make([]float64, len(p.Resources))
+	}
+	for j, d := range res.Decisions {
+		job := &p.Jobs[j]
+		var ps, w int
+		seen := map[int]bool{}
+		for _, s := range res.Packing[j] {
+			if seen[s.Node] || s.PS < 0 || s.Workers < 0 || s.PS+s.Workers == 0 {
+				t.Errorf("%s: packing entry %+v (node listed twice or no task)", job.Name, s)
+			}
+			seen[s.Node] = true
+			ps += s.PS
+			w += s.Workers
+			for r := range p.Resources {
+				used[s.Node][r] += float64(s.PS)*job.PS[r] + float64(s.Workers)*job.Worker[r]
+			}
+		}
+		if ps != d.PS || w != d.Workers {
+			t.Errorf("%s: packing holds %d PS + %d workers, the plan %d + %d", job.Name, ps, w, d.PS, d.Workers)
+		}
+	}
+	for i, u := range used {
+		for r, x := range u {
+			if c := p.Nodes[i][r]; x > c*(1+1e-9)+1e-9 {
+				t.Errorf("node %d: %s %v packed on %v", i, p.Resources[r], x, c)
+			}
+		}
+	}
 }
 
 // randomProblem is a realistic instance with running jobs: a third of the
@@ -135,10 +182,12 @@ func TestEveryPolicyKeepsCapacityAndLimits(t *testing.T) {
 		p := randomProblem(t, rng)
 		for _, policy := range Policies {
 			for _, rc := range []float64{0, 300, 1e9} {
-				t.Run(fmt.Sprintf("%d/%s/restart=%g", i, policy, rc), func(t *testing.T) {
-					res := mustSolve(t, p, Options{Policy: policy, RestartCost: rc, TetrisSRTFWeight: 0.5})
-					checkInvariants(t, p, res)
-				})
+				for _, capacity := range CapacityChecks {
+					t.Run(fmt.Sprintf("%d/%s/restart=%g/%s", i, policy, rc, capacity), func(t *testing.T) {
+						res := mustSolve(t, p, Options{Policy: policy, RestartCost: rc, TetrisSRTFWeight: 0.5, Capacity: capacity})
+						checkInvariants(t, p, res)
+					})
+				}
 			}
 		}
 	}
@@ -149,10 +198,13 @@ func TestIdenticalInputGivesIdenticalPlan(t *testing.T) {
 	for range 20 {
 		p := randomProblem(t, rng)
 		for _, policy := range Policies {
-			a := fmt.Sprintf("%+v", *mustSolve(t, p, Options{Policy: policy, RestartCost: 300, TetrisSRTFWeight: 0.5}))
-			b := fmt.Sprintf("%+v", *mustSolve(t, p, Options{Policy: policy, RestartCost: 300, TetrisSRTFWeight: 0.5}))
-			if a != b {
-				t.Fatalf("%s: two solves of the same problem differ:\n%s\n%s", policy, a, b)
+			for _, capacity := range CapacityChecks {
+				opts := Options{Policy: policy, RestartCost: 300, TetrisSRTFWeight: 0.5, Capacity: capacity}
+				a := fmt.Sprintf("%+v", *mustSolve(t, p, opts))
+				b := fmt.Sprintf("%+v", *mustSolve(t, p, opts))
+				if a != b {
+					t.Fatalf("%s, %s capacity: two solves of the same problem differ:\n%s\n%s", policy, capacity, a, b)
+				}
 			}
 		}
 	}
@@ -334,7 +386,7 @@ func TestRestartCostKeepsRunningJobsUnlessWorthIt(t *testing.T) {
 		p := randomProblem(t, rng)
 		res := mustSolve(t, p, Options{Policy: Optimus, RestartCost: 1e12})
 		checkInvariants(t, p, res)
-		in := newInstance(p)
+		in := prepare(p, Options{Policy: Optimus, RestartCost: 1e12})
 		pinAll := make([]bool, len(p.Jobs))
 		for j := range p.Jobs {
 			pinAll[j] = in.pinnable(j)
@@ -417,5 +469,128 @@ func TestBadOptions(t *testing.T) {
 	bad := &Problem{Resources: resources, Nodes: [][]float64{{4}}, Jobs: p.Jobs}
 	if _, err := Solve(bad, Options{}); err == nil {
 		t.Error("a node with too few capacities: no error")
+	}
+}
+
+// The paper checks the cluster's totals only; node by node an allocation
+// that fits the totals may not pack. Two nodes of 1 GPU and 4 cores; a
+// worker takes 1 GPU and 3 cores, a PS 2 cores: in total 1 PS and 2
+// workers fit (8 cores), but then the PS fits on neither node.
+func TestNodeCapacityKeepsTheAllocationPackable(t *testing.T) {
+	job := balancedJob("a", 0, 40)
+	job.Worker, job.PS = []float64{1, 3}, []float64{0, 2}
+	job.MaxPS, job.MaxWorkers = 1, 2
+	p := &Problem{Resources: resources, Nodes: [][]float64{{1, 4}, {1, 4}}, Jobs: []Job{job}}
+	in := prepare(p, Options{Capacity: AggregateCapacity})
+	for _, policy := range []Policy{Optimus, FIFO} {
+		agg := mustSolve(t, p, Options{Policy: policy, Capacity: AggregateCapacity})
+		checkInvariants(t, p, agg)
+		if d := agg.Decisions[0]; d.PS != 1 || d.Workers != 2 || agg.Packing != nil || packs(in, allocOf(agg)) {
+			t.Errorf("%s, aggregate: %d PS + %d workers (packing %v), want 1 + 2, which does not pack", policy, d.PS, d.Workers, agg.Packing)
+		}
+		res := mustSolve(t, p, Options{Policy: policy})
+		checkInvariants(t, p, res)
+		d := res.Decisions[0]
+		if res.CapacityCheck != NodeCapacity || !strings.Contains(d.Reason, "no node has room") {
+			t.Errorf("%s, nodes: %s, %d PS + %d workers, %q", policy, d.Status, d.PS, d.Workers, d.Reason)
+		}
+		if policy == Optimus && (d.PS != 1 || d.Workers != 1 || fmt.Sprint(res.Packing[0]) != "[{0 0 1} {1 1 0}]") {
+			t.Errorf("optimus, nodes: %d PS + %d workers on %v, want the worker on node 0 and the PS on node 1", d.PS, d.Workers, res.Packing[0])
+		}
+	}
+	// Every policy: of two jobs of 1 PS + 1 worker that fit in total, only
+	// one packs (b's PS takes a whole node's cores and a worker needs the
+	// other node's GPU).
+	a, b := balancedJob("a", 0, 40), balancedJob("b", 1, 40)
+	a.Worker, a.PS, b.Worker, b.PS = []float64{1, 1}, []float64{0, 1}, []float64{1, 1}, []float64{0, 4}
+	a.MaxPS, a.MaxWorkers, b.MaxPS, b.MaxWorkers = 1, 1, 1, 1
+	q := &Problem{Resources: resources, Nodes: p.Nodes, Jobs: []Job{a, b}}
+	for _, policy := range Policies {
+		res := mustSolve(t, q, Options{Policy: policy, TetrisSRTFWeight: 0.5})
+		checkInvariants(t, q, res)
+		waiting := res.Decisions[0]
+		if waiting.Status != Waiting {
+			waiting = res.Decisions[1]
+		}
+		if res.Running != 1 || !strings.Contains(waiting.Reason, "no node has room") {
+			t.Errorf("%s: %d running, the other %s %q; want one running and the other waiting for room on the nodes",
+				policy, res.Running, waiting.Status, waiting.Reason)
+		}
+		if agg := mustSolve(t, q, Options{Policy: policy, TetrisSRTFWeight: 0.5, Capacity: AggregateCapacity}); agg.Running != 2 {
+			t.Errorf("%s, aggregate: %d running, want both (7 cores of 8)", policy, agg.Running)
+		}
+	}
+}
+
+// Where the incremental placement puts tasks: next to the job's own tasks
+// when there is room, else PS on servers without GPUs first; workers on
+// GPU servers only.
+func TestPackingRules(t *testing.T) {
+	nodes := [][]float64{{4, 16}, {4, 16}, {0, 32}}
+	a, b := balancedJob("a", 0, 40), balancedJob("b", 1, 40)
+	for _, j := range []*Job{&a, &b} {
+		j.MaxPS, j.MaxWorkers = 2, 2
+	}
+	b.MaxPS, b.MaxWorkers = 6, 1
+	p := &Problem{Resources: resources, Nodes: nodes, Jobs: []Job{a, b}}
+	res := mustSolve(t, p, Options{Policy: FIFO})
+	checkInvariants(t, p, res)
+	// a: 2 workers + 2 PS (4 + 8 cores) together on node 0; b: its worker
+	// on node 0 too (2 GPUs and 4 cores left there), its PS (4 cores each)
+	// next to it if there were room (2 cores left: no), so on the server
+	// without GPUs, not on node 1.
+	want := "[[{0 2 2}] [{0 0 1} {2 6 0}]]"
+	if got := fmt.Sprint(res.Packing); got != want {
+		t.Errorf("packing %s, want %s", got, want)
+	}
+}
+
+// The policies add tasks one by one; when the incremental placement has no
+// room for one although the totals do, every task is placed again from
+// scratch (first fit decreasing, then an exhaustive search on small
+// clusters) and the task fits if they all do.
+func TestRepackWhenFragmented(t *testing.T) {
+	// Node 0: 2 GPUs, 5 cores; node 1: no GPU, 3 cores. Workers need 1 GPU
+	// and 2 cores, PS 3 cores. The first PS goes next to the first worker
+	// on node 0: the second worker then has no room, but with the PS on
+	// node 1 both workers fit on node 0 (first fit decreasing finds it).
+	a := balancedJob("a", 0, 40)
+	a.Worker, a.PS = []float64{1, 2}, []float64{0, 3}
+	a.MaxPS, a.MaxWorkers = 1, 2
+	p := &Problem{Resources: resources, Nodes: [][]float64{{2, 5}, {0, 3}}, Jobs: []Job{a}}
+	for _, policy := range []Policy{FIFO, Optimus} {
+		res := mustSolve(t, p, Options{Policy: policy})
+		checkInvariants(t, p, res)
+		if d := res.Decisions[0]; d.PS != 1 || d.Workers != 2 || fmt.Sprint(res.Packing[0]) != "[{0 0 2} {1 1 0}]" {
+			t.Errorf("%s: %d PS + %d workers on %v, want 1 + 2, the workers on node 0", policy, d.PS, d.Workers, res.Packing[0])
+		}
+	}
+	// Two nodes of 10 cores; workers of 5, 4, 4, 3, 2 and 2 cores (PS need
+	// memory only). First fit decreasing puts 5+4 and 4+3+2 together and
+	// has no room for the last 2; 5+3+2 and 4+4+2 fit (the exhaustive
+	// search finds it), so every job runs, as within the totals.
+	res2 := []string{"cpu", "memory_gb"}
+	var jobs []Job
+	for k, w := range []struct {
+		cores float64
+		n     int
+	}{{5, 1}, {4, 2}, {3, 1}, {2, 2}} {
+		j := balancedJob(fmt.Sprint("j", k), float64(k), 40)
+		j.Worker, j.PS = []float64{w.cores, 0}, []float64{0, 1}
+		j.MaxPS, j.MaxWorkers = 1, w.n
+		jobs = append(jobs, j)
+	}
+	q := &Problem{Resources: res2, Nodes: [][]float64{{10, 64}, {10, 64}}, Jobs: jobs}
+	res := mustSolve(t, q, Options{Policy: FIFO})
+	checkInvariants(t, q, res)
+	if res.Running != 4 {
+		t.Errorf("%d jobs run, want 4: %v", res.Running, res.Packing)
+	}
+}
+
+func TestBadCapacityOption(t *testing.T) {
+	p := &Problem{Resources: resources, Nodes: [][]float64{{4, 16}}, Jobs: []Job{simpleJob(t, "a", 0, 1)}}
+	if _, err := Solve(p, Options{Capacity: "rack"}); err == nil || !strings.Contains(err.Error(), `no capacity check "rack"`) {
+		t.Errorf("error %v", err)
 	}
 }
