@@ -43,7 +43,9 @@ capacity of every resource.
 Policies (--policy):
   optimus  jobs smallest first, each on the fewest nodes that hold the same number of PS
            and of workers each (the paper's theorem: least cross-server traffic); when no
-           such split fits, tasks one by one, first fit
+           such split fits, tasks one by one, first fit; when that leaves a job waiting or
+           short, the jobs that failed go where solve's node-level check fitted them
+           (alloc_nodes, written by optimus solve --capacity nodes, the default)
   spread   each task on the node with the most free capacity (Kubernetes' default)
   pack     each task on the first node, in cluster order, where it fits
 
@@ -155,6 +157,7 @@ func BuildProblem(alloc, cluster, current *table.Table) (*place.Problem, error) 
 	}
 	names := alloc.Strings("job")
 	status, reason := alloc.Strings("status"), alloc.Strings("reason")
+	packing, packingOK := alloc.Strings("alloc_nodes"), alloc.Valid("alloc_nodes")
 	aps, aw := alloc.Int64s("alloc_ps"), alloc.Int64s("alloc_workers")
 	foreign := solvecmd.ForeignDemands(alloc, resources)
 	prob := &place.Problem{Resources: resources, Nodes: nodeNames, Capacity: caps, Jobs: make([]place.Job, len(names))}
@@ -176,6 +179,23 @@ func BuildProblem(alloc, cluster, current *table.Table) (*place.Problem, error) 
 					Msg: fmt.Sprintf("job %q is running with %d PS and %d workers: a running job needs at least 1 of each", name, j.PS, j.Workers)}
 			case foreign[i] != "":
 				j.Status, j.Reason, j.PS, j.Workers = place.Waiting, foreign[i], 0, 0
+			}
+		}
+		if j.Status == place.Running && packingOK[i] {
+			slots, err := solvecmd.ParsePacking(packing[i])
+			if err != nil {
+				return nil, &table.Error{Source: alloc.Source, Column: "alloc_nodes", Row: i + 1, Msg: err.Error()}
+			}
+			// A node the cluster no longer has makes the layout stale: it
+			// is dropped (place.Job.Packing also drops one whose counts no
+			// longer add up to the allocation).
+			for _, sl := range slots {
+				n, ok := nodeIndex[sl.Node]
+				if !ok {
+					j.Packing = nil
+					break
+				}
+				j.Packing = append(j.Packing, place.Slot{Node: n, PS: sl.PS, Workers: sl.Workers})
 			}
 		}
 		prob.Jobs[i] = j
@@ -302,7 +322,7 @@ func Plan(prob *place.Problem, res *place.Result) (*table.Table, error) {
 
 // Summary is one line describing a placement, for standard error.
 func Summary(prob *place.Problem, res *place.Result) string {
-	var running, waiting, done, even, fallback, reduced, keptJobs, tasks, keptTasks int
+	var running, waiting, done, even, fallback, solved, reduced, keptJobs, tasks, keptTasks int
 	nodes := map[int]bool{}
 	crossSum := 0.0
 	for j, jp := range res.Jobs {
@@ -315,6 +335,8 @@ func Summary(prob *place.Problem, res *place.Result) string {
 				even++
 			case place.MethodFallback:
 				fallback++
+			case place.MethodSolve:
+				solved++
 			case place.MethodKept:
 				keptJobs++
 			}
@@ -335,8 +357,8 @@ func Summary(prob *place.Problem, res *place.Result) string {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "place (%s): %d jobs: %d running (%d even split, %d fallback, %d kept in place, %d reduced), %d waiting, %d done; %d tasks on %d of %d nodes (%d kept)",
-		res.Policy, len(res.Jobs), running, even, fallback, keptJobs, reduced, waiting, done, tasks, len(nodes), len(prob.Nodes), keptTasks)
+	fmt.Fprintf(&b, "place (%s): %d jobs: %d running (%d even split, %d fallback, %d where solve fitted them, %d kept in place, %d reduced), %d waiting, %d done; %d tasks on %d of %d nodes (%d kept)",
+		res.Policy, len(res.Jobs), running, even, fallback, solved, keptJobs, reduced, waiting, done, tasks, len(nodes), len(prob.Nodes), keptTasks)
 	if running > 0 {
 		fmt.Fprintf(&b, "; mean cross-server traffic share %.3f", crossSum/float64(running))
 	}

@@ -2,6 +2,7 @@ package placecmd_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -316,5 +317,62 @@ func TestPSBlocksCompare(t *testing.T) {
 	code, _, stderr := run(t, nil, "place", "ps-blocks", "-i", blocks, "--model", "vgg-16", "--ps", "2")
 	if code != 2 || !strings.Contains(stderr, "either -i or --model") {
 		t.Errorf("-i and --model: exit %d: %s", code, stderr)
+	}
+}
+
+// The optimus policy falls back to where solve fitted the tasks
+// (alloc_nodes) when its own placement leaves a job short: here smallest
+// first puts small's PS next to its worker on the GPU server, where big's
+// worker then has no cores left. A malformed alloc_nodes is an error
+// naming its row; one naming a node the cluster lacks is ignored.
+func TestAllocNodesRescuesAJob(t *testing.T) {
+	dir := t.TempDir()
+	c := filepath.Join(dir, "c.csv")
+	if err := os.WriteFile(c, []byte("node,gpu,cpu\ng1,2,8\nc1,0,8\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	alloc := func(smallNodes, bigNodes string) string {
+		q := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+		path := filepath.Join(dir, "a.csv")
+		csv := "job,model,mode,global_batch,epoch_steps,alloc_ps,alloc_workers,status,reason,worker_gpu,worker_cpu,ps_gpu,ps_cpu,alloc_nodes\n" +
+			"small,m,sync,32,100,1,1,running,,1,2,0,4," + q(smallNodes) + "\n" +
+			"big,m,sync,32,100,2,1,running,,1,4,0,2," + q(bigNodes) + "\n"
+		if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	small := `[{"node":"g1","ps":0,"workers":1},{"node":"c1","ps":1,"workers":0}]`
+	big := `[{"node":"g1","ps":0,"workers":1},{"node":"c1","ps":2,"workers":0}]`
+	methods := func(a string) map[string]string {
+		out := filepath.Join(dir, "plan.parquet")
+		mustRun(t, nil, "place", "--cluster", c, "-i", a, "-o", out)
+		plan, err := table.ReadFile(out, schema.Plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		jobs, status, method := plan.Strings("job"), plan.Strings("status"), plan.Strings("job_method")
+		jps, jw := plan.Int64s("job_ps"), plan.Int64s("job_workers")
+		for i, j := range jobs {
+			got[j] = fmt.Sprintf("%s %s %d+%d", status[i], method[i], jps[i], jw[i])
+		}
+		return got
+	}
+	without := methods(alloc("", ""))
+	if without["small"] == "running even 1+1" && without["big"] == "running even 2+1" {
+		t.Fatalf("the case needs no help: %v", without)
+	}
+	// small, which failed, goes where solve fitted it; big then has room
+	// for its even split.
+	if got := methods(alloc(small, big)); got["small"] != "running solve 1+1" || got["big"] != "running even 2+1" {
+		t.Errorf("with alloc_nodes: %v; without: %v", got, without)
+	}
+	if got := methods(alloc(small, strings.ReplaceAll(big, "c1", "c9"))); strings.Contains(got["big"], "solve") {
+		t.Errorf("big's layout names a node the cluster lacks, yet: %v", got)
+	}
+	code, _, stderr := run(t, nil, "place", "--cluster", c, "-i", alloc(small, `[{"node":"g1"`))
+	if want := `a.csv: column "alloc_nodes", row 2: not a JSON array`; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, %q; want 2 and %q", code, stderr, want)
 	}
 }

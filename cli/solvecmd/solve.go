@@ -3,8 +3,10 @@
 package solvecmd
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -27,6 +29,7 @@ type Options struct {
 	RestartCost float64
 	TetrisSRTF  float64
 	BaselineCap int
+	Capacity    string // nodes or aggregate
 	Quantile    string // which remaining-steps column is Q: p10, p50 or p90
 	Verbose     bool
 	Output      cmdutil.OutputOptions
@@ -53,6 +56,11 @@ Policies (--policy):
   tetris   units of 1 PS + 1 worker by packing score plus a shortest-remaining-time
            bias, up to the job's limits (or --baseline-cap)
   fifo     each job its request (max_ps, max_workers) in arrival order
+
+Capacity (--capacity): by default (nodes) every policy places the tasks it allocates on a
+copy of the nodes as it goes, and a task that fits on no node does not fit, so that the
+allocation packs onto the nodes (optimus place can place it). This deviates from the paper,
+which checks only the cluster's total of each resource: --capacity aggregate does that.
 
 Every float column of the cluster other than node is a resource; jobs need worker_<r> and
 ps_<r> demands for each. A job that cannot be planned (no prediction, a task that fits on
@@ -81,6 +89,8 @@ alloc_speed, alloc_completion_s, the gains, status and reason (optimus schema al
 		"tetris: `WEIGHT` in [0,1] of the shortest-remaining-time bias against the packing score")
 	cmd.Flags().IntVar(&opts.BaselineCap, "baseline-cap", def.BaselineCap,
 		"drf, tetris: most PS and most workers (`N` each) for a job without max_ps/max_workers")
+	cmd.Flags().StringVar(&opts.Capacity, "capacity", string(solve.NodeCapacity),
+		"check allocations against the `CHECK`: nodes (every task fits on some node) or aggregate (the cluster's totals only, as the paper)")
 	cmd.Flags().StringVar(&opts.Quantile, "remaining", "p50", "plan with this `QUANTILE` of the predicted remaining steps: p10, p50 or p90")
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print a summary of the plan on standard error (the default when it is a terminal)")
 	opts.Output.AddOutputFlags(cmd)
@@ -105,6 +115,10 @@ func Run(opts *Options) error {
 	if opts.BaselineCap < 1 {
 		return cmdutil.Usagef("--baseline-cap %d: give at least 1", opts.BaselineCap)
 	}
+	capacity, err := solve.ParseCapacity(opts.Capacity)
+	if err != nil {
+		return cmdutil.Usagef("--capacity: %v", err)
+	}
 	switch opts.Quantile {
 	case "p10", "p50", "p90":
 	default:
@@ -127,11 +141,11 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	res, err := solve.Solve(prob, solve.Options{Policy: policy, RestartCost: opts.RestartCost, TetrisSRTFWeight: opts.TetrisSRTF, BaselineCap: opts.BaselineCap})
+	res, err := solve.Solve(prob, solve.Options{Policy: policy, RestartCost: opts.RestartCost, TetrisSRTFWeight: opts.TetrisSRTF, BaselineCap: opts.BaselineCap, Capacity: capacity})
 	if err != nil {
 		return err
 	}
-	out, err := Allocation(pred, res)
+	out, err := Allocation(pred, res, cluster.Strings("node"))
 	if err != nil {
 		return err
 	}
@@ -317,8 +331,8 @@ func anyTrue(bs []bool) bool {
 }
 
 // Allocation returns the predictions table with the decisions added: the
-// allocation table.
-func Allocation(pred *table.Table, res *solve.Result) (*table.Table, error) {
+// allocation table. nodes names the cluster's nodes (for alloc_nodes).
+func Allocation(pred *table.Table, res *solve.Result, nodes []string) (*table.Table, error) {
 	out := pred.Take(identity(pred.NumRows()))
 	out.Name, out.Version = schema.Allocation.Name, schema.Allocation.Version
 	n := len(res.Decisions)
@@ -345,9 +359,76 @@ func Allocation(pred *table.Table, res *solve.Result) (*table.Table, error) {
 	out.SetFloat64s("alloc_dominant_share", share, nil)
 	out.SetBools("alloc_changed", changed, nil)
 	out.SetFloat64sNaNAsNull("alloc_change_saves_s", saves)
+	packing, packingOK := PackingColumn(res, nodes)
+	out.SetStrings("alloc_nodes", packing, packingOK)
 	out.SetStrings("status", status, nil)
 	out.SetStrings("reason", reason, reasonOK)
 	return table.Conform(out)
+}
+
+// PackingColumn writes, for every running job, where solve's node-level
+// check fitted its tasks (Result.Packing) as a JSON array of {"node", "ps",
+// "workers"} objects (the alloc_nodes column); null for the other jobs and
+// when the plan has no packing (--capacity aggregate).
+func PackingColumn(res *solve.Result, nodes []string) ([]string, []bool) {
+	n := len(res.Decisions)
+	out, ok := make([]string, n), make([]bool, n)
+	if res.Packing == nil {
+		return out, ok
+	}
+	quoted := make([][]byte, len(nodes)) // JSON strings, made once per node used
+	var b []byte
+	for j, d := range res.Decisions {
+		if d.Status != solve.Running || len(res.Packing[j]) == 0 {
+			continue
+		}
+		b = append(b[:0], '[')
+		for k, s := range res.Packing[j] {
+			if quoted[s.Node] == nil {
+				quoted[s.Node], _ = json.Marshal(nodes[s.Node])
+			}
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"node":`...)
+			b = append(b, quoted[s.Node]...)
+			b = append(b, `,"ps":`...)
+			b = strconv.AppendInt(b, int64(s.PS), 10)
+			b = append(b, `,"workers":`...)
+			b = strconv.AppendInt(b, int64(s.Workers), 10)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+		out[j], ok[j] = string(b), true
+	}
+	return out, ok
+}
+
+// ParsePacking reads an alloc_nodes value (see PackingColumn).
+func ParsePacking(s string) ([]NodeCount, error) {
+	var slots []NodeCount
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&slots); err != nil {
+		return nil, fmt.Errorf("not a JSON array of {\"node\", \"ps\", \"workers\"} objects: %v", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("text after the JSON array")
+	}
+	for _, sl := range slots {
+		if sl.Node == "" || sl.PS < 0 || sl.Workers < 0 {
+			return nil, fmt.Errorf("entry %+v: a node name and counts >= 0 are needed", sl)
+		}
+	}
+	return slots, nil
+}
+
+// NodeCount is one entry of alloc_nodes: how many PS and workers of a job
+// go on a node.
+type NodeCount struct {
+	Node    string `json:"node"`
+	PS      int    `json:"ps"`
+	Workers int    `json:"workers"`
 }
 
 func identity(n int) []int {
@@ -361,8 +442,8 @@ func identity(n int) []int {
 // Summary is one line describing a plan, for standard error.
 func Summary(prob *solve.Problem, res *solve.Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "solve (%s): %d jobs: %d running, %d waiting, %d done; %d tasks; objective %.6g s",
-		res.Policy, len(res.Decisions), res.Running, res.Waiting, res.Done, res.Tasks, res.Objective)
+	fmt.Fprintf(&b, "solve (%s, %s capacity): %d jobs: %d running, %d waiting, %d done; %d tasks; objective %.6g s",
+		res.Policy, res.CapacityCheck, len(res.Decisions), res.Running, res.Waiting, res.Done, res.Tasks, res.Objective)
 	if res.Restarts > 0 || res.RestartCost > 0 {
 		fmt.Fprintf(&b, ", %d restarts (%.6g s)", res.Restarts, res.RestartCost)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/cli/root"
+	"github.com/optimus-sched/optimus/cli/solvecmd"
 	"github.com/optimus-sched/optimus/datasets"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
@@ -225,6 +226,7 @@ func TestBadInput(t *testing.T) {
 		}, nil, 2, `predictions.parquet: column "remaining_steps_p50": no job has a value`, ""},
 		{"unknown policy", nil, []string{"--policy", "sjf"}, 2, `--policy: no policy "sjf"`, ""},
 		{"negative restart cost", nil, []string{"--restart-cost", "-5"}, 2, "--restart-cost -5", ""},
+		{"unknown capacity check", nil, []string{"--capacity", "racks"}, 2, `--capacity: no capacity check "racks" (there are: nodes, aggregate)`, ""},
 		{"one job without prediction", func(t *testing.T, c, p *table.Table) (*table.Table, *table.Table) {
 			p = p.Take(rows(p.NumRows()))
 			v, ok := p.Float64s("remaining_steps_p50"), p.Valid("remaining_steps_p50")
@@ -382,5 +384,90 @@ func TestRemainingQuantile(t *testing.T) {
 	}
 	if code, _, stderr := run(t, nil, "solve", "--cluster", cpath, "-i", ppath, "--remaining", "p99"); code != 2 || !strings.Contains(stderr, "use p10, p50 or p90") {
 		t.Errorf("--remaining p99: exit %d: %s", code, stderr)
+	}
+}
+
+// --capacity nodes (the default) writes where each running job's tasks fit
+// (alloc_nodes, a JSON array within every node's capacity); --capacity
+// aggregate checks the totals only, as the paper, and writes none.
+func TestCapacityFlag(t *testing.T) {
+	dir := t.TempDir()
+	cluster, pred := testbedPredictions(t)
+	cpath, ppath := write(t, dir, "cluster.parquet", cluster), write(t, dir, "predictions.parquet", pred)
+	capacity := map[string][]float64{}
+	nodeIndex := map[string]int{}
+	for i, n := range cluster.Strings("node") {
+		nodeIndex[n] = i
+	}
+	resources := []string{"gpu", "cpu", "memory_gb", "net_gbps"}
+	for _, r := range resources {
+		capacity[r] = cluster.Float64s(r)
+	}
+	for _, check := range []string{"nodes", "aggregate"} {
+		out := filepath.Join(dir, check+".parquet")
+		code, _, stderr := run(t, nil, "solve", "--cluster", cpath, "-i", ppath, "--capacity", check, "-o", out, "-v")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", check, code, stderr)
+		}
+		if !strings.Contains(stderr, "solve (optimus, "+check+" capacity)") {
+			t.Errorf("summary %q", stderr)
+		}
+		alloc, err := table.ReadFile(out, schema.Allocation)
+		if err != nil {
+			t.Fatal(err)
+		}
+		layout, ok := alloc.Strings("alloc_nodes"), alloc.Valid("alloc_nodes")
+		status := alloc.Strings("status")
+		ps, w := alloc.Int64s("alloc_ps"), alloc.Int64s("alloc_workers")
+		used := make([][]float64, cluster.NumRows())
+		for i := range used {
+			used[i] = make([]float64, len(resources))
+		}
+		for i := range layout {
+			if check == "aggregate" || status[i] != "running" {
+				if ok[i] {
+					t.Errorf("%s: row %d (%s) has alloc_nodes %q", check, i+1, status[i], layout[i])
+				}
+				continue
+			}
+			slots, err := solvecmd.ParsePacking(layout[i])
+			if err != nil {
+				t.Fatalf("row %d: %v", i+1, err)
+			}
+			var sp, sw int64
+			for _, s := range slots {
+				n, known := nodeIndex[s.Node]
+				if !known {
+					t.Fatalf("row %d: node %q", i+1, s.Node)
+				}
+				sp, sw = sp+int64(s.PS), sw+int64(s.Workers)
+				for r, name := range resources {
+					used[n][r] += float64(s.PS)*alloc.Float64s("ps_" + name)[i] + float64(s.Workers)*alloc.Float64s("worker_" + name)[i]
+				}
+			}
+			if sp != ps[i] || sw != w[i] {
+				t.Errorf("row %d: alloc_nodes holds %d PS + %d workers, the allocation %d + %d", i+1, sp, sw, ps[i], w[i])
+			}
+		}
+		for n := range used {
+			for r, name := range resources {
+				if used[n][r] > capacity[name][n]+1e-9 {
+					t.Errorf("node %d: %s %v of %v", n, name, used[n][r], capacity[name][n])
+				}
+			}
+		}
+	}
+}
+
+func TestParsePacking(t *testing.T) {
+	got, err := solvecmd.ParsePacking(`[{"node":"a b","ps":2,"workers":0},{"node":"c\"d","ps":0,"workers":1}]`)
+	if err != nil || fmt.Sprint(got) != `[{a b 2 0} {c"d 0 1}]` {
+		t.Errorf("%v, %v", got, err)
+	}
+	for _, bad := range []string{"", "[", `{"node":"a"}`, `[{"node":"a","ps":1,"workers":1,"gpu":2}]`, `[{"node":"","ps":1,"workers":1}]`,
+		`[{"node":"a","ps":-1,"workers":1}]`, `[] []`} {
+		if _, err := solvecmd.ParsePacking(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
 	}
 }

@@ -252,10 +252,14 @@ var Allocation = &Table{
 			Doc: "The job runs now (ps, workers > 0) and its allocation changes: applying the plan restarts it from a checkpoint."},
 		{Name: "alloc_change_saves_s", Type: Float64, Unit: "s", Nullable: true,
 			Doc: "For a job running now: its remaining time at the current allocation minus at the decided one (negative when the change slows it down to make room for others); null otherwise."},
+		{Name: "alloc_nodes", Type: String, Nullable: true,
+			Doc: "Where solve's node-level capacity check (--capacity nodes, the default) fitted the job's tasks, as a JSON array of " +
+				"{\"node\", \"ps\", \"workers\"} objects; optimus place falls back to it when its own placement would leave a job waiting or short. " +
+				"Null for a job not running, and with --capacity aggregate."},
 		{Name: "status", Type: String, Required: true, Enum: []string{"running", "waiting", "done"},
 			Doc: "running (at least 1 PS and 1 worker), waiting (nothing this round; see reason) or done (no remaining steps)."},
 		{Name: "reason", Type: String, Nullable: true,
-			Doc: "Why the job waits, or what limited its allocation per role (its maximum, no further gain, cluster full), or why a running job keeps its allocation (restart cost)."},
+			Doc: "Why the job waits, or what limited its allocation per role (its maximum, no further gain, cluster full, no node has room), or why a running job keeps its allocation (restart cost)."},
 	},
 }
 
@@ -280,8 +284,8 @@ var Plan = &Table{
 		{Name: "job_ps", Type: Int64, Default: "0", Min: zero, Doc: "Parameter servers of the job placed."},
 		{Name: "job_workers", Type: Int64, Default: "0", Min: zero, Doc: "Workers of the job placed."},
 		{Name: "job_servers", Type: Int64, Default: "0", Min: zero, Doc: "Distinct nodes the job's tasks use."},
-		{Name: "job_method", Type: String, Nullable: true, Enum: []string{"even", "fallback", "kept", "spread", "pack"},
-			Doc: "How the job's tasks were placed: even (the optimus policy's even split on the fewest nodes), fallback (its one-by-one first fit), kept (left where they ran), spread or pack (the baselines); null when the job does not run."},
+		{Name: "job_method", Type: String, Nullable: true, Enum: []string{"even", "fallback", "solve", "kept", "spread", "pack"},
+			Doc: "How the job's tasks were placed: even (the optimus policy's even split on the fewest nodes), fallback (its one-by-one first fit), solve (where solve's node-level check fitted them, alloc_nodes, when the optimus policy's own placement left a job waiting or short), kept (left where they ran), spread or pack (the baselines); null when the job does not run."},
 		{Name: "job_even", Type: Bool, Default: "false",
 			Doc: "The job's tasks lie evenly: on each of its k nodes the same number of PS and the same number of workers, up to one where p/k or w/k is not whole."},
 		{Name: "job_cross_traffic", Type: Float64, Nullable: true, Min: zero,
