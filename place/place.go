@@ -249,14 +249,13 @@ type Result struct {
 // solve's node-level capacity check found for them (Job.Packing, from
 // `optimus solve --capacity nodes`, the default), the optimus policy places
 // again with the jobs that failed exactly there first and the others as
-// above; jobs that fail then join them (at most packingPasses passes), and
-// the last pass puts every job with a layout there. In each such pass, the
-// jobs put where solve fitted them then move, smallest first, to their even
-// split on the fewest nodes where that now fits with less cross-server
-// traffic. The best placement by the order above is kept. Solve's layouts
-// fit the nodes together, so with the same cluster and no kept tasks in the
-// way every job solve runs is placed with its whole allocation; the jobs
-// left where solve fitted them have method MethodSolve.
+// above; while no more jobs fail than in the pass before, those that fail
+// join them (at most packingPasses passes); otherwise the last pass puts
+// every job with a layout there first. The best placement by the order
+// above is kept. Solve's layouts fit the nodes together, so with the same
+// cluster and no kept tasks in the way every job solve runs is placed with
+// its whole allocation; the jobs placed where solve fitted them have method
+// MethodSolve. Each such pass costs about as much as the first.
 //
 // A node's free capacity counts as Σ_r free^r / (largest capacity of r over
 // the nodes). Costs: O(log n) per heap or first-fit step over n nodes, and
@@ -310,8 +309,9 @@ func Place(p *Problem, opts Options) (*Result, error) {
 		return res, nil
 	}
 	// The jobs that failed go where solve fitted them, the others by the
-	// policy; jobs that fail then join them, until none fails or every job
-	// with a layout is there (the last pass).
+	// policy; jobs that fail then join them while no more fail than in the
+	// pass before; otherwise (or after packingPasses passes) every job with
+	// a layout goes there.
 	use := make([]bool, len(p.Jobs))
 	for k := 0; ; k++ {
 		grew := false
@@ -320,17 +320,21 @@ func Place(p *Problem, opts Options) (*Result, error) {
 				use[j], grew = true, true
 			}
 		}
-		if !grew || k == packingPasses-1 {
+		last := !grew || k == packingPasses-1
+		if last {
 			use = packed
 		}
 		again, failedAgain := pass(p, opts, nil, use)
 		if again.worse(res) < 0 {
 			res = again
 		}
-		failed = failedAgain
-		if len(failed) == 0 || !grew || k == packingPasses-1 {
+		if len(failedAgain) == 0 || last {
 			break
 		}
+		if len(failedAgain) > len(failed) {
+			failedAgain = nil // more jobs fail: all of them, next
+		}
+		failed = failedAgain
 	}
 	return res, nil
 }
@@ -424,9 +428,6 @@ func pass(p *Problem, opts Options, promote []int, packed []bool) (*Result, []in
 		if pl.jobs[j].Status != Running || len(pl.tasks[j]) < p.Jobs[j].PS+p.Jobs[j].Workers {
 			failed = append(failed, j)
 		}
-	}
-	if packed != nil {
-		pl.compact(pl.order)
 	}
 	return pl.result(), failed
 }
@@ -573,9 +574,25 @@ type nodeCount struct{ node, ps, workers int }
 // placeOptimus places job j by the even split on the fewest nodes, or by the
 // one-by-one fallback.
 func (pl *placer) placeOptimus(j int) {
-	split, pool := pl.findEven(j)
+	job := &pl.p.Jobs[j]
+	// k = 1 first, on the candidates in order as they come out of the heap:
+	// most jobs fit on one node, and then the first that holds them is the
+	// one, without taking out the other candidates.
+	n := min(len(pl.p.Nodes), max(pl.opts.Candidates, job.PS+job.Workers))
+	pool := make([]int, 0, n)
 	defer func() { pl.release(pool) }()
-	if split != nil {
+	for len(pool) < n && job.PS > 0 && job.Workers > 0 {
+		i := pl.st.popBest()
+		if i < 0 {
+			break
+		}
+		pool = append(pool, i)
+		if pl.st.fitsMix(i, job.PSDemand, job.PS, job.WorkerDemand, job.Workers) {
+			pl.placeSplit(j, []nodeCount{{node: i, ps: job.PS, workers: job.Workers}})
+			return
+		}
+	}
+	if split := pl.evenSplit(j, pool, 2); split != nil {
 		pl.placeSplit(j, split)
 		return
 	}
@@ -592,75 +609,6 @@ func (pl *placer) placeOptimus(j int) {
 		}
 		return pl.st.firstFit(d, func(i int) bool { return inPool[i] })
 	})
-}
-
-// findEven finds the even split of job j on the fewest nodes among the
-// candidates, or returns nil; the caller releases the candidates taken out
-// of the heap (pool).
-func (pl *placer) findEven(j int) (split []nodeCount, pool []int) {
-	job := &pl.p.Jobs[j]
-	// k = 1 first, on the candidates in order as they come out of the heap:
-	// most jobs fit on one node, and then the first that holds them is the
-	// one, without taking out the other candidates.
-	n := min(len(pl.p.Nodes), max(pl.opts.Candidates, job.PS+job.Workers))
-	pool = make([]int, 0, n)
-	for len(pool) < n && job.PS > 0 && job.Workers > 0 {
-		i := pl.st.popBest()
-		if i < 0 {
-			break
-		}
-		pool = append(pool, i)
-		if pl.st.fitsMix(i, job.PSDemand, job.PS, job.WorkerDemand, job.Workers) {
-			return []nodeCount{{node: i, ps: job.PS, workers: job.Workers}}, pool
-		}
-	}
-	return pl.evenSplit(j, pool, 2), pool
-}
-
-// compact moves, in ascending order of task count, each job of order that
-// was placed where solve fitted it to the even split on the fewest nodes
-// when that now fits and has less cross-server traffic; otherwise the job
-// stays. No job loses a task, so the placement only gets better.
-func (pl *placer) compact(order []int) {
-	order = slices.Clone(order)
-	slices.SortStableFunc(order, func(a, b int) int {
-		return (pl.p.Jobs[a].PS + pl.p.Jobs[a].Workers) - (pl.p.Jobs[b].PS + pl.p.Jobs[b].Workers)
-	})
-	for _, j := range order {
-		if pl.jobs[j].Method != MethodSolve {
-			continue
-		}
-		old := pl.tasks[j]
-		perNode := map[int][2]int{}
-		for _, t := range old {
-			pl.st.take(t.Node, pl.demand(j, t.Role), -1)
-			c := perNode[t.Node]
-			c[t.Role]++
-			perNode[t.Node] = c
-		}
-		local := 0
-		for _, c := range perNode {
-			local += c[PS] * c[Worker]
-		}
-		split, pool := pl.findEven(j)
-		pl.release(pool)
-		better := false
-		if split != nil {
-			splitLocal := 0
-			for _, c := range split {
-				splitLocal += c.ps * c.workers
-			}
-			better = splitLocal > local || splitLocal == local && len(split) < len(perNode)
-		}
-		if better {
-			pl.tasks[j] = nil
-			pl.placeSplit(j, split)
-			continue
-		}
-		for _, t := range old {
-			pl.st.take(t.Node, pl.demand(j, t.Role), 1)
-		}
-	}
 }
 
 // placePacking puts job j's tasks where its Packing says, if every node
