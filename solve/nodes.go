@@ -28,9 +28,9 @@ import (
 // does (jobs on few nodes) that also keeps the GPU servers for the tasks
 // that can only run there:
 //
-//  1. on a node of its job, the one it used last first, if one has room:
-//     jobs stay on few nodes, as the placement theorem wants (the first PS
-//     goes next to the first worker);
+//  1. on the node where its job's last task went, if it has room: jobs
+//     stay on few nodes, as the placement theorem wants (the first PS goes
+//     next to the first worker);
 //  2. else on the first node, in cluster order, among the nodes with the
 //     fewest resources the task does not use, then the next fewest, and so
 //     on: a PS, which needs no GPU, on a server without GPUs before a GPU
@@ -84,13 +84,22 @@ type packing struct {
 	// no node has room for a task of demand id: free capacity only
 	// shrinks until a task is given back, which resets it.
 	start []int
-	// jobs[j] lists the nodes with tasks of job j and how many.
-	jobs [][]NodeTasks
+	// last[j] is the node job j's last task went to (-1: none yet), and
+	// log lists every placement in order (layout sums it up per job).
+	last []int32
+	log  []placement
 	// repacked counts the tasks placed by repack so far and exactSteps
 	// the steps of its exhaustive search (their budgets); repackFailed
 	// holds the additions repack found no room for.
 	repacked, exactSteps int
 	repackFailed         map[[4]int]bool
+}
+
+// placement is count tasks of a job and role put on a node; prev is the
+// job's last node before.
+type placement struct {
+	job, node, prev int32
+	role, count     int32
 }
 
 // NodeTasks says how many PS and workers of a job are on one node.
@@ -143,16 +152,29 @@ func newPacker(in *instance) *packer {
 		}
 		pk.seg0[c] = seg
 	}
-	ids := map[string]int{}
+	// Number the distinct demand vectors (a fixed-size key up to 8
+	// resources: no allocation per job).
+	ids, long := map[[8]float64]int{}, map[string]int{}
 	pk.demandID = make([][2]int, len(p.Jobs))
 	for j := range p.Jobs {
 		for role := range 2 {
 			d := in.demand[j][role]
-			key := demandKey(d)
-			id, ok := ids[key]
+			var id int
+			var ok bool
+			var short [8]float64
+			if nr <= len(short) {
+				copy(short[:], d)
+				id, ok = ids[short]
+			} else {
+				id, ok = long[demandKey(d)]
+			}
 			if !ok {
 				id = len(pk.prefer)
-				ids[key] = id
+				if nr <= len(short) {
+					ids[short] = id
+				} else {
+					long[demandKey(d)] = id
+				}
 				pk.prefer = append(pk.prefer, pk.preference(d))
 			}
 			pk.demandID[j][role] = id
@@ -205,13 +227,55 @@ func pull(seg []float64, v, nr int) {
 	}
 }
 
+// pullChanged recomputes vertex v's maxima from its children and reports
+// whether any changed.
+func pullChanged(seg []float64, v, nr int) bool {
+	a, b, o := 2*v*nr, (2*v+1)*nr, v*nr
+	changed := false
+	for r := range nr {
+		m := max(seg[a+r], seg[b+r])
+		if m != seg[o+r] {
+			seg[o+r], changed = m, true
+		}
+	}
+	return changed
+}
+
 func (pk *packer) newPacking(jobs int) *packing {
 	pg := &packing{pk: pk, free: slices.Clone(pk.free0), seg: make([][]float64, len(pk.seg0)),
-		start: make([]int, len(pk.prefer)*len(pk.classes)), jobs: make([][]NodeTasks, jobs)}
+		start: make([]int, len(pk.prefer)*len(pk.classes)), last: make([]int32, jobs),
+		log: make([]placement, 0, len(pk.classOf)+2*jobs)}
 	for c, s := range pk.seg0 {
 		pg.seg[c] = slices.Clone(s)
 	}
+	for j := range pg.last {
+		pg.last[j] = -1
+	}
 	return pg
+}
+
+// layout sums the placements up: per job, the nodes it has tasks on (in
+// the order first used) and how many of each role.
+func (pg *packing) layout() [][]NodeTasks {
+	out := make([][]NodeTasks, len(pg.last))
+	for _, p := range pg.log {
+		own := out[p.job]
+		k := len(own) - 1
+		for k >= 0 && own[k].Node != int(p.node) {
+			k--
+		}
+		if k < 0 {
+			own = append(own, NodeTasks{Node: int(p.node)})
+			k = len(own) - 1
+		}
+		if int(p.role) == ps {
+			own[k].PS += int(p.count)
+		} else {
+			own[k].Workers += int(p.count)
+		}
+		out[p.job] = own
+	}
+	return out
 }
 
 // fits reports whether a task of demand d fits on node i.
@@ -231,11 +295,8 @@ func (pg *packing) fits(i int, d []float64) bool {
 // find returns the node where a task of job j and the role goes (see the
 // rules above), or -1 when no node has room for it.
 func (pg *packing) find(j, role int, d []float64) int {
-	own := pg.jobs[j]
-	for k := len(own) - 1; k >= 0; k-- {
-		if i := own[k].Node; pg.fits(i, d) {
-			return i
-		}
+	if i := int(pg.last[j]); i >= 0 && pg.fits(i, d) {
+		return i
 	}
 	id := pg.pk.demandID[j][role]
 	for _, c := range pg.pk.prefer[id] {
@@ -285,9 +346,25 @@ func (pg *packing) firstFitUnder(c, v, lo, hi, from int, d []float64) int {
 	return pg.firstFitUnder(c, 2*v+1, mid, hi, from, d)
 }
 
-// take puts count tasks (count < 0: takes them off) of job j and the role,
-// of demand d, on node i.
+// take puts count tasks of job j and the role, of demand d, on node i.
 func (pg *packing) take(j, role int, d []float64, i, count int) {
+	pg.adjust(i, d, count)
+	pg.log = append(pg.log, placement{job: int32(j), node: int32(i), prev: pg.last[j], role: int32(role), count: int32(count)})
+	pg.last[j] = int32(i)
+}
+
+// untake takes the last placement off again.
+func (pg *packing) untake(in *instance) {
+	p := pg.log[len(pg.log)-1]
+	pg.log = pg.log[:len(pg.log)-1]
+	pg.adjust(int(p.node), in.demand[p.job][p.role], -int(p.count))
+	pg.last[p.job] = p.prev
+	clear(pg.start) // free capacity grew
+}
+
+// adjust subtracts count tasks of demand d from node i's free capacity and
+// updates its class's segment tree.
+func (pg *packing) adjust(i int, d []float64, count int) {
 	pk := pg.pk
 	nr := pk.nr
 	f := pg.free[i*nr : (i+1)*nr]
@@ -295,42 +372,21 @@ func (pg *packing) take(j, role int, d []float64, i, count int) {
 		f[r] -= float64(count) * x
 	}
 	c := pk.classOf[i]
-	cl := &pk.classes[c]
 	seg := pg.seg[c]
-	v := cl.leaves + pk.slot[i]
+	v := pk.classes[c].leaves + pk.slot[i]
 	copy(seg[v*nr:(v+1)*nr], f)
 	for v /= 2; v >= 1; v /= 2 {
-		pull(seg, v, nr)
+		if !pullChanged(seg, v, nr) {
+			break // the maxima above do not change either
+		}
 	}
-	if count < 0 {
-		clear(pg.start)
-	}
-	own := pg.jobs[j]
-	k := len(own) - 1
-	for k >= 0 && own[k].Node != i {
-		k--
-	}
-	if k < 0 {
-		own = append(own, NodeTasks{Node: i})
-		k = len(own) - 1
-	}
-	if role == ps {
-		own[k].PS += count
-	} else {
-		own[k].Workers += count
-	}
-	if own[k].PS == 0 && own[k].Workers == 0 {
-		own = slices.Delete(own, k, k+1)
-	}
-	pg.jobs[j] = own
 }
 
 // add places nw workers and np PS of job j, alternating from a worker (the
 // more constrained on GPU clusters), or none of them: it reports whether
 // they all found room.
 func (pg *packing) add(in *instance, j, nw, np int) bool {
-	type placed struct{ role, node int }
-	var done []placed
+	done := 0
 	for k := 0; k < max(nw, np); k++ {
 		for _, role := range [2]int{worker, ps} {
 			if role == worker && k >= nw || role == ps && k >= np {
@@ -339,13 +395,13 @@ func (pg *packing) add(in *instance, j, nw, np int) bool {
 			d := in.demand[j][role]
 			i := pg.find(j, role, d)
 			if i < 0 {
-				for _, t := range slices.Backward(done) {
-					pg.take(j, t.role, in.demand[j][t.role], t.node, -1)
+				for range done {
+					pg.untake(in)
 				}
 				return false
 			}
 			pg.take(j, role, d, i, 1)
-			done = append(done, placed{role, i})
+			done++
 		}
 	}
 	return true
@@ -410,7 +466,7 @@ func (pg *packing) repack(in *instance, pl *plan, j, nw, np int) bool {
 		}
 	}
 	slices.SortStableFunc(kinds, func(a, b taskKind) int { return cmpFloat(b.size, a.size) })
-	fresh := pk.newPacking(len(pg.jobs))
+	fresh := pk.newPacking(len(pg.last))
 	ok := true
 	for _, k := range kinds {
 		for range k.count {
@@ -426,7 +482,7 @@ func (pg *packing) repack(in *instance, pl *plan, j, nw, np int) bool {
 		}
 	}
 	if !ok && len(pk.classOf) <= exactNodes && pg.exactSteps < exactSteps {
-		fresh = pk.newPacking(len(pg.jobs))
+		fresh = pk.newPacking(len(pg.last))
 		ok = fresh.exact(kinds, &pg.exactSteps)
 	}
 	if !ok {
@@ -497,7 +553,7 @@ func (pg *packing) exact(kinds []taskKind, steps *int) bool {
 		}
 		return true
 	}
-	adjust := func(i int, d []float64, n int) {
+	use := func(i int, d []float64, n int) { // pg.free only: the indexes follow at the end
 		f := pg.free[i*nr : (i+1)*nr]
 		for r, x := range d {
 			f[r] -= float64(n) * x
@@ -534,10 +590,10 @@ func (pg *packing) exact(kinds []taskKind, steps *int) bool {
 			n--
 		}
 		for ; n >= 0; n-- {
-			adjust(i, d, n)
+			use(i, d, n)
 			counts[k][a] = n
 			ok := rec(k, a+1, left-n)
-			adjust(i, d, -n)
+			use(i, d, -n)
 			if ok {
 				return true
 			}

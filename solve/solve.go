@@ -701,7 +701,7 @@ func (in *instance) objective(pl *plan) (waitingWeight, total float64) {
 func (in *instance) result(pl *plan, opts Options) *Result {
 	res := &Result{Policy: opts.Policy, CapacityCheck: opts.Capacity, Capacity: in.capacity, Used: pl.used, RestartCost: pl.restartCost}
 	if pl.pack != nil {
-		res.Packing = pl.pack.jobs
+		res.Packing = pl.pack.layout()
 	}
 	res.Decisions = make([]Decision, len(in.p.Jobs))
 	for j := range in.p.Jobs {
