@@ -109,6 +109,9 @@ func Decode(data []byte, format Format, source string, want *schema.Table) (t *T
 	if err := checkNames(source, raw.ColumnNames()); err != nil {
 		return nil, err
 	}
+	if err := checkMeta(source, raw.Meta); err != nil {
+		return nil, err
+	}
 	return conform(raw, want)
 }
 

@@ -109,3 +109,39 @@ func TestCSVTextCheck(t *testing.T) {
 		}
 	}
 }
+
+// Metadata keys and values must be text too: Parquet writers drop entries
+// that are not valid UTF-8 (found by FuzzReadArrowStream: an Arrow stream
+// with a key "optimus.schem\xe1" lost it on conversion to Parquet).
+func TestNonTextMetadataRejected(t *testing.T) {
+	for _, c := range []struct {
+		meta map[string]string
+		want string
+	}{
+		{map[string]string{"team\xff": "x"}, `the metadata key "team\xff" is not valid UTF-8 text`},
+		{map[string]string{"team": "x\x00"}, `the metadata value of "team" contains a NUL character`},
+	} {
+		tb := sampleJobs(t)
+		tb.Meta = c.meta
+		for _, f := range []Format{ArrowStream, ArrowFile} {
+			var buf bytes.Buffer
+			if err := Write(&buf, f, tb); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Decode(buf.Bytes(), f, "in", nil)
+			if err == nil || !strings.Contains(err.Error(), "in: "+c.want) {
+				t.Errorf("%v: got %v, want %q", f, err, c.want)
+			}
+		}
+	}
+	tb := sampleJobs(t)
+	tb.Meta = map[string]string{"team": "ü ✓"}
+	var buf bytes.Buffer
+	if err := Write(&buf, Parquet, tb); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Decode(buf.Bytes(), Parquet, "in", nil)
+	if err != nil || back.Meta["team"] != "ü ✓" {
+		t.Errorf("%v %v", back, err)
+	}
+}

@@ -2,7 +2,9 @@ package table
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -119,6 +121,21 @@ func checkNames(source string, names []string) error {
 		}
 		if why := textProblem(n); why != "" {
 			return Errorf(source, "the name of column %d, %q, %s", i+1, clip(n), why)
+		}
+	}
+	return nil
+}
+
+// checkMeta rejects metadata whose keys or values are not text (see
+// textProblem): Parquet writers drop such entries.
+func checkMeta(source string, meta map[string]string) error {
+	keys := slices.Sorted(maps.Keys(meta))
+	for _, k := range keys {
+		if why := textProblem(k); why != "" {
+			return Errorf(source, "the metadata key %q %s", clip(k), why)
+		}
+		if why := textProblem(meta[k]); why != "" {
+			return Errorf(source, "the metadata value of %q %s", clip(k), why)
 		}
 	}
 	return nil
