@@ -85,9 +85,10 @@ type packing struct {
 	// shrinks until a task is given back, which resets it.
 	start []int
 	// last[j] is the node job j's last task went to (-1: none yet), and
-	// log lists every placement in order (layout sums it up per job).
+	// log lists every placement in order (layout sums it up per job), in
+	// chunks of logChunk so that it grows without copying.
 	last []int32
-	log  []placement
+	log  [][]placement
 	// repacked counts the tasks placed by repack so far and exactSteps
 	// the steps of its exhaustive search (their budgets); repackFailed
 	// holds the additions repack found no room for.
@@ -154,16 +155,18 @@ func newPacker(in *instance) *packer {
 	}
 	// Number the distinct demand vectors (a fixed-size key up to 8
 	// resources: no allocation per job).
-	ids, long := map[[8]float64]int{}, map[string]int{}
+	ids, long := map[[8]uint64]int{}, map[string]int{}
 	pk.demandID = make([][2]int, len(p.Jobs))
 	for j := range p.Jobs {
 		for role := range 2 {
 			d := in.demand[j][role]
 			var id int
 			var ok bool
-			var short [8]float64
+			var short [8]uint64
 			if nr <= len(short) {
-				copy(short[:], d)
+				for r, x := range d {
+					short[r] = math.Float64bits(x)
+				}
 				id, ok = ids[short]
 			} else {
 				id, ok = long[demandKey(d)]
@@ -243,8 +246,7 @@ func pullChanged(seg []float64, v, nr int) bool {
 
 func (pk *packer) newPacking(jobs int) *packing {
 	pg := &packing{pk: pk, free: slices.Clone(pk.free0), seg: make([][]float64, len(pk.seg0)),
-		start: make([]int, len(pk.prefer)*len(pk.classes)), last: make([]int32, jobs),
-		log: make([]placement, 0, len(pk.classOf)+2*jobs)}
+		start: make([]int, len(pk.prefer)*len(pk.classes)), last: make([]int32, jobs)}
 	for c, s := range pk.seg0 {
 		pg.seg[c] = slices.Clone(s)
 	}
@@ -258,25 +260,34 @@ func (pk *packer) newPacking(jobs int) *packing {
 // the order first used) and how many of each role.
 func (pg *packing) layout() [][]NodeTasks {
 	out := make([][]NodeTasks, len(pg.last))
-	for _, p := range pg.log {
-		own := out[p.job]
-		k := len(own) - 1
-		for k >= 0 && own[k].Node != int(p.node) {
-			k--
+	for _, chunk := range pg.log {
+		for _, p := range chunk {
+			out[p.job] = addTo(out[p.job], p)
 		}
-		if k < 0 {
-			own = append(own, NodeTasks{Node: int(p.node)})
-			k = len(own) - 1
-		}
-		if int(p.role) == ps {
-			own[k].PS += int(p.count)
-		} else {
-			own[k].Workers += int(p.count)
-		}
-		out[p.job] = own
 	}
 	return out
 }
+
+// addTo counts placement p in a job's layout.
+func addTo(own []NodeTasks, p placement) []NodeTasks {
+	k := len(own) - 1
+	for k >= 0 && own[k].Node != int(p.node) {
+		k--
+	}
+	if k < 0 {
+		own = append(own, NodeTasks{Node: int(p.node)})
+		k = len(own) - 1
+	}
+	if int(p.role) == ps {
+		own[k].PS += int(p.count)
+	} else {
+		own[k].Workers += int(p.count)
+	}
+	return own
+}
+
+// logChunk is the size of the packing log's chunks.
+const logChunk = 4096
 
 // fits reports whether a task of demand d fits on node i.
 func (pg *packing) fits(i int, d []float64) bool {
@@ -312,6 +323,9 @@ func (pg *packing) find(j, role int, d []float64) int {
 func (pg *packing) firstFit(c, id int, d []float64) int {
 	cl := &pg.pk.classes[c]
 	s := &pg.start[id*len(pg.pk.classes)+c]
+	if *s < len(cl.nodes) && pg.fits(cl.nodes[*s], d) {
+		return cl.nodes[*s] // where the last search ended, usually the answer
+	}
 	k := pg.firstFitUnder(c, 1, 0, cl.leaves, *s, d)
 	if k < 0 {
 		*s = len(cl.nodes)
@@ -349,14 +363,23 @@ func (pg *packing) firstFitUnder(c, v, lo, hi, from int, d []float64) int {
 // take puts count tasks of job j and the role, of demand d, on node i.
 func (pg *packing) take(j, role int, d []float64, i, count int) {
 	pg.adjust(i, d, count)
-	pg.log = append(pg.log, placement{job: int32(j), node: int32(i), prev: pg.last[j], role: int32(role), count: int32(count)})
+	if n := len(pg.log); n == 0 || len(pg.log[n-1]) == logChunk {
+		pg.log = append(pg.log, make([]placement, 0, logChunk))
+	}
+	n := len(pg.log) - 1
+	pg.log[n] = append(pg.log[n], placement{job: int32(j), node: int32(i), prev: pg.last[j], role: int32(role), count: int32(count)})
 	pg.last[j] = int32(i)
 }
 
 // untake takes the last placement off again.
 func (pg *packing) untake(in *instance) {
-	p := pg.log[len(pg.log)-1]
-	pg.log = pg.log[:len(pg.log)-1]
+	n := len(pg.log) - 1
+	chunk := pg.log[n]
+	p := chunk[len(chunk)-1]
+	pg.log[n] = chunk[:len(chunk)-1]
+	if len(pg.log[n]) == 0 {
+		pg.log = pg.log[:n]
+	}
 	pg.adjust(int(p.node), in.demand[p.job][p.role], -int(p.count))
 	pg.last[p.job] = p.prev
 	clear(pg.start) // free capacity grew
