@@ -23,7 +23,9 @@ type placed struct {
 	running, tasks           int // jobs solve runs, their tasks
 	waiting, reduced, lost   int // of those: left waiting, placed short, tasks not placed
 	problems                 []string
-	solveMethod, evenMethods int // jobs placed where solve fitted them, by the even split
+	solveMethod, evenMethods int     // jobs placed where solve fitted them, by the even split
+	jobsPlaced               int     // jobs placed
+	cross                    float64 // sum of their cross-server traffic shares
 }
 
 func comparePlan(alloc, plan *table.Table) placed {
@@ -31,16 +33,17 @@ func comparePlan(alloc, plan *table.Table) placed {
 	type got struct {
 		status, method string
 		ps, workers    int64
+		cross          float64
 	}
 	byJob := map[string]got{}
 	status, method, methodOK := plan.Strings("status"), plan.Strings("job_method"), plan.Valid("job_method")
-	jps, jw := plan.Int64s("job_ps"), plan.Int64s("job_workers")
+	jps, jw, cross := plan.Int64s("job_ps"), plan.Int64s("job_workers"), plan.Float64s("job_cross_traffic")
 	for i, j := range plan.Strings("job") {
 		m := ""
 		if methodOK[i] {
 			m = method[i]
 		}
-		byJob[j] = got{status[i], m, jps[i], jw[i]}
+		byJob[j] = got{status[i], m, jps[i], jw[i], cross[i]}
 	}
 	aps, aw, astatus := alloc.Int64s("alloc_ps"), alloc.Int64s("alloc_workers"), alloc.Strings("status")
 	for i, j := range alloc.Strings("job") {
@@ -50,6 +53,10 @@ func comparePlan(alloc, plan *table.Table) placed {
 		s.running++
 		s.tasks += int(aps[i] + aw[i])
 		g := byJob[j]
+		if g.status == "running" {
+			s.jobsPlaced++
+			s.cross += g.cross
+		}
 		switch {
 		case g.status != "running":
 			s.waiting++
@@ -195,6 +202,8 @@ func TestGeneratedWorkloadsPlaceEverySolvedJob(t *testing.T) {
 			tot.lost += s.lost
 			tot.solveMethod += s.solveMethod
 			tot.evenMethods += s.evenMethods
+			tot.jobsPlaced += s.jobsPlaced
+			tot.cross += s.cross
 			tot.objective += res.Objective
 			running[k] = s.running
 			if s.waiting+s.reduced > 0 {
@@ -216,8 +225,8 @@ func TestGeneratedWorkloadsPlaceEverySolvedJob(t *testing.T) {
 	}
 	for k, check := range checks {
 		tot := byCheck[k]
-		t.Logf("%s capacity, %d workloads (capacity binding in %d): solve runs %d jobs with %d tasks (objective %.6g s); place (optimus) left %d jobs waiting and %d short (%d tasks) in %d workloads; %d jobs placed by the even split, %d where solve fitted them",
-			check, tot.workloads, tot.binding, tot.running, tot.tasks, tot.objective, tot.waiting, tot.reduced, tot.lost, tot.shortWorkloads, tot.evenMethods, tot.solveMethod)
+		t.Logf("%s capacity, %d workloads (capacity binding in %d): solve runs %d jobs with %d tasks (objective %.6g s); place (optimus) left %d jobs waiting and %d short (%d tasks) in %d workloads; %d jobs placed by the even split, %d where solve fitted them; mean cross-server traffic share %.3f",
+			check, tot.workloads, tot.binding, tot.running, tot.tasks, tot.objective, tot.waiting, tot.reduced, tot.lost, tot.shortWorkloads, tot.evenMethods, tot.solveMethod, tot.cross/float64(tot.jobsPlaced))
 	}
 	if byCheck[1].shortWorkloads == 0 {
 		t.Error("aggregate capacity never left a job short: the workloads do not bind")

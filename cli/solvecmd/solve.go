@@ -406,6 +406,9 @@ func PackingColumn(res *solve.Result, nodes []string) ([]string, []bool) {
 
 // ParsePacking reads an alloc_nodes value (see PackingColumn).
 func ParsePacking(s string) ([]NodeCount, error) {
+	if slots, ok := parsePackingFast(s); ok {
+		return slots, nil
+	}
 	var slots []NodeCount
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.DisallowUnknownFields()
@@ -421,6 +424,73 @@ func ParsePacking(s string) ([]NodeCount, error) {
 		}
 	}
 	return slots, nil
+}
+
+// parsePackingFast reads alloc_nodes as PackingColumn writes it, without
+// reflection (encoding/json takes longer than placing the tasks); ok is
+// false for anything else (escapes in node names, other spacing or order,
+// bad values), which ParsePacking then reads, or rejects, with
+// encoding/json.
+func parsePackingFast(s string) (slots []NodeCount, ok bool) {
+	eat := func(prefix string) bool {
+		if strings.HasPrefix(s, prefix) {
+			s = s[len(prefix):]
+			return true
+		}
+		return false
+	}
+	count := func() (int, bool) {
+		n, i := 0, 0
+		for i < len(s) && i < 9 && s[i] >= '0' && s[i] <= '9' {
+			n = 10*n + int(s[i]-'0')
+			i++
+		}
+		if i == 0 || i > 1 && s[0] == '0' {
+			return 0, false
+		}
+		s = s[i:]
+		return n, true
+	}
+	if !eat("[") {
+		return nil, false
+	}
+	for k := 0; ; k++ {
+		if eat("]") {
+			return slots, k > 0 && s == ""
+		}
+		if k > 0 && !eat(",") {
+			return nil, false
+		}
+		if !eat(`{"node":"`) {
+			return nil, false
+		}
+		end := strings.IndexByte(s, '"')
+		if end <= 0 {
+			return nil, false
+		}
+		node := s[:end]
+		for i := 0; i < len(node); i++ {
+			if node[i] == '\\' || node[i] < 0x20 {
+				return nil, false
+			}
+		}
+		s = s[end+1:]
+		var sl NodeCount
+		var okP, okW bool
+		if !eat(`,"ps":`) {
+			return nil, false
+		}
+		sl.PS, okP = count()
+		if !okP || !eat(`,"workers":`) {
+			return nil, false
+		}
+		sl.Workers, okW = count()
+		if !okW || !eat("}") {
+			return nil, false
+		}
+		sl.Node = node
+		slots = append(slots, sl)
+	}
 }
 
 // NodeCount is one entry of alloc_nodes: how many PS and workers of a job
