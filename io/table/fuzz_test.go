@@ -2,7 +2,12 @@ package table
 
 // Fuzz targets for every reader. Run one with, for example,
 //
-//	go test ./io/table -run '^$' -fuzz '^FuzzReadParquet$' -fuzztime 5m -parallel 1 -fuzz-slow 5s
+//	go test ./io/table -run '^$' -fuzz '^FuzzReadParquet$' -fuzztime 5m -parallel 1 \
+//		-fuzzminimizetime 2s -fuzz-slow 5s
+//
+// (each execution writes the table back in four formats, so it is slow, and
+// minimizing every new interesting input for the default minute would leave
+// little time for fuzzing).
 //
 // Without -fuzz, `go test` runs each target over its seed corpus: the tables
 // built below in every format, broken variants of them, and the files under
