@@ -16,7 +16,7 @@ LDFLAGS := -X github.com/optimus-sched/optimus/cli/versioncmd.Version=$(VERSION)
 build: $(BIN)
 
 $(BIN): FORCE
-	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/optimus
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/optimus
 
 demo: build
 	scripts/demo.sh $(BIN) $(OUT)

@@ -15,7 +15,11 @@ func Markdown() string {
 		"them, and recognise CSV files (which have no metadata) by their columns.\n\n" +
 		"Types are Arrow types: `string` (UTF-8), `int64`, `float64`, `bool`. *required* columns must be\n" +
 		"present; an absent optional column reads as its default, or as null. *nullable* columns may hold\n" +
-		"nulls; in CSV an empty field is null. Float columns hold finite numbers unless noted.\n\n")
+		"nulls; in CSV an empty field is null. Float columns hold finite numbers unless noted.\n\n" +
+		"Every reader also requires: at least one column; column names that are non-empty, unique, valid UTF-8 " +
+		"without NUL; string values and metadata that are valid UTF-8 without NUL. Columns no table declares " +
+		"pass through with their own type (string, integer, floating point or bool; dictionary-encoded strings " +
+		"are decoded). CSV cannot tell an empty string from a null, and carries no metadata.\n\n")
 	b.WriteString("| table | version | one row per | key |\n|---|---|---|---|\n")
 	for _, t := range All {
 		key := t.Key
