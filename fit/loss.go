@@ -73,7 +73,8 @@ type LossFit struct {
 	R2, RMSE   float64 // over the used points, normalised units
 	Autocorr   float64 // lag-1 autocorrelation of the residuals
 	Quality    string
-	// Early are the fits to the first EarlyFractions of the points. Were
+	// Early are the fits to the first EarlyFractions of the points (at
+	// most coarseLimit of them, evenly spread: they only gauge drift). Were
 	// the 1/k shape right, they would predict about what Curve predicts; how
 	// far they disagree measures how much the shape is wrong for this job,
 	// and widens the prediction interval (see PredictConvergence).
@@ -185,14 +186,14 @@ func FitLoss(points []LossPoint, opt LossOptions) (LossFit, error) {
 	for i, frac := range opt.EarlyFractions {
 		f.Early[i] = f.Curve
 		if m := int(math.Ceil(frac * float64(len(k)))); m >= opt.MinPoints && m < len(k) {
-			early := newProfile(k[:m], y[:m], segmentWeights(m, opt))
+			early := newProfile(k[:m], y[:m], segmentWeights(m, opt)).strided(coarseLimit)
 			early.search(opt.Grid)
 			f.Early[i] = early.best.curve
 		}
 	}
 	f.Recent = f.Curve
 	if m := len(k) / 2; len(k)-m >= opt.MinPoints && m > 0 {
-		rp := newProfile(k[m:], y[m:], segmentWeights(len(k)-m, opt))
+		rp := newProfile(k[m:], y[m:], segmentWeights(len(k)-m, opt)).strided(coarseLimit)
 		rp.search(opt.Grid)
 		f.Recent = rp.best.curve
 	}
@@ -297,8 +298,12 @@ func segmentWeights(n int, opt LossOptions) []float64 {
 	w := make([]float64, n)
 	segs := max(1, opt.Segments)
 	size := int(math.Ceil(float64(n) / float64(segs)))
+	weight := 1.0
 	for i := range w {
-		w[i] = math.Pow(opt.SegmentWeight, float64(i/size))
+		if i > 0 && i%size == 0 {
+			weight *= opt.SegmentWeight
+		}
+		w[i] = weight
 	}
 	return w
 }

@@ -197,20 +197,66 @@ func Median(xs []float64) float64 { return Quantile(xs, 0.5) }
 
 // Quantile of xs at q in [0, 1], interpolating linearly between order
 // statistics (type 7 of Hyndman and Fan, the default of R and NumPy); NaN
-// for an empty slice. xs is not modified.
+// for an empty slice. xs is not modified. It selects the two order
+// statistics it needs (quickselect) rather than sorting.
 func Quantile(xs []float64, q float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
 	s := slices.Clone(xs)
-	slices.Sort(s)
 	h := q * float64(len(s)-1)
 	lo := math.Floor(h)
 	i := int(lo)
-	if i+1 >= len(s) {
-		return s[len(s)-1]
+	vi := nth(s, i)
+	if i+1 >= len(s) || h == lo {
+		return vi
 	}
-	return s[i] + (h-lo)*(s[i+1]-s[i])
+	// After selecting the i-th, everything above index i is >= it: the
+	// next order statistic is their minimum.
+	return vi + (h-lo)*(slices.Min(s[i+1:])-vi)
+}
+
+// nth rearranges s so that s[k] is the value a sort would put there, with
+// no larger value before it and no smaller one after, and returns it
+// (Hoare's selection with a median-of-three pivot).
+func nth(s []float64, k int) float64 {
+	lo, hi := 0, len(s)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if s[mid] < s[lo] {
+			s[mid], s[lo] = s[lo], s[mid]
+		}
+		if s[hi] < s[lo] {
+			s[hi], s[lo] = s[lo], s[hi]
+		}
+		if s[hi] < s[mid] {
+			s[hi], s[mid] = s[mid], s[hi]
+		}
+		pivot := s[mid]
+		i, j := lo, hi
+		for i <= j {
+			for s[i] < pivot {
+				i++
+			}
+			for s[j] > pivot {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return s[k]
+		}
+	}
+	return s[k]
 }
 
 // Verdict grades a speed fit by its errors on its own samples: good (median

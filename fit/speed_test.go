@@ -2,6 +2,8 @@ package fit
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -62,6 +64,29 @@ func TestSuggestAvoidsTheDiagonal(t *testing.T) {
 		for _, m := range picks[:5] {
 			if c == m {
 				t.Errorf("suggested %v again", c)
+			}
+		}
+	}
+}
+
+func TestQuantileMatchesSorting(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for trial := 0; trial < 500; trial++ {
+		xs := make([]float64, 1+rng.IntN(40))
+		for i := range xs {
+			xs[i] = float64(rng.IntN(10)) // ties on purpose
+		}
+		sorted := slices.Clone(xs)
+		slices.Sort(sorted)
+		for _, q := range []float64{0, 0.1, 0.5, 0.9, 1} {
+			h := q * float64(len(sorted)-1)
+			lo := math.Floor(h)
+			want := sorted[int(lo)]
+			if int(lo)+1 < len(sorted) {
+				want += (h - lo) * (sorted[int(lo)+1] - sorted[int(lo)])
+			}
+			if got := Quantile(xs, q); got != want {
+				t.Fatalf("Quantile(%v, %v) = %v, want %v", xs, q, got, want)
 			}
 		}
 	}
