@@ -46,6 +46,8 @@ const bin = resolve(process.argv[2] ?? '../bin/optimus');
 // meaningful (a check of nulls over a column without nulls proves nothing).
 // The generator puts them there on purpose (datasets/testbed.go).
 const TESTBED_TABLES = ['cluster', 'jobs', 'loss', 'speed', 'truth'];
+// The tables fit, predict, solve and place write from the testbed.
+const PIPELINE_TABLES = ['models', 'predictions', 'allocation', 'plan'];
 
 // How each declared type must look to each reader.
 const TYPES = {
@@ -357,7 +359,22 @@ async function main(tmp) {
     dirs[format] = join(tmp, format);
     optimus('datasets', 'export', 'testbed', '-o', dirs[format], '--format', format);
   }
+  // The pipeline's own outputs, from the testbed: they hold the most
+  // nullable columns (a model not fitted, a job not running).
+  {
+    const d = dirs.parquet;
+    optimus('fit', '-i', join(d, 'loss.parquet'), '--speed', join(d, 'speed.parquet'), '--jobs', join(d, 'jobs.parquet'), '-o', join(d, 'models.parquet'));
+    optimus('predict', '-i', join(d, 'jobs.parquet'), '--models', join(d, 'models.parquet'), '-o', join(d, 'predictions.parquet'));
+    optimus('solve', '--cluster', join(d, 'cluster.parquet'), '-i', join(d, 'predictions.parquet'), '-o', join(d, 'allocation.parquet'));
+    optimus('place', '--cluster', join(d, 'cluster.parquet'), '-i', join(d, 'allocation.parquet'), '-o', join(d, 'plan.parquet'));
+    for (const t of PIPELINE_TABLES) {
+      for (const format of ['arrow', 'arrows']) {
+        optimus('convert', '-i', join(d, `${t}.parquet`), '-o', join(dirs[format], `${t}.${format}`));
+      }
+    }
+  }
   const tables = readdirSync(dirs.parquet).filter((f) => f.endsWith('.parquet')).map((f) => f.slice(0, -'.parquet'.length)).sort();
+  for (const t of PIPELINE_TABLES) check(tables.includes(t), 'pipeline', `no ${t}.parquet written`);
   for (const t of TESTBED_TABLES) check(tables.includes(t), 'testbed', `no ${t}.parquet in the export`);
 
   const instance = await DuckDBInstance.create(':memory:');
