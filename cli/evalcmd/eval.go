@@ -173,8 +173,8 @@ func RunSpeed(opts *SpeedOptions) error {
 	out.SetFloat64sNaNAsNull("median_rel_err", med)
 	out.SetFloat64sNaNAsNull("p90_rel_err", p90)
 	out.SetFloat64sNaNAsNull("max_rel_err", mx)
-	out.SetStrings("sampled_configs", cfgs, nonEmpty(cfgs))
-	out.SetStrings("note", notes, nonEmpty(notes))
+	out.SetStrings("sampled_configs", cfgs, modelio.Present(cfgs))
+	out.SetStrings("note", notes, modelio.Present(notes))
 	return opts.Output.Write(opts.IO, out)
 }
 
@@ -218,9 +218,7 @@ Epoch lengths come from --jobs (epoch_steps) or --epoch-steps.`,
 	cmd.Flags().StringVar(&opts.Jobs, "jobs", "", "read epoch_steps from the jobs table in `FILE`")
 	cmd.Flags().Int64Var(&opts.EpochSteps, "epoch-steps", 0, "steps per epoch of every curve (instead of --jobs)")
 	cmd.Flags().StringVar(&opts.Fractions, "fractions", "0.25,0.5", "shares of each curve's epochs to observe, comma-separated")
-	cmd.Flags().Float64Var(&opts.Rule.Threshold, "threshold", fit.DefaultRule.Threshold, "convergence threshold (see optimus predict)")
-	cmd.Flags().IntVar(&opts.Rule.Window, "window", fit.DefaultRule.Window, "convergence window in epochs")
-	cmd.Flags().IntVar(&opts.Rule.Cap, "cap", fit.DefaultRule.Cap, "most epochs a job runs")
+	modelio.AddRuleFlags(cmd.Flags(), &opts.Rule)
 	opts.Output.AddOutputFlags(cmd)
 	return cmd
 }
@@ -242,8 +240,8 @@ func RunConvergence(opts *ConvergenceOptions) error {
 		return cmdutil.Usagef("give either --jobs or --epoch-steps")
 	}
 	r := opts.Rule
-	if !(r.Threshold > 0) || r.Window < 1 || r.Cap < r.Window {
-		return cmdutil.Usagef("need --threshold > 0, --window >= 1 and --cap >= --window")
+	if err := modelio.CheckRule(r); err != nil {
+		return cmdutil.Usagef("%v", err)
 	}
 	var infos map[string]modelio.JobInfo
 	var known map[string]bool
@@ -367,17 +365,9 @@ func convergenceTable(res []eval.ConvergenceResult) *table.Table {
 	t.SetBools("covered", covered, predicted)
 	t.SetFloat64sNaNAsNull("true_final", trueFinal)
 	t.SetFloat64sNaNAsNull("pred_final", predFinal)
-	t.SetStrings("quality", quality, nonEmpty(quality))
+	t.SetStrings("quality", quality, modelio.Present(quality))
 	t.SetFloat64sNaNAsNull("r2", r2)
 	t.SetFloat64sNaNAsNull("autocorr", rho)
-	t.SetStrings("note", note, nonEmpty(note))
+	t.SetStrings("note", note, modelio.Present(note))
 	return t
-}
-
-func nonEmpty(s []string) []bool {
-	ok := make([]bool, len(s))
-	for i, v := range s {
-		ok[i] = v != ""
-	}
-	return ok
 }

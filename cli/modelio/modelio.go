@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/spf13/pflag"
+
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
@@ -393,4 +395,33 @@ func ReadModels(t *table.Table) map[string]Model {
 		out[j] = m
 	}
 	return out
+}
+
+// AddRuleFlags registers the convergence rule's flags (--threshold,
+// --window, --cap) on a command that applies it, with fit.DefaultRule's
+// values as defaults.
+func AddRuleFlags(flags *pflag.FlagSet, r *fit.Rule) {
+	*r = fit.DefaultRule
+	flags.Float64Var(&r.Threshold, "threshold", fit.DefaultRule.Threshold,
+		"converged when the loss falls by at most this share of its starting value over --window epochs")
+	flags.IntVar(&r.Window, "window", fit.DefaultRule.Window, "epochs over which the fall is measured")
+	flags.IntVar(&r.Cap, "cap", fit.DefaultRule.Cap, "most epochs a job runs")
+}
+
+// CheckRule rejects a rule that cannot be applied.
+func CheckRule(r fit.Rule) error {
+	if !(r.Threshold > 0) || r.Window < 1 || r.Cap < r.Window {
+		return fmt.Errorf("need --threshold > 0, --window >= 1 and --cap >= --window")
+	}
+	return nil
+}
+
+// Present reports, per value, whether it is non-empty: the validity of a
+// nullable string column in which "" means null.
+func Present(s []string) []bool {
+	ok := make([]bool, len(s))
+	for i, v := range s {
+		ok[i] = v != ""
+	}
+	return ok
 }

@@ -58,10 +58,7 @@ model, if any.`,
 	}
 	cmdutil.InputFlag(cmd, &opts.Input, "jobs")
 	cmd.Flags().StringVar(&opts.Models, "models", "", "read the models from `FILE` (required)")
-	cmd.Flags().Float64Var(&opts.Rule.Threshold, "threshold", fit.DefaultRule.Threshold,
-		"converged when the loss falls by at most this share of its starting value over --window epochs")
-	cmd.Flags().IntVar(&opts.Rule.Window, "window", fit.DefaultRule.Window, "epochs over which the fall is measured")
-	cmd.Flags().IntVar(&opts.Rule.Cap, "cap", fit.DefaultRule.Cap, "most epochs a job runs")
+	modelio.AddRuleFlags(cmd.Flags(), &opts.Rule)
 	cmd.Flags().StringArrayVar(&opts.At, "at", nil, "also predict the speed with `P,W` parameter servers and workers (repeatable)")
 	opts.Output.AddOutputFlags(cmd)
 	return cmd
@@ -73,8 +70,8 @@ func Run(opts *Options) error {
 		return err
 	}
 	r := opts.Rule
-	if !(r.Threshold > 0) || r.Window < 1 || r.Cap < r.Window {
-		return cmdutil.Usagef("need --threshold > 0, --window >= 1 and --cap >= --window")
+	if err := modelio.CheckRule(r); err != nil {
+		return cmdutil.Usagef("%v", err)
 	}
 	var at []fit.Config
 	for _, s := range opts.At {
@@ -238,8 +235,8 @@ func Predict(jobs, models *table.Table, rule fit.Rule, at []fit.Config) (*table.
 	for k := range theta {
 		out.SetFloat64sNaNAsNull(fmt.Sprintf("speed_theta%d", k), theta[k])
 	}
-	out.SetStrings("loss_quality", lossQ, nonEmpty(lossQ))
-	out.SetStrings("speed_quality", speedQ, nonEmpty(speedQ))
+	out.SetStrings("loss_quality", lossQ, modelio.Present(lossQ))
+	out.SetStrings("speed_quality", speedQ, modelio.Present(speedQ))
 	out.SetFloat64sNaNAsNull("speed_now", speedNow)
 	out.SetFloat64sNaNAsNull("eta_s", eta)
 	for k, c := range at {
@@ -254,12 +251,4 @@ func identity(n int) []int {
 		rows[i] = i
 	}
 	return rows
-}
-
-func nonEmpty(s []string) []bool {
-	ok := make([]bool, len(s))
-	for i, v := range s {
-		ok[i] = v != ""
-	}
-	return ok
 }
