@@ -1,0 +1,185 @@
+// Package simulate replays a workload of training jobs on a cluster through
+// a scheduling policy, interval by interval, and measures what the
+// decisions are worth: job completion times (JCT), makespan, utilisation,
+// restarts and the error of the scheduler's predictions.
+//
+// It is a deterministic discrete-event simulation: time jumps from event to
+// event (scheduling ticks every Interval, arrivals, the ends of profiling,
+// of restarts and of jobs); between events every running job trains at its
+// true speed. The scheduler under test sees only what a real one would (the
+// noisy loss points of the steps trained, noisy speed samples of the
+// configurations a job ran, and the short profiling runs at arrival) and
+// plans with the same code as `optimus fit | predict | solve | place`: the
+// functions of package pipeline, then solve.Solve and place.Place. With
+// Oracle it is given the true remaining steps and speed function instead.
+//
+// The package is pure: no table I/O (see simulate/simtables), no wall
+// clock, seeded randomness; the same inputs give the same results.
+package simulate
+
+import (
+	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/pipeline"
+	"github.com/optimus-sched/optimus/place"
+	"github.com/optimus-sched/optimus/solve"
+)
+
+// Profile kinds: how a model's true speed is described. Only the parameter
+// server form exists yet; all-reduce profiles will be another kind.
+const KindPS = "ps"
+
+// Profile is a model family's truth: its speed function and its loss curve.
+type Profile struct {
+	Model string
+	Kind  string
+	// Speed is the true speed model; its GlobalBatch is replaced by each
+	// job's own.
+	Speed fit.SpeedModel
+	// Loss is the true loss curve with k counted in epochs:
+	// l(e) = 1/(B0·e + B1) + B2.
+	Loss fit.Curve
+	// LossNoise and SpeedNoise are the relative (log-normal) noise of an
+	// observed loss value and speed sample.
+	LossNoise, SpeedNoise float64
+}
+
+// Job is one job of the workload.
+type Job struct {
+	Name, Model, Mode string
+	Arrival, Weight   float64
+	GlobalBatch       int64
+	EpochSteps        int64
+	// EpochBudget, when HasBudget, is the user's stopping point; otherwise
+	// the job trains until its true curve meets the convergence rule.
+	EpochBudget float64
+	HasBudget   bool
+	// SpeedScale multiplies the profile's speed (a job's own data pipeline,
+	// hardware lot); ConvergenceScale stretches its loss curve in epochs
+	// (2: it converges about twice as late).
+	SpeedScale, ConvergenceScale float64
+	MaxPS, MaxWorkers            int
+	// Worker and PS are one task's demand of each cluster resource.
+	Worker, PS []float64
+}
+
+// Config is everything a simulation run is told besides its inputs.
+type Config struct {
+	Policy      solve.Policy
+	Placement   place.Policy
+	Capacity    solve.CapacityCheck
+	Interval    float64 // seconds between scheduling rounds
+	StopCost    float64 // seconds to checkpoint and stop a running job
+	RestoreCost float64 // seconds to restore a job from its checkpoint
+	// ProfileRuns and ProfileRunS are the short profiling runs at arrival
+	// (fitted mode only): how many configurations, and seconds each.
+	ProfileRuns int
+	ProfileRunS float64
+	// LossPointsPerEpoch is how often a job logs its loss.
+	LossPointsPerEpoch int
+	// NoiseScale multiplies every profile's noise (0: noiseless).
+	NoiseScale float64
+	Rule       fit.Rule
+	Oracle     bool
+	Seed       uint64
+	Horizon    float64 // seconds; jobs not finished by then are reported unfinished
+	// Check verifies conservation at every event (capacity on every node,
+	// no job faster than its ideal time) and fails the run on a violation.
+	Check bool
+	// KeepIntervals records the per-interval allocations and utilisation.
+	KeepIntervals bool
+}
+
+// Defaults of Config. The restart costs follow the paper (section 2.2 and
+// 6.4): stopping a job takes about a minute (a checkpoint of its
+// parameters), restoring it minutes (containers start, the checkpoint is
+// read, the data pipeline warms up); the profiling runs follow section 3.2
+// (about 10 configurations, tens of seconds each).
+const (
+	DefaultInterval           = 600.0
+	DefaultStopCost           = 60.0
+	DefaultRestoreCost        = 180.0
+	DefaultProfileRuns        = 10
+	DefaultProfileRunS        = 30.0
+	DefaultLossPointsPerEpoch = 2
+	DefaultHorizon            = 30 * 24 * 3600.0
+	// profileMaxTasks bounds the profiled configurations.
+	profileMaxTasks = 12
+)
+
+// DefaultConfig returns the defaults with the given policy.
+func DefaultConfig(policy solve.Policy) Config {
+	return Config{
+		Policy: policy, Placement: place.Optimus, Capacity: solve.NodeCapacity,
+		Interval: DefaultInterval, StopCost: DefaultStopCost, RestoreCost: DefaultRestoreCost,
+		ProfileRuns: DefaultProfileRuns, ProfileRunS: DefaultProfileRunS,
+		LossPointsPerEpoch: DefaultLossPointsPerEpoch, NoiseScale: 1,
+		Rule: fit.DefaultRule, Seed: 1, Horizon: DefaultHorizon,
+	}
+}
+
+// Input is a workload on a cluster with the profiles of its models.
+type Input struct {
+	Cluster  *pipeline.Cluster
+	Jobs     []Job // in arrival order
+	Profiles map[string]Profile
+}
+
+// Job statuses in the results.
+const (
+	StatusFinished     = "finished"
+	StatusUnfinished   = "unfinished"    // running or waiting at the horizon
+	StatusNeverStarted = "never_started" // never got a task
+)
+
+// JobResult is what happened to one job.
+type JobResult struct {
+	Job, Model           string
+	Arrival, Ready       float64 // ready: profiling done, the job can be planned
+	Start, Finish        float64 // NaN when it never started / did not finish
+	JCT                  float64 // Finish - Arrival; NaN when unfinished
+	Status, Reason       string
+	Restarts             int
+	RestartLost          float64 // seconds not training because of restarts
+	Profiling            float64 // seconds of profiling runs
+	TotalSteps, Progress float64
+	// Ideal is the least time the job could take: its total steps at its
+	// fastest allocation that fits the empty cluster, no restarts, no
+	// profiling.
+	Ideal float64
+	// PredErr is the mean absolute relative error of the predicted
+	// remaining time over the rounds the job ran in (NaN when none).
+	PredErr   float64
+	PredCount int
+}
+
+// Alloc is one job's allocation in one scheduling round.
+type Alloc struct {
+	Time                 float64
+	Job                  string
+	PS, Workers, Nodes   int
+	Restarted            bool
+	PredRemaining        float64 // seconds, the scheduler's Q/f at the allocation; NaN if unknown
+	TrueRemaining        float64 // seconds from Time to the job's finish; NaN if unfinished
+	PredSteps, TrueSteps float64 // remaining steps predicted and true
+	Status, Reason       string  // solve's and place's verdict
+}
+
+// Usage is one scheduling round's share of each resource allocated.
+type Usage struct {
+	Time             float64
+	Running, Waiting int
+	Share            []float64 // per resource, allocated / capacity
+}
+
+// Result is one run: one policy, one seed.
+type Result struct {
+	Policy    solve.Policy
+	Oracle    bool
+	Seed      uint64
+	Resources []string
+	Jobs      []JobResult
+	Allocs    []Alloc
+	Usage     []Usage
+	Summary   Summary
+	Rounds    int
+}

@@ -1,0 +1,391 @@
+package simulate
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/pipeline"
+	"github.com/optimus-sched/optimus/place"
+)
+
+// jobRun is one job's state during a run.
+type jobRun struct {
+	job   *Job
+	truth truth
+	// rng draws the job's observation noise. It is seeded by the run's
+	// seed and the job's position only, so every policy sees the same
+	// noise for the same observations (common random numbers).
+	rng *rand.Rand
+
+	ready, profiling float64
+	progress         float64
+	run              pipeline.Running
+	busyUntil        float64 // restarting until then: no progress
+	started, done    bool
+	start, finish    float64
+	restarts         int
+	restartLost      float64
+
+	loss     []fit.LossPoint
+	nextLoss float64 // step of the next loss point logged
+	samples  []fit.SpeedSample
+	sampled  map[fit.Config]int // index into samples; repeated runs are averaged
+	nSampled []int
+	model    pipeline.Model
+	dirty    bool // observations since the last fit
+
+	preds      []predAt // the scheduler's predicted remaining time, per round run
+	allocs     []int    // rows of Result.Allocs
+	lastReason string
+}
+
+type predAt struct{ t, remaining float64 }
+
+type sim struct {
+	in                *Input
+	cfg               Config
+	jobs              []*jobRun
+	current           map[string]pipeline.Running
+	finishedEpochs    map[string][]float64
+	allFinishedEpochs []float64
+	capTotal          []float64
+	usedSeconds       []float64
+	now               float64 // end of the last interval simulated
+	res               *Result
+}
+
+// Run simulates the workload under one configuration.
+func Run(in *Input, cfg Config) (*Result, error) {
+	if err := check(in, &cfg); err != nil {
+		return nil, err
+	}
+	s := &sim{in: in, cfg: cfg, current: map[string]pipeline.Running{}, finishedEpochs: map[string][]float64{},
+		res: &Result{Policy: cfg.Policy, Oracle: cfg.Oracle, Seed: cfg.Seed, Resources: in.Cluster.Resources}}
+	s.capTotal = make([]float64, len(in.Cluster.Resources))
+	for _, node := range in.Cluster.Capacity {
+		for r, x := range node {
+			s.capTotal[r] += x
+		}
+	}
+	s.usedSeconds = make([]float64, len(s.capTotal))
+	for i := range in.Jobs {
+		s.jobs = append(s.jobs, s.newJob(i))
+	}
+	if err := s.loop(); err != nil {
+		return nil, err
+	}
+	s.finishResults()
+	return s.res, nil
+}
+
+// check rejects inputs the loop cannot run; the table adapters report the
+// same problems with file, column and row first.
+func check(in *Input, cfg *Config) error {
+	if in.Cluster == nil {
+		return fmt.Errorf("no cluster")
+	}
+	if err := in.Cluster.Check(); err != nil {
+		return err
+	}
+	if cfg.Interval <= 0 {
+		return fmt.Errorf("interval %g s: must be positive", cfg.Interval)
+	}
+	if cfg.LossPointsPerEpoch < 1 {
+		cfg.LossPointsPerEpoch = 1
+	}
+	if cfg.Horizon <= 0 {
+		cfg.Horizon = DefaultHorizon
+	}
+	for i := range in.Jobs {
+		j := &in.Jobs[i]
+		p, ok := in.Profiles[j.Model]
+		switch {
+		case !ok:
+			return fmt.Errorf("job %q: no profile for model %q", j.Name, j.Model)
+		case p.Kind != KindPS:
+			return fmt.Errorf("job %q: profile kind %q of model %q is not supported", j.Name, p.Kind, j.Model)
+		case j.Mode != fit.Sync && j.Mode != fit.Async:
+			return fmt.Errorf("job %q: mode %q is not supported (sync or async)", j.Name, j.Mode)
+		case i > 0 && j.Arrival < in.Jobs[i-1].Arrival:
+			return fmt.Errorf("job %q arrives at %g s, before the job before it (%g s): jobs must be in arrival order", j.Name, j.Arrival, in.Jobs[i-1].Arrival)
+		case len(j.Worker) != len(in.Cluster.Resources) || len(j.PS) != len(in.Cluster.Resources):
+			return fmt.Errorf("job %q: demands of %d resources, the cluster has %d", j.Name, len(j.Worker), len(in.Cluster.Resources))
+		case j.SpeedScale <= 0 || j.ConvergenceScale <= 0 || j.EpochSteps < 1 || j.GlobalBatch < 1 || j.Weight <= 0:
+			return fmt.Errorf("job %q: speed_scale, convergence_scale, epoch_steps, global_batch and weight must be positive", j.Name)
+		}
+	}
+	return nil
+}
+
+func (s *sim) newJob(i int) *jobRun {
+	j := &s.in.Jobs[i]
+	p := s.in.Profiles[j.Model]
+	jr := &jobRun{job: j, rng: rand.New(rand.NewPCG(s.cfg.Seed, uint64(i)+1)), sampled: map[fit.Config]int{},
+		start: math.NaN(), finish: math.NaN()}
+	jr.truth.speed = TrueSpeed(j, &p)
+	jr.truth.curve = TrueCurve(j, &p)
+	jr.truth.total = TotalSteps(j, jr.truth.curve, s.cfg.Rule)
+	jr.truth.never = neverFits(j, s.in.Cluster)
+	jr.truth.ideal = idealTime(j, jr.truth.speed, jr.truth.total, s.in.Cluster)
+	jr.ready = j.Arrival
+	if !s.cfg.Oracle && jr.truth.never == "" {
+		// The paper's profiling at arrival (section 3.2): a few short runs
+		// at spread-out configurations, one after the other.
+		maxP, maxW := profileMaxTasks, profileMaxTasks
+		if j.MaxPS > 0 {
+			maxP = min(maxP, j.MaxPS)
+		}
+		if j.MaxWorkers > 0 {
+			maxW = min(maxW, j.MaxWorkers)
+		}
+		for _, c := range fit.SuggestConfigs(nil, fit.Grid(maxP, maxW), s.cfg.ProfileRuns) {
+			s.observeSpeed(jr, c.PS, c.Workers, p.SpeedNoise)
+		}
+		jr.profiling = float64(len(jr.samples)) * s.cfg.ProfileRunS
+		jr.ready += jr.profiling
+		jr.observeLoss(0, p.LossNoise*s.cfg.NoiseScale) // the loss before training
+		jr.nextLoss = float64(j.EpochSteps) / float64(s.cfg.LossPointsPerEpoch)
+	}
+	return jr
+}
+
+func (s *sim) observeSpeed(j *jobRun, p, w int, noise float64) {
+	v := j.truth.speed.Speed(p, w) * math.Exp(noise*s.cfg.NoiseScale*j.rng.NormFloat64())
+	c := fit.Config{PS: p, Workers: w}
+	if k, ok := j.sampled[c]; ok {
+		j.nSampled[k]++
+		j.samples[k].Speed += (v - j.samples[k].Speed) / float64(j.nSampled[k])
+	} else {
+		j.sampled[c] = len(j.samples)
+		j.samples = append(j.samples, fit.SpeedSample{PS: p, Workers: w, Speed: v})
+		j.nSampled = append(j.nSampled, 1)
+	}
+	j.dirty = true
+}
+
+func (j *jobRun) observeLoss(step, noise float64) {
+	v := j.truth.curve.At(step) * math.Exp(noise*j.rng.NormFloat64())
+	j.loss = append(j.loss, fit.LossPoint{Step: step, Value: v})
+	j.dirty = true
+}
+
+// tickAtOrAfter is the first scheduling time at or after t.
+func (s *sim) tickAtOrAfter(t float64) float64 {
+	return math.Ceil(t/s.cfg.Interval-1e-12) * s.cfg.Interval
+}
+
+func (s *sim) loop() error {
+	pending := 0 // index of the first job not yet ready-checked
+	var active []*jobRun
+	t := 0.0
+	if len(s.jobs) > 0 {
+		t = s.tickAtOrAfter(s.jobs[0].ready)
+	}
+	for t < s.cfg.Horizon {
+		active = active[:0]
+		next := math.Inf(1)
+		for _, j := range s.jobs[pending:] {
+			if j.done || j.truth.never != "" {
+				continue
+			}
+			if j.ready <= t {
+				active = append(active, j)
+			} else {
+				next = math.Min(next, j.ready)
+			}
+		}
+		for pending < len(s.jobs) && (s.jobs[pending].done || s.jobs[pending].truth.never != "") {
+			pending++
+		}
+		if len(active) == 0 {
+			if math.IsInf(next, 1) {
+				break
+			}
+			t = s.tickAtOrAfter(next)
+			continue
+		}
+		pl, err := s.schedule(active)
+		if err != nil {
+			return fmt.Errorf("round at %g s: %w", t, err)
+		}
+		s.apply(t, active, pl)
+		if s.cfg.Check {
+			if err := s.checkCapacity(t); err != nil {
+				return err
+			}
+		}
+		if err := s.advance(t, math.Min(t+s.cfg.Interval, s.cfg.Horizon), active); err != nil {
+			return err
+		}
+		s.res.Rounds++
+		s.now = math.Min(t+s.cfg.Interval, s.cfg.Horizon)
+		t += s.cfg.Interval
+	}
+	return nil
+}
+
+// sameTasks reports whether a job keeps exactly its tasks and their nodes.
+func sameTasks(a, b pipeline.Running) bool {
+	if a.PS != b.PS || a.Workers != b.Workers || len(a.Tasks) != len(b.Tasks) {
+		return false
+	}
+	key := func(t place.Task) [3]int { return [3]int{int(t.Role), t.Index, t.Node} }
+	ka, kb := make([][3]int, len(a.Tasks)), make([][3]int, len(b.Tasks))
+	for i := range a.Tasks {
+		ka[i], kb[i] = key(a.Tasks[i]), key(b.Tasks[i])
+	}
+	cmp := func(x, y [3]int) int { return slices.Compare(x[:], y[:]) }
+	slices.SortFunc(ka, cmp)
+	slices.SortFunc(kb, cmp)
+	return slices.EqualFunc(ka, kb, func(x, y [3]int) bool { return x == y })
+}
+
+// apply carries out a round's plan: jobs start, stop, and restart (paying
+// the checkpoint and restore) where their tasks changed.
+func (s *sim) apply(t float64, active []*jobRun, pl *plan) {
+	share := make([]float64, len(s.capTotal))
+	running := 0
+	for i, j := range active {
+		nw := pl.state[j.job.Name]
+		old := j.run
+		restarted := false
+		if nw.Workers > 0 {
+			cost := 0.0
+			switch {
+			case old.Workers == 0 && !j.started:
+				j.started, j.start = true, t
+			case old.Workers == 0:
+				cost, restarted = s.cfg.RestoreCost, true // resumed after a preemption
+			case !sameTasks(old, nw):
+				cost, restarted = s.cfg.StopCost+s.cfg.RestoreCost, true
+			}
+			if restarted {
+				if j.busyUntil > t {
+					j.restartLost -= j.busyUntil - t // the earlier restart is cut short
+				}
+				j.restarts++
+				j.busyUntil = t + cost
+				j.restartLost += cost
+			}
+			running++
+			for r := range share {
+				share[r] += (float64(nw.PS)*j.job.PS[r] + float64(nw.Workers)*j.job.Worker[r]) / s.capTotal[r]
+			}
+		} else if old.Workers > 0 && j.busyUntil > t {
+			j.restartLost -= j.busyUntil - t // stopped while restarting
+			j.busyUntil = t
+		}
+		j.run = nw
+		j.lastReason = pl.reason[i]
+		predRem := math.NaN()
+		if nw.Workers > 0 && pl.speed[i] != nil {
+			if f := pl.speed[i].Speed(nw.PS, nw.Workers); f > 0 {
+				predRem = pl.remaining[i] / f
+				j.preds = append(j.preds, predAt{t, predRem})
+			}
+		}
+		if s.cfg.KeepIntervals {
+			nodes := map[int]bool{}
+			for _, task := range nw.Tasks {
+				nodes[task.Node] = true
+			}
+			j.allocs = append(j.allocs, len(s.res.Allocs))
+			s.res.Allocs = append(s.res.Allocs, Alloc{Time: t, Job: j.job.Name, PS: nw.PS, Workers: nw.Workers, Nodes: len(nodes),
+				Restarted: restarted, PredRemaining: predRem, TrueRemaining: math.NaN(),
+				PredSteps: pl.remaining[i], TrueSteps: j.truth.total - j.progress, Status: pl.status[i], Reason: pl.reason[i]})
+		}
+		if nw.Workers > 0 {
+			s.current[j.job.Name] = nw
+		} else {
+			delete(s.current, j.job.Name)
+		}
+	}
+	if s.cfg.KeepIntervals {
+		for r := range share {
+			share[r] = math.Min(share[r], 1)
+		}
+		s.res.Usage = append(s.res.Usage, Usage{Time: t, Running: running, Waiting: len(active) - running, Share: share})
+	}
+}
+
+// checkCapacity verifies that no node holds more than its capacity.
+func (s *sim) checkCapacity(t float64) error {
+	c := s.in.Cluster
+	used := make([][]float64, len(c.Nodes))
+	for i := range used {
+		used[i] = make([]float64, len(c.Resources))
+	}
+	for _, j := range s.jobs {
+		for _, task := range j.run.Tasks {
+			if task.Node < 0 || task.Node >= len(c.Nodes) {
+				return fmt.Errorf("at %g s: job %q has a task on node index %d, outside the cluster", t, j.job.Name, task.Node)
+			}
+			d := j.job.Worker
+			if task.Role == place.PS {
+				d = j.job.PS
+			}
+			for r := range d {
+				used[task.Node][r] += d[r]
+			}
+		}
+	}
+	for n := range used {
+		for r, u := range used[n] {
+			if u > c.Capacity[n][r]*(1+1e-9)+1e-9 {
+				return fmt.Errorf("at %g s: node %s holds %g %s, more than its capacity %g", t, c.Nodes[n], u, c.Resources[r], c.Capacity[n][r])
+			}
+		}
+	}
+	return nil
+}
+
+// advance trains every running job from t to end at its true speed and
+// records what it logs.
+func (s *sim) advance(t, end float64, active []*jobRun) error {
+	for _, j := range active {
+		if j.run.Workers == 0 {
+			continue
+		}
+		p := s.in.Profiles[j.job.Model]
+		held := end - t
+		begin := math.Max(t, j.busyUntil)
+		if begin < end {
+			sp := j.truth.speed.Speed(j.run.PS, j.run.Workers)
+			need := j.truth.total - j.progress
+			if sp*(end-begin) >= need {
+				j.finish = begin + need/sp
+				j.progress = j.truth.total
+				j.done = true
+				held = j.finish - t
+			} else {
+				j.progress += sp * (end - begin)
+			}
+			if !s.cfg.Oracle {
+				noise := p.LossNoise * s.cfg.NoiseScale
+				every := float64(j.job.EpochSteps) / float64(s.cfg.LossPointsPerEpoch)
+				for j.nextLoss <= j.progress {
+					j.observeLoss(j.nextLoss, noise)
+					j.nextLoss += every
+				}
+				s.observeSpeed(j, j.run.PS, j.run.Workers, p.SpeedNoise)
+			}
+		}
+		for r := range s.usedSeconds {
+			s.usedSeconds[r] += held * (float64(j.run.PS)*j.job.PS[r] + float64(j.run.Workers)*j.job.Worker[r])
+		}
+		if j.done {
+			epochs := j.truth.total / float64(j.job.EpochSteps)
+			s.finishedEpochs[j.job.Model] = append(s.finishedEpochs[j.job.Model], epochs)
+			s.allFinishedEpochs = append(s.allFinishedEpochs, epochs)
+			delete(s.current, j.job.Name)
+			j.run = pipeline.Running{}
+			if s.cfg.Check && j.finish-j.job.Arrival < j.truth.ideal*(1-1e-9) {
+				return fmt.Errorf("job %q finished in %g s, faster than its ideal %g s", j.job.Name, j.finish-j.job.Arrival, j.truth.ideal)
+			}
+		}
+	}
+	return nil
+}

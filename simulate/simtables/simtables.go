@@ -1,0 +1,329 @@
+// Package simtables converts between the simulator's tables (workload,
+// profiles, cluster in; sim_jobs, sim_allocations, sim_utilisation,
+// sim_summary out) and package simulate's types. Problems with an input are
+// reported with its file, column and row.
+package simtables
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/io/adapt"
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline"
+	"github.com/optimus-sched/optimus/simulate"
+)
+
+// Input reads a simulation's input tables. A job whose model has no
+// profile, whose mode is not its profile's, whose arrival comes before the
+// row above, or which needs a resource the cluster lacks is an error naming
+// the workload's file, column and row. A job that can never fit the cluster
+// is not an error: it is reported as never started, with the reason.
+func Input(cluster, workload, profiles *table.Table) (*simulate.Input, error) {
+	c, err := adapt.Cluster(cluster)
+	if err != nil {
+		return nil, err
+	}
+	profs, err := Profiles(profiles)
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := Workload(workload, c, profs, profiles.Source)
+	if err != nil {
+		return nil, err
+	}
+	return &simulate.Input{Cluster: c, Jobs: jobs, Profiles: profs}, nil
+}
+
+// Profiles reads a profiles table.
+func Profiles(t *table.Table) (map[string]simulate.Profile, error) {
+	out := make(map[string]simulate.Profile, t.NumRows())
+	model, kind, mode := t.Strings("model"), t.Strings("kind"), t.Strings("speed_mode")
+	var theta [5][]float64
+	for k := range theta {
+		theta[k] = t.Float64s(fmt.Sprintf("speed_theta%d", k))
+	}
+	b0, b1, b2 := t.Float64s("loss_b0"), t.Float64s("loss_b1"), t.Float64s("loss_b2")
+	ln, sn := t.Float64s("loss_noise"), t.Float64s("speed_noise")
+	for i, m := range model {
+		if kind[i] != simulate.KindPS {
+			return nil, t.Errorf("kind", i, "kind %q is not supported yet: only %q (parameter-server speed model)", kind[i], simulate.KindPS)
+		}
+		if mode[i] != fit.Sync && mode[i] != fit.Async {
+			return nil, t.Errorf("speed_mode", i, "%q: a ps profile's speed_mode is sync or async", mode[i])
+		}
+		p := simulate.Profile{Model: m, Kind: kind[i], Speed: fit.SpeedModel{Mode: mode[i]},
+			Loss: fit.Curve{B0: b0[i], B1: b1[i], B2: b2[i]}, LossNoise: ln[i], SpeedNoise: sn[i]}
+		for k := range theta {
+			p.Speed.Theta[k] = theta[k][i]
+		}
+		if mode[i] == fit.Async {
+			p.Speed.Theta[4] = 0
+		}
+		if p.Speed.Speed(1, 1) <= 0 || math.IsInf(p.Speed.Speed(1, 1), 0) {
+			return nil, t.Errorf("speed_theta0", i, "the speed model of %q gives no finite positive speed at 1 PS and 1 worker", m)
+		}
+		out[m] = p
+	}
+	return out, nil
+}
+
+// Workload reads a workload table against the cluster and the profiles.
+func Workload(t *table.Table, c *pipeline.Cluster, profs map[string]simulate.Profile, profilesSource string) ([]simulate.Job, error) {
+	worker, err := adapt.Demands(t, "worker_", c)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := adapt.Demands(t, "ps_", c)
+	if err != nil {
+		return nil, err
+	}
+	foreign := adapt.ForeignDemands(t, c.Resources)
+	name, model, mode := t.Strings("job"), t.Strings("model"), t.Strings("mode")
+	batch, epochSteps := t.Int64s("global_batch"), t.Int64s("epoch_steps")
+	arrival, weight := t.Float64s("arrival_s"), t.Float64s("weight")
+	budget, budgetOK := t.Float64s("epoch_budget"), t.Valid("epoch_budget")
+	speedScale, convScale := t.Float64s("speed_scale"), t.Float64s("convergence_scale")
+	maxPS, maxW := t.Int64s("max_ps"), t.Int64s("max_workers")
+	jobs := make([]simulate.Job, len(name))
+	for i := range name {
+		p, ok := profs[model[i]]
+		switch {
+		case !ok:
+			return nil, t.Errorf("model", i, "job %q: model %q has no profile in %s", name[i], model[i], profilesSource)
+		case mode[i] != fit.Sync && mode[i] != fit.Async:
+			return nil, t.Errorf("mode", i, "job %q: mode %q is not supported yet (sync or async)", name[i], mode[i])
+		case mode[i] != p.Speed.Mode:
+			return nil, t.Errorf("mode", i, "job %q is %s but the profile of %q in %s is %s", name[i], mode[i], model[i], profilesSource, p.Speed.Mode)
+		case i > 0 && arrival[i] < arrival[i-1]:
+			return nil, t.Errorf("arrival_s", i, "job %q arrives at %g s, before the row above (%g s): rows must be in arrival order", name[i], arrival[i], arrival[i-1])
+		case foreign[i] != "":
+			return nil, t.Errorf("", i, "job %q: %s", name[i], foreign[i])
+		}
+		jobs[i] = simulate.Job{Name: name[i], Model: model[i], Mode: mode[i], Arrival: arrival[i], Weight: weight[i],
+			GlobalBatch: batch[i], EpochSteps: epochSteps[i], EpochBudget: budget[i], HasBudget: budgetOK[i],
+			SpeedScale: speedScale[i], ConvergenceScale: convScale[i], MaxPS: int(maxPS[i]), MaxWorkers: int(maxW[i]),
+			Worker: worker[i], PS: ps[i]}
+	}
+	return jobs, nil
+}
+
+func knowledge(oracle bool) string {
+	if oracle {
+		return "oracle"
+	}
+	return "fitted"
+}
+
+// nan returns v and whether it is a value (not NaN, not infinite).
+func nullable(vs []float64) []bool {
+	ok := make([]bool, len(vs))
+	for i, v := range vs {
+		ok[i] = !math.IsNaN(v) && !math.IsInf(v, 0)
+	}
+	return ok
+}
+
+// runCols fills the policy, knowledge and seed columns of n rows of run r.
+type runCols struct {
+	policy, know []string
+	seed         []int64
+}
+
+func (c *runCols) add(r *simulate.Result) {
+	c.policy = append(c.policy, string(r.Policy))
+	c.know = append(c.know, knowledge(r.Oracle))
+	c.seed = append(c.seed, int64(r.Seed))
+}
+
+func (c *runCols) set(t *table.Table) {
+	t.SetStrings("policy", c.policy, nil)
+	t.SetStrings("knowledge", c.know, nil)
+	t.SetInt64s("seed", c.seed, nil)
+}
+
+// JobsTable is the sim_jobs table of the runs.
+func JobsTable(runs []*simulate.Result) (*table.Table, error) {
+	var rc runCols
+	var job, model, status, reason []string
+	var arrival, ready, start, finish, jct, ideal, lost, prof, total, progress, predErr []float64
+	var restarts, predRounds []int64
+	for _, r := range runs {
+		for _, j := range r.Jobs {
+			rc.add(r)
+			job, model, status, reason = append(job, j.Job), append(model, j.Model), append(status, j.Status), append(reason, j.Reason)
+			arrival, ready, start, finish = append(arrival, j.Arrival), append(ready, j.Ready), append(start, j.Start), append(finish, j.Finish)
+			jct, ideal, lost, prof = append(jct, j.JCT), append(ideal, j.Ideal), append(lost, j.RestartLost), append(prof, j.Profiling)
+			total, progress, predErr = append(total, j.TotalSteps), append(progress, j.Progress), append(predErr, j.PredErr)
+			restarts, predRounds = append(restarts, int64(j.Restarts)), append(predRounds, int64(j.PredCount))
+		}
+	}
+	t := table.New(schema.SimJobs, len(job))
+	rc.set(t)
+	t.SetStrings("job", job, nil)
+	t.SetStrings("model", model, nil)
+	t.SetStrings("status", status, nil)
+	t.SetStrings("reason", reason, present(reason))
+	t.SetFloat64s("arrival_s", arrival, nil)
+	t.SetFloat64s("ready_s", ready, nil)
+	t.SetFloat64s("start_s", start, nullable(start))
+	t.SetFloat64s("finish_s", finish, nullable(finish))
+	t.SetFloat64s("jct_s", jct, nullable(jct))
+	t.SetFloat64s("ideal_s", ideal, nullable(ideal))
+	t.SetInt64s("restarts", restarts, nil)
+	t.SetFloat64s("restart_lost_s", lost, nil)
+	t.SetFloat64s("profiling_s", prof, nil)
+	t.SetFloat64s("total_steps", total, nil)
+	t.SetFloat64s("progress_steps", progress, nil)
+	t.SetFloat64s("pred_err", predErr, nullable(predErr))
+	t.SetInt64s("pred_rounds", predRounds, nil)
+	return table.Conform(t)
+}
+
+func present(s []string) []bool {
+	ok := make([]bool, len(s))
+	for i, v := range s {
+		ok[i] = v != ""
+	}
+	return ok
+}
+
+// AllocationsTable is the sim_allocations table of the runs (runs made
+// with Config.KeepIntervals).
+func AllocationsTable(runs []*simulate.Result) (*table.Table, error) {
+	var rc runCols
+	var job, status, reason []string
+	var tm, predS, trueS, predSteps, trueSteps []float64
+	var ps, w, nodes []int64
+	var restarted []bool
+	for _, r := range runs {
+		for _, a := range r.Allocs {
+			rc.add(r)
+			job, status, reason = append(job, a.Job), append(status, a.Status), append(reason, a.Reason)
+			tm, predS, trueS = append(tm, a.Time), append(predS, a.PredRemaining), append(trueS, a.TrueRemaining)
+			predSteps, trueSteps = append(predSteps, a.PredSteps), append(trueSteps, a.TrueSteps)
+			ps, w, nodes = append(ps, int64(a.PS)), append(w, int64(a.Workers)), append(nodes, int64(a.Nodes))
+			restarted = append(restarted, a.Restarted)
+		}
+	}
+	t := table.New(schema.SimAllocations, len(job))
+	rc.set(t)
+	t.SetFloat64s("time_s", tm, nil)
+	t.SetStrings("job", job, nil)
+	t.SetInt64s("ps", ps, nil)
+	t.SetInt64s("workers", w, nil)
+	t.SetInt64s("nodes", nodes, nil)
+	t.SetBools("restarted", restarted, nil)
+	t.SetStrings("status", status, present(status))
+	t.SetStrings("reason", reason, present(reason))
+	t.SetFloat64s("pred_remaining_s", predS, nullable(predS))
+	t.SetFloat64s("true_remaining_s", trueS, nullable(trueS))
+	t.SetFloat64s("pred_remaining_steps", predSteps, nullable(predSteps))
+	t.SetFloat64s("true_remaining_steps", trueSteps, nil)
+	return table.Conform(t)
+}
+
+// UtilisationTable is the sim_utilisation table of the runs.
+func UtilisationTable(runs []*simulate.Result, resources []string) (*table.Table, error) {
+	var rc runCols
+	var tm []float64
+	var running, waiting []int64
+	util := make([][]float64, len(resources))
+	for _, r := range runs {
+		for _, u := range r.Usage {
+			rc.add(r)
+			tm, running, waiting = append(tm, u.Time), append(running, int64(u.Running)), append(waiting, int64(u.Waiting))
+			for k := range util {
+				util[k] = append(util[k], u.Share[k])
+			}
+		}
+	}
+	t := table.New(schema.SimUtilisation, len(tm))
+	rc.set(t)
+	t.SetFloat64s("time_s", tm, nil)
+	t.SetInt64s("running", running, nil)
+	t.SetInt64s("waiting", waiting, nil)
+	for k, name := range resources {
+		t.SetFloat64s("util_"+name, util[k], nil)
+	}
+	return table.Conform(t)
+}
+
+// SummaryTable is the sim_summary table of the runs, with each run's JCT
+// and makespan relative to the optimus run of the same knowledge and seed.
+func SummaryTable(runs []*simulate.Result, resources []string) (*table.Table, error) {
+	type key struct {
+		oracle bool
+		seed   uint64
+	}
+	base := map[key]*simulate.Summary{}
+	for _, r := range runs {
+		if r.Policy == "optimus" {
+			base[key{r.Oracle, r.Seed}] = &r.Summary
+		}
+	}
+	var rc runCols
+	var jobs, fin, unf, never, restarts, rounds []int64
+	var mean, median, p95, makespan, jr, mr, lost, prof, predErr []float64
+	util := make([][]float64, len(resources))
+	for _, r := range runs {
+		s := r.Summary
+		rc.add(r)
+		jobs, fin, unf, never = append(jobs, int64(s.Jobs)), append(fin, int64(s.Finished)), append(unf, int64(s.Unfinished)), append(never, int64(s.NeverStarted))
+		restarts, rounds = append(restarts, int64(s.Restarts)), append(rounds, int64(s.Rounds))
+		mean, median, p95, makespan = append(mean, s.MeanJCT), append(median, s.MedianJCT), append(p95, s.P95JCT), append(makespan, s.Makespan)
+		lost, prof, predErr = append(lost, s.RestartLost), append(prof, s.Profiling), append(predErr, s.MeanPredErr)
+		j, m := math.NaN(), math.NaN()
+		if b := base[key{r.Oracle, r.Seed}]; b != nil {
+			j, m = s.MeanJCT/b.MeanJCT, s.Makespan/b.Makespan
+		}
+		jr, mr = append(jr, j), append(mr, m)
+		for k := range util {
+			util[k] = append(util[k], s.Utilisation[k])
+		}
+	}
+	t := table.New(schema.SimSummary, len(jobs))
+	rc.set(t)
+	t.SetInt64s("jobs", jobs, nil)
+	t.SetInt64s("finished", fin, nil)
+	t.SetInt64s("unfinished", unf, nil)
+	t.SetInt64s("never_started", never, nil)
+	t.SetFloat64s("mean_jct_s", mean, nullable(mean))
+	t.SetFloat64s("median_jct_s", median, nullable(median))
+	t.SetFloat64s("p95_jct_s", p95, nullable(p95))
+	t.SetFloat64s("makespan_s", makespan, nullable(makespan))
+	t.SetFloat64s("jct_ratio", jr, nullable(jr))
+	t.SetFloat64s("makespan_ratio", mr, nullable(mr))
+	t.SetInt64s("restarts", restarts, nil)
+	t.SetFloat64s("restart_lost_s", lost, nil)
+	t.SetFloat64s("profiling_s", prof, nil)
+	t.SetFloat64s("mean_pred_err", predErr, nullable(predErr))
+	t.SetInt64s("rounds", rounds, nil)
+	for k, name := range resources {
+		t.SetFloat64s("util_"+name, util[k], nullable(util[k]))
+	}
+	return table.Conform(t)
+}
+
+// sortRuns orders runs by knowledge, seed, then policy in solve's order,
+// so that output does not depend on the order runs finished in.
+func SortRuns(runs []*simulate.Result, policyOrder []string) {
+	slices.SortStableFunc(runs, func(a, b *simulate.Result) int {
+		if a.Oracle != b.Oracle {
+			if !a.Oracle {
+				return -1
+			}
+			return 1
+		}
+		if a.Seed != b.Seed {
+			if a.Seed < b.Seed {
+				return -1
+			}
+			return 1
+		}
+		return slices.Index(policyOrder, string(a.Policy)) - slices.Index(policyOrder, string(b.Policy))
+	})
+}

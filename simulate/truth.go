@@ -1,0 +1,145 @@
+package simulate
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/pipeline"
+)
+
+// truth is what the simulator knows of a job and the scheduler does not.
+type truth struct {
+	speed fit.SpeedModel
+	curve fit.Curve // in steps
+	total float64   // steps to train
+	ideal float64   // seconds at the fastest allocation, no restarts
+	// never, when not empty, says why the job can never run on the cluster.
+	never string
+}
+
+// TrueSpeed is a job's true speed model: its profile's, at the job's own
+// global batch, scaled by the job's SpeedScale.
+func TrueSpeed(j *Job, p *Profile) fit.SpeedModel {
+	s := p.Speed
+	s.Mode, s.GlobalBatch = j.Mode, float64(j.GlobalBatch)
+	for k := range s.Theta {
+		s.Theta[k] /= j.SpeedScale
+	}
+	return s
+}
+
+// TrueCurve is a job's true loss curve in steps: the profile's curve in
+// epochs, stretched by ConvergenceScale.
+func TrueCurve(j *Job, p *Profile) fit.Curve {
+	return fit.Curve{B0: p.Loss.B0 / (float64(j.EpochSteps) * j.ConvergenceScale), B1: p.Loss.B1, B2: p.Loss.B2}
+}
+
+// TotalSteps is what a job trains: its budget, or until its true curve
+// meets the rule.
+func TotalSteps(j *Job, c fit.Curve, rule fit.Rule) float64 {
+	if j.HasBudget {
+		return math.Ceil(j.EpochBudget * float64(j.EpochSteps))
+	}
+	e, _ := rule.ConvergenceEpoch(c, float64(j.EpochSteps), c.At(0))
+	return float64(max(e, 1)) * float64(j.EpochSteps)
+}
+
+// neverFits says why a job can never run on the cluster: one of its tasks
+// fits no node, or one PS and one worker exceed the cluster's total.
+func neverFits(j *Job, c *pipeline.Cluster) string {
+	for _, role := range []struct {
+		name   string
+		demand []float64
+	}{{"worker", j.Worker}, {"ps", j.PS}} {
+		fits := false
+		for _, node := range c.Capacity {
+			ok := true
+			for r, d := range role.demand {
+				if d > node[r]+eps {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				fits = true
+				break
+			}
+		}
+		if !fits {
+			var need []string
+			for r, d := range role.demand {
+				if d > 0 {
+					need = append(need, fmt.Sprintf("%g %s", d, c.Resources[r]))
+				}
+			}
+			return fmt.Sprintf("one %s needs %s: no node of the cluster has that much", role.name, strings.Join(need, ", "))
+		}
+	}
+	return ""
+}
+
+// idealTime is a job's total steps at the fastest allocation whose tasks fit
+// the cluster's totals (within its limits): a lower bound on its time, since
+// no allocation, placement or restart lets it train faster. For a fixed
+// number of workers the speed is unimodal in p (its inverse is convex in p),
+// so the best p is the floor or the ceiling of the continuous optimum,
+// clamped to what fits.
+func idealTime(j *Job, s fit.SpeedModel, total float64, c *pipeline.Cluster) float64 {
+	capTotal := make([]float64, len(c.Resources))
+	for _, node := range c.Capacity {
+		for r, x := range node {
+			capTotal[r] += x
+		}
+	}
+	maxTasks := func(fixed []float64, nFixed int, per []float64) int {
+		n := math.MaxInt32
+		for r := range capTotal {
+			room := capTotal[r] - float64(nFixed)*fixed[r]
+			if per[r] > 0 {
+				n = min(n, int(math.Floor((room+eps)/per[r])))
+			} else if room < -eps {
+				return 0
+			}
+		}
+		return n
+	}
+	wMax := maxTasks(j.PS, 1, j.Worker)
+	if j.MaxWorkers > 0 {
+		wMax = min(wMax, j.MaxWorkers)
+	}
+	wMax = min(wMax, 4096)
+	best := 0.0
+	for w := 1; w <= wMax; w++ {
+		pMax := maxTasks(j.Worker, w, j.PS)
+		if j.MaxPS > 0 {
+			pMax = min(pMax, j.MaxPS)
+		}
+		pMax = min(pMax, 4096)
+		if pMax < 1 {
+			break
+		}
+		// 1/f (sync) or w/f (async) = a·w/p + b·p + const in p: best p = sqrt(a·w/b).
+		var a, b float64
+		if s.Mode == fit.Async {
+			a, b = s.Theta[1], s.Theta[3]
+		} else {
+			a, b = s.Theta[2], s.Theta[4]
+		}
+		pc := float64(pMax)
+		if b > 0 {
+			pc = math.Sqrt(a * float64(w) / b)
+		}
+		for _, p := range []int{int(math.Floor(pc)), int(math.Ceil(pc)), 1, pMax} {
+			p = max(1, min(p, pMax))
+			best = math.Max(best, s.Speed(p, w))
+		}
+	}
+	if best <= 0 {
+		return math.Inf(1)
+	}
+	return total / best
+}
+
+const eps = 1e-9
