@@ -17,6 +17,7 @@ import (
 	"github.com/optimus-sched/optimus/cli/placecmd"
 	"github.com/optimus-sched/optimus/cli/predictcmd"
 	"github.com/optimus-sched/optimus/cli/schemacmd"
+	"github.com/optimus-sched/optimus/cli/simulatecmd"
 	"github.com/optimus-sched/optimus/cli/solvecmd"
 	"github.com/optimus-sched/optimus/cli/versioncmd"
 )
@@ -55,6 +56,7 @@ failures.`,
 		predictcmd.NewCmd(ios, nil),
 		solvecmd.NewCmd(ios, nil),
 		placecmd.NewCmd(ios, nil),
+		simulatecmd.NewCmd(ios, nil),
 	} {
 		c.GroupID = "pipeline"
 		cmd.AddCommand(c)

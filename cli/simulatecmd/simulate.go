@@ -1,0 +1,369 @@
+// Package simulatecmd implements `optimus simulate`: replay a workload on a
+// cluster through Optimus and its baselines and measure job completion
+// times, makespan and utilisation.
+package simulatecmd
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/optimus-sched/optimus/cli/cmdutil"
+	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/place"
+	"github.com/optimus-sched/optimus/simulate"
+	"github.com/optimus-sched/optimus/simulate/simtables"
+	"github.com/optimus-sched/optimus/solve"
+)
+
+// Options are simulate's inputs.
+type Options struct {
+	IO                          *iostreams.IOStreams
+	Cluster, Workload, Profiles string
+	Philly                      string // a Philly trace to sample the workload from
+	PhillyJobs, PhillyNodes     int
+	PhillyGPUs                  int
+	Policies                    []string
+	Placement, Capacity         string
+	Interval, Stop, Restore     float64
+	ProfileRuns                 int
+	ProfileRunS                 float64
+	Noise                       float64
+	Oracle                      bool
+	Seeds                       string
+	Horizon                     float64
+	Parallel                    int
+	Quiet                       bool
+	Dir                         string // all four output tables go here
+	Output                      cmdutil.OutputOptions
+}
+
+// NewCmd returns the cobra command; runF replaces Run in tests.
+func NewCmd(ios *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
+	opts := &Options{IO: ios}
+	cmd := &cobra.Command{
+		Use:   "simulate [--cluster FILE --workload FILE --profiles FILE] [--policies LIST] [--seeds LIST]",
+		Short: "Replay a workload through the policies and measure completion times",
+		Long: `Simulate replays a workload of training jobs on a cluster, one run per policy and seed,
+and measures what each policy's decisions are worth: job completion time (JCT), makespan,
+utilisation, restarts and the error of the scheduler's predictions.
+
+Every --interval seconds the scheduler plans with the same code as optimus fit | predict |
+solve | place, on what a real one would see: the noisy loss points of the steps each job
+trained, noisy speed samples of the configurations it ran, and --profile-runs short runs at
+arrival (their time counted). With --oracle it is given the true remaining steps and speed
+functions instead, which separates modelling error from policy. A job whose tasks change
+stops (--stop-cost) and restores (--restore-cost) before it trains again.
+
+Inputs: --cluster, --workload and --profiles (optimus schema workload, profiles), or none
+of them for the simulate-testbed dataset (a workload like the paper's testbed experiment,
+generated anew for each seed), or --philly with a Philly trace (../shared/data/traces).
+The same inputs and seeds give byte-identical outputs.
+
+Output: the sim_summary table (one row per policy and seed, with JCT and makespan ratios
+to optimus); --dir DIR also writes sim_summary, sim_jobs, sim_allocations and
+sim_utilisation there as Parquet.`,
+		Example: `  optimus simulate --seeds 1-5
+  optimus simulate --seeds 1-5 --oracle --dir out/sim-oracle
+  optimus datasets export simulate-testbed -o tb
+  optimus simulate --cluster tb/cluster.parquet --workload tb/workload.parquet --profiles tb/profiles.parquet -o summary.csv
+  optimus simulate --philly ../shared/data/traces/philly-jobs.csv --philly-jobs 160 --philly-nodes 16 --oracle`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return Run(opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Cluster, "cluster", "", "read the cluster from `FILE`")
+	f.StringVar(&opts.Workload, "workload", "", "read the workload from `FILE`")
+	f.StringVar(&opts.Profiles, "profiles", "", "read the model profiles from `FILE`")
+	f.StringVar(&opts.Philly, "philly", "", "sample the workload from the Philly trace in `FILE` (CSV)")
+	f.IntVar(&opts.PhillyJobs, "philly-jobs", 160, "jobs to sample with --philly")
+	f.IntVar(&opts.PhillyNodes, "philly-nodes", 16, "nodes of the cluster with --philly")
+	f.IntVar(&opts.PhillyGPUs, "philly-gpus", 4, "GPUs per node with --philly")
+	f.StringSliceVar(&opts.Policies, "policies", []string{"optimus", "drf", "tetris", "fifo"}, "allocation policies to run: optimus, drf, tetris, fifo")
+	f.StringVar(&opts.Placement, "placement", string(place.Optimus), "placement policy: optimus, spread or pack")
+	f.StringVar(&opts.Capacity, "capacity", string(solve.NodeCapacity), "capacity check of solve: nodes or aggregate")
+	f.Float64Var(&opts.Interval, "interval", simulate.DefaultInterval, "seconds between scheduling rounds")
+	f.Float64Var(&opts.Stop, "stop-cost", simulate.DefaultStopCost, "seconds to checkpoint and stop a job whose tasks change")
+	f.Float64Var(&opts.Restore, "restore-cost", simulate.DefaultRestoreCost, "seconds to restore a job from its checkpoint")
+	f.IntVar(&opts.ProfileRuns, "profile-runs", simulate.DefaultProfileRuns, "profiling runs at a job's arrival (not with --oracle)")
+	f.Float64Var(&opts.ProfileRunS, "profile-run-s", simulate.DefaultProfileRunS, "seconds of each profiling run")
+	f.Float64Var(&opts.Noise, "noise", 1, "multiplier of the profiles' observation noise (0: noiseless)")
+	f.BoolVar(&opts.Oracle, "oracle", false, "give the scheduler the true remaining steps and speed functions")
+	f.StringVar(&opts.Seeds, "seeds", "1", "seeds to run: a list and ranges, e.g. 1,2,5-8")
+	f.Float64Var(&opts.Horizon, "horizon", simulate.DefaultHorizon, "seconds after which unfinished jobs are reported unfinished")
+	f.IntVar(&opts.Parallel, "parallel", runtime.GOMAXPROCS(0), "runs simulated at once")
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bar")
+	f.StringVar(&opts.Dir, "dir", "", "also write every output table as Parquet into `DIR`")
+	opts.Output.AddOutputFlags(cmd)
+	return cmd
+}
+
+// ParseSeeds parses a list of seeds and ranges ("1,2,5-8").
+func ParseSeeds(s string) ([]uint64, error) {
+	var out []uint64
+	seen := map[uint64]bool{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.ParseUint(lo, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("--seeds %q: %q is not a seed", s, part)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.ParseUint(hi, 10, 64); err != nil || b < a || b-a > 10000 {
+				return nil, fmt.Errorf("--seeds %q: %q is not a range of seeds", s, part)
+			}
+		}
+		for x := a; x <= b; x++ {
+			if !seen[x] {
+				seen[x] = true
+				out = append(out, x)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Run runs the simulations and writes their tables.
+func Run(opts *Options) error {
+	if err := opts.Output.Validate(); err != nil {
+		return err
+	}
+	seeds, err := ParseSeeds(opts.Seeds)
+	if err != nil {
+		return cmdutil.Usagef("%v", err)
+	}
+	var policies []solve.Policy
+	var order []string
+	for _, name := range opts.Policies {
+		p, err := solve.ParsePolicy(name)
+		if err != nil {
+			return cmdutil.Usagef("--policies: %v", err)
+		}
+		policies = append(policies, p)
+		order = append(order, string(p))
+	}
+	placement, err := place.ParsePolicy(opts.Placement)
+	if err != nil {
+		return cmdutil.Usagef("--placement: %v", err)
+	}
+	capacity, err := solve.ParseCapacity(opts.Capacity)
+	if err != nil {
+		return cmdutil.Usagef("--capacity: %v", err)
+	}
+	switch {
+	case opts.Interval <= 0:
+		return cmdutil.Usagef("--interval %g: must be positive", opts.Interval)
+	case opts.Stop < 0 || opts.Restore < 0 || opts.ProfileRunS < 0 || opts.ProfileRuns < 0 || opts.Noise < 0:
+		return cmdutil.Usagef("--stop-cost, --restore-cost, --profile-runs, --profile-run-s and --noise must not be negative")
+	case opts.Horizon <= 0:
+		return cmdutil.Usagef("--horizon %g: must be positive", opts.Horizon)
+	}
+	inputs, err := readInputs(opts, seeds)
+	if err != nil {
+		return err
+	}
+
+	type job struct {
+		in  *simulate.Input
+		cfg simulate.Config
+	}
+	var jobs []job
+	for i, seed := range seeds {
+		for _, p := range policies {
+			cfg := simulate.DefaultConfig(p)
+			cfg.Placement, cfg.Capacity, cfg.Interval = placement, capacity, opts.Interval
+			cfg.StopCost, cfg.RestoreCost = opts.Stop, opts.Restore
+			cfg.ProfileRuns, cfg.ProfileRunS, cfg.NoiseScale = opts.ProfileRuns, opts.ProfileRunS, opts.Noise
+			cfg.Oracle, cfg.Seed, cfg.Horizon, cfg.KeepIntervals = opts.Oracle, seed, opts.Horizon, true
+			jobs = append(jobs, job{inputs[i], cfg})
+		}
+	}
+	results := make([]*simulate.Result, len(jobs))
+	errs := make([]error, len(jobs))
+	progress := func(done, total int) {}
+	if !opts.Quiet {
+		progress = cmdutil.Progress(opts.IO, "simulate")
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	next := make(chan int)
+	done := 0
+	for range max(1, min(opts.Parallel, len(jobs))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				results[k], errs[k] = simulate.Run(jobs[k].in, jobs[k].cfg)
+				mu.Lock()
+				done++
+				progress(done, len(jobs))
+				mu.Unlock()
+			}
+		}()
+	}
+	for k := range jobs {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	for k, err := range errs {
+		if err != nil {
+			return fmt.Errorf("simulate %s, seed %d: %w", jobs[k].cfg.Policy, jobs[k].cfg.Seed, err)
+		}
+	}
+	simtables.SortRuns(results, order)
+	resources := inputs[0].Cluster.Resources
+	summary, err := simtables.SummaryTable(results, resources)
+	if err != nil {
+		return err
+	}
+	if opts.Dir != "" {
+		jt, err := simtables.JobsTable(results)
+		if err != nil {
+			return err
+		}
+		at, err := simtables.AllocationsTable(results)
+		if err != nil {
+			return err
+		}
+		ut, err := simtables.UtilisationTable(results, resources)
+		if err != nil {
+			return err
+		}
+		if err := writeDir(opts.IO, opts.Dir, []*table.Table{summary, jt, at, ut}); err != nil {
+			return err
+		}
+	}
+	return opts.Output.Write(opts.IO, summary)
+}
+
+// readInputs returns the input of each seed: the same tables for every
+// seed, or the simulate-testbed dataset generated with each seed, or a
+// Philly sample of each seed.
+func readInputs(opts *Options, seeds []uint64) ([]*simulate.Input, error) {
+	given := opts.Cluster != "" || opts.Workload != "" || opts.Profiles != ""
+	if given && opts.Philly != "" {
+		return nil, cmdutil.Usagef("--philly samples its own workload: give it without --cluster, --workload and --profiles")
+	}
+	out := make([]*simulate.Input, len(seeds))
+	if given {
+		if opts.Cluster == "" || opts.Workload == "" || opts.Profiles == "" {
+			return nil, cmdutil.Usagef("--cluster, --workload and --profiles come together (or none of them, for the simulate-testbed dataset)")
+		}
+		cluster, err := cmdutil.ReadSide("cluster", opts.Cluster, schema.Cluster)
+		if err != nil {
+			return nil, err
+		}
+		workload, err := cmdutil.ReadSide("workload", opts.Workload, schema.Workload)
+		if err != nil {
+			return nil, err
+		}
+		profiles, err := cmdutil.ReadSide("profiles", opts.Profiles, schema.Profiles)
+		if err != nil {
+			return nil, err
+		}
+		in, err := simtables.Input(cluster, workload, profiles)
+		if err != nil {
+			return nil, err
+		}
+		for i := range out {
+			out[i] = in
+		}
+		return out, nil
+	}
+	var trace []datasets.PhillyJob
+	if opts.Philly != "" {
+		f, err := os.Open(opts.Philly)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if trace, err = datasets.ReadPhilly(f, opts.Philly); err != nil {
+			return nil, fmt.Errorf("%w: %v", table.ErrInvalidInput, err)
+		}
+	}
+	for i, seed := range seeds {
+		var named []datasets.Named
+		var err error
+		if trace != nil {
+			named, err = datasets.PhillyWorkload(trace, datasets.PhillyConfig{Jobs: opts.PhillyJobs, Nodes: opts.PhillyNodes, GPUsPerNode: opts.PhillyGPUs, Seed: seed})
+			if err != nil {
+				return nil, cmdutil.Usagef("%v", err)
+			}
+		} else if named, err = datasets.SimTestbed(seed); err != nil {
+			return nil, err
+		}
+		tabs := map[string]*table.Table{}
+		for _, n := range named {
+			t, err := table.Conform(n.Table)
+			if err != nil {
+				return nil, err
+			}
+			t.Source = n.Name
+			tabs[n.Name] = t
+		}
+		if out[i], err = simtables.Input(tabs["cluster"], tabs["workload"], tabs["profiles"]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// writeDir writes the tables into dir as <name>.parquet, all or none: each
+// goes to a temporary file first, renamed into place once all are written.
+func writeDir(ios *iostreams.IOStreams, dir string, tabs []*table.Table) (err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var tmps []string
+	defer func() {
+		if err != nil {
+			for _, t := range tmps {
+				os.Remove(t)
+			}
+		}
+	}()
+	for _, t := range tabs {
+		f, err := os.CreateTemp(dir, "."+t.Name+".parquet.tmp-*")
+		if err != nil {
+			return err
+		}
+		tmps = append(tmps, f.Name())
+		werr := table.Write(f, table.Parquet, t)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr == nil {
+			werr = os.Chmod(f.Name(), 0o644)
+		}
+		if werr != nil {
+			return werr
+		}
+	}
+	for i, t := range tabs {
+		path := filepath.Join(dir, t.Name+".parquet")
+		if err := os.Rename(tmps[i], path); err != nil {
+			return err
+		}
+		if ios.IsStderrTTY() {
+			cmdutil.Logf(ios, "wrote %s (%d rows)", path, t.NumRows())
+		}
+	}
+	return nil
+}
