@@ -10,8 +10,10 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/optimus-sched/optimus/cli/fitcmd"
 	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/io/adapt"
+	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline"
 )
 
 // BenchmarkFitLoss fits the convergence model of 10,000 jobs with 1,000
@@ -24,7 +26,7 @@ func BenchmarkFitLoss(b *testing.B) {
 	for _, par := range []int{1, runtime.GOMAXPROCS(0)} {
 		b.Run(fmt.Sprintf("jobs=10000/points=1000/parallel=%d", par), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if _, err := fitcmd.FitTables(loss, nil, nil, par, func(int, int) {}); err != nil {
+				if _, err := fitTables(loss, nil, par); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -42,10 +44,19 @@ func BenchmarkFitSpeed(b *testing.B) {
 	for _, par := range []int{1, runtime.GOMAXPROCS(0)} {
 		b.Run(fmt.Sprintf("jobs=10000/samples=20/parallel=%d", par), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if _, err := fitcmd.FitTables(nil, speed, nil, par, func(int, int) {}); err != nil {
+				if _, err := fitTables(nil, speed, par); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 	}
+}
+
+// fitTables fits the tables as optimus fit does: group, then fit.
+func fitTables(loss, speed *table.Table, parallel int) ([]pipeline.Model, error) {
+	in, err := adapt.FitInputs(loss, speed, nil)
+	if err != nil {
+		return nil, err
+	}
+	return pipeline.FitJobs(in, parallel, nil), nil
 }

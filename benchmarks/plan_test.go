@@ -22,9 +22,10 @@ import (
 
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/cli/root"
-	"github.com/optimus-sched/optimus/cli/solvecmd"
 	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/io/adapt"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline"
 	"github.com/optimus-sched/optimus/place"
 	"github.com/optimus-sched/optimus/solve"
 )
@@ -42,46 +43,42 @@ const tightNodes = 5000
 
 // workload generates a workload of the given size (seed 1) and its solver
 // problem; running is the share of jobs running now.
-func workload(b *testing.B, tasks int, running float64) (*table.Table, *table.Table, *solve.Problem) {
+func workload(b *testing.B, tasks int, running float64) (*table.Table, *pipeline.Cluster, *solve.Problem) {
 	return workloadOn(b, tasks, nodesFor(tasks), running)
 }
 
-func workloadOn(b *testing.B, tasks, nodes int, running float64) (*table.Table, *table.Table, *solve.Problem) {
+// workloadOn generates a workload and reads it into solve's problem
+// through the same adapters as `optimus solve`.
+func workloadOn(b *testing.B, tasks, nodes int, running float64) (*table.Table, *pipeline.Cluster, *solve.Problem) {
 	b.Helper()
 	cluster, pred, err := datasets.Workload(datasets.WorkloadConfig{Seed: 1, Tasks: tasks, Nodes: nodes, Running: running})
 	if err != nil {
 		b.Fatal(err)
 	}
-	prob, err := solvecmd.BuildProblem(pred, cluster, "p50")
+	c, prob, err := adapt.SolveProblem(pred, cluster, "p50")
 	if err != nil {
 		b.Fatal(err)
 	}
-	return cluster, pred, prob
+	return pred, c, prob
 }
 
-// placeProblem turns a solve result into the placer's problem, as `optimus
-// place` does from the allocation table.
-func placeProblem(prob *solve.Problem, names []string, res *solve.Result) *place.Problem {
-	pp := &place.Problem{Resources: prob.Resources, Nodes: names, Capacity: prob.Nodes, Jobs: make([]place.Job, len(prob.Jobs))}
-	for j, d := range res.Decisions {
-		pp.Jobs[j] = place.Job{Name: prob.Jobs[j].Name, PS: d.PS, Workers: d.Workers, Status: place.Status(d.Status),
-			Reason: d.Reason, PSDemand: prob.Jobs[j].PS, WorkerDemand: prob.Jobs[j].Worker}
-		if res.Packing != nil && d.Status == solve.Running {
-			for _, s := range res.Packing[j] {
-				pp.Jobs[j].Packing = append(pp.Jobs[j].Packing, place.Slot{Node: s.Node, PS: s.PS, Workers: s.Workers})
-			}
-		}
+// placeProblem turns a solve result into the placer's problem with the
+// pipeline's hand-off, as the simulator does.
+func placeProblem(b *testing.B, c *pipeline.Cluster, prob *solve.Problem, res *solve.Result) *place.Problem {
+	pp, err := pipeline.PlaceProblem(c, pipeline.Assignments(prob, res), nil)
+	if err != nil {
+		b.Fatal(err)
 	}
 	return pp
 }
 
 // plan solves and places: the work the bar measures.
-func plan(b *testing.B, prob *solve.Problem, names []string, solveOpts solve.Options, placeOpts place.Options) (*solve.Result, *place.Result) {
+func plan(b *testing.B, c *pipeline.Cluster, prob *solve.Problem, solveOpts solve.Options, placeOpts place.Options) (*solve.Result, *place.Result) {
 	res, err := solve.Solve(prob, solveOpts)
 	if err != nil {
 		b.Fatal(err)
 	}
-	pres, err := place.Place(placeProblem(prob, names, res), placeOpts)
+	pres, err := place.Place(placeProblem(b, c, prob, res), placeOpts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -118,14 +115,13 @@ func BenchmarkPlan(b *testing.B) {
 		variants = append(variants, variant{name, largest, tightNodes, 0, capacity})
 	}
 	for _, v := range variants {
-		cluster, _, prob := workloadOn(b, v.tasks, v.nodes, v.running)
-		names := cluster.Strings("node")
+		_, c, prob := workloadOn(b, v.tasks, v.nodes, v.running)
 		opts := solve.DefaultOptions()
 		opts.Capacity = v.capacity
 		b.Run(fmt.Sprintf("%srunning=%g/tasks=%d/nodes=%d", v.name, v.running, v.tasks, v.nodes), func(b *testing.B) {
 			var placed, short int
 			for i := 0; i < b.N; i++ {
-				res, pres := plan(b, prob, names, opts, place.Options{Policy: place.Optimus})
+				res, pres := plan(b, c, prob, opts, place.Options{Policy: place.Optimus})
 				placed, short = len(pres.Tasks), 0
 				for j, jp := range pres.Jobs {
 					if d := res.Decisions[j]; d.Status == solve.Running && jp.PS+jp.Workers < d.PS+d.Workers {
@@ -172,12 +168,12 @@ func BenchmarkSolve(b *testing.B) {
 
 func BenchmarkPlace(b *testing.B) {
 	for _, tasks := range planSizes {
-		cluster, _, prob := workload(b, tasks, 0)
+		_, c, prob := workload(b, tasks, 0)
 		res, err := solve.Solve(prob, solve.DefaultOptions())
 		if err != nil {
 			b.Fatal(err)
 		}
-		pp := placeProblem(prob, cluster.Strings("node"), res)
+		pp := placeProblem(b, c, prob, res)
 		for _, policy := range place.Policies {
 			if policy != place.Optimus && tasks != planSizes[len(planSizes)-1] {
 				continue
@@ -198,7 +194,10 @@ func BenchmarkPlace(b *testing.B) {
 // writing the tables.
 func BenchmarkPipe(b *testing.B) {
 	tasks := planSizes[len(planSizes)-1]
-	cluster, pred, _ := workload(b, tasks, 0)
+	cluster, pred, err := datasets.Workload(datasets.WorkloadConfig{Seed: 1, Tasks: tasks, Nodes: nodesFor(tasks)})
+	if err != nil {
+		b.Fatal(err)
+	}
 	dir := b.TempDir()
 	c := filepath.Join(dir, "cluster.parquet")
 	if err := table.WriteFile(c, cluster); err != nil {

@@ -2,8 +2,8 @@ package place
 
 import (
 	"container/heap"
-	"encoding/binary"
-	"math"
+
+	"github.com/optimus-sched/optimus/layout"
 )
 
 // nodeState holds every node's free capacity and two indexes over it: a
@@ -150,7 +150,7 @@ func (s *nodeState) firstFit(d []float64, skip func(int) bool) int {
 	if skip != nil {
 		return s.firstFitUnder(1, 0, s.leaves, 0, d, skip)
 	}
-	key := demandKey(d)
+	key := layout.DemandKey(d)
 	from := s.ffStart[key]
 	i := s.firstFitUnder(1, 0, s.leaves, from, d, nil)
 	if i < 0 {
@@ -159,14 +159,6 @@ func (s *nodeState) firstFit(d []float64, skip func(int) bool) int {
 		s.ffStart[key] = i
 	}
 	return i
-}
-
-func demandKey(d []float64) string {
-	b := make([]byte, 0, 8*len(d))
-	for _, x := range d {
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
-	}
-	return string(b)
 }
 
 // firstFitUnder searches the nodes in [max(lo, from), hi) under tree

@@ -29,6 +29,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/optimus-sched/optimus/layout"
 )
 
 // Policy names a placement policy.
@@ -114,13 +116,7 @@ type Job struct {
 	// placement leaves a job waiting or short (see Place). It is ignored
 	// unless it lists distinct nodes of the Problem and its counts add up
 	// to PS and Workers.
-	Packing []Slot
-}
-
-// Slot is how many PS and workers of a job go on one node.
-type Slot struct {
-	Node        int // index into Problem.Nodes
-	PS, Workers int
+	Packing []layout.Slot
 }
 
 // Problem is the snapshot a placement is computed from.
@@ -568,9 +564,6 @@ func (pl *placer) release(pool []int) {
 	}
 }
 
-// nodeCount is how many PS and workers of a job go on one node.
-type nodeCount struct{ node, ps, workers int }
-
 // placeOptimus places job j by the even split on the fewest nodes, or by the
 // one-by-one fallback.
 func (pl *placer) placeOptimus(j int) {
@@ -588,7 +581,7 @@ func (pl *placer) placeOptimus(j int) {
 		}
 		pool = append(pool, i)
 		if pl.st.fitsMix(i, job.PSDemand, job.PS, job.WorkerDemand, job.Workers) {
-			pl.placeSplit(j, []nodeCount{{node: i, ps: job.PS, workers: job.Workers}})
+			pl.placeSplit(j, []layout.Slot{{Node: i, PS: job.PS, Workers: job.Workers}})
 			return
 		}
 	}
@@ -620,28 +613,24 @@ func (pl *placer) placePacking(j int) bool {
 			return false
 		}
 	}
-	split := make([]nodeCount, len(job.Packing))
-	for k, s := range job.Packing {
-		split[k] = nodeCount{node: s.Node, ps: s.PS, workers: s.Workers}
-	}
-	pl.placeSplit(j, split)
+	pl.placeSplit(j, job.Packing)
 	pl.jobs[j].Method = MethodSolve
 	return true
 }
 
 // placeSplit puts job j's tasks on the nodes of an even split.
-func (pl *placer) placeSplit(j int, split []nodeCount) {
+func (pl *placer) placeSplit(j int, split []layout.Slot) {
 	job := &pl.p.Jobs[j]
 	var next [2]int
 	for _, c := range split {
-		pl.st.take(c.node, job.PSDemand, c.ps)
-		pl.st.take(c.node, job.WorkerDemand, c.workers)
-		for range c.ps {
-			pl.tasks[j] = append(pl.tasks[j], Placed{Job: j, Role: PS, Index: next[PS], Node: c.node})
+		pl.st.take(c.Node, job.PSDemand, c.PS)
+		pl.st.take(c.Node, job.WorkerDemand, c.Workers)
+		for range c.PS {
+			pl.tasks[j] = append(pl.tasks[j], Placed{Job: j, Role: PS, Index: next[PS], Node: c.Node})
 			next[PS]++
 		}
-		for range c.workers {
-			pl.tasks[j] = append(pl.tasks[j], Placed{Job: j, Role: Worker, Index: next[Worker], Node: c.node})
+		for range c.Workers {
+			pl.tasks[j] = append(pl.tasks[j], Placed{Job: j, Role: Worker, Index: next[Worker], Node: c.Node})
 			next[Worker]++
 		}
 	}
@@ -671,7 +660,7 @@ const (
 // the single-ceiling shapes fit in C1 and C2 and, beyond them, in B plus
 // the rest of A, and the floor shapes in whatever is left; the matching is
 // then built greedily in that order.
-func (pl *placer) evenSplit(j int, pool []int, kmin int) []nodeCount {
+func (pl *placer) evenSplit(j int, pool []int, kmin int) []layout.Slot {
 	job := &pl.p.Jobs[j]
 	p, w := job.PS, job.Workers
 	if p < 1 || w < 1 {
@@ -728,7 +717,7 @@ func (pl *placer) evenSplit(j int, pool []int, kmin int) []nodeCount {
 
 // buildSplit picks the nodes of a feasible even split (see evenSplit), each
 // class in pool order.
-func (pl *placer) buildSplit(pool []int, holds [][4]bool, shapes [4][2]int, needCC, useC1, extraCF, useC2, extraFC, needFF int) []nodeCount {
+func (pl *placer) buildSplit(pool []int, holds [][4]bool, shapes [4][2]int, needCC, useC1, extraCF, useC2, extraFC, needFF int) []layout.Slot {
 	used := make([]bool, len(pool))
 	shapeOf := make([]int, len(pool))
 	pick := func(count, shape int, class func(h [4]bool) bool) {
@@ -749,11 +738,11 @@ func (pl *placer) buildSplit(pool []int, holds [][4]bool, shapes [4][2]int, need
 	pick(useC2, shapeFC, isC2)
 	pick(extraFC, shapeFC, isFlex)
 	pick(needFF, shapeFF, func(h [4]bool) bool { return h[shapeFF] })
-	var split []nodeCount
+	var split []layout.Slot
 	for i, n := range pool {
 		if used[i] {
 			s := shapes[shapeOf[i]]
-			split = append(split, nodeCount{node: n, ps: s[0], workers: s[1]})
+			split = append(split, layout.Slot{Node: n, PS: s[0], Workers: s[1]})
 		}
 	}
 	return split

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/optimus-sched/optimus/layout"
 )
 
 var res2 = []string{"gpu", "cpu"}
@@ -411,7 +413,7 @@ func TestEvenSplitExamples(t *testing.T) {
 			names, caps := uniformNodes(4, 4, 16)
 			p := &Problem{Resources: res2, Nodes: names, Capacity: caps, Jobs: []Job{job("j", tc.p, tc.w, 2, 4)}}
 			res := mustPlace(t, p, Options{Policy: Optimus})
-			if got := layout(p, res, 0); got != tc.want {
+			if got := layoutOf(p, res, 0); got != tc.want {
 				t.Errorf("placed %s, want %s", got, tc.want)
 			}
 			if res.Jobs[0].Method != MethodEven || !res.Jobs[0].Even {
@@ -425,9 +427,9 @@ func TestEvenSplitExamples(t *testing.T) {
 	}
 }
 
-// layout writes job j's tasks per node as "node:PS+workers", nodes in
+// layoutOf writes job j's tasks per node as "node:PS+workers", nodes in
 // cluster order.
-func layout(p *Problem, res *Result, j int) string {
+func layoutOf(p *Problem, res *Result, j int) string {
 	per := make([][2]int, len(p.Nodes))
 	for _, t := range res.Tasks {
 		if t.Job == j {
@@ -503,7 +505,7 @@ func TestTasksOfUnchangedJobsStayPut(t *testing.T) {
 	gone.Current = []Task{{PS, 0, -1}, {Worker, 0, 0}}
 	p := &Problem{Resources: res2, Nodes: names, Capacity: caps, Jobs: []Job{stay, grown, gone}}
 	res := mustPlace(t, p, Options{Policy: Optimus})
-	if got := layout(p, res, 0); got != "n1:1+1 n2:1+1" || !res.Jobs[0].Kept {
+	if got := layoutOf(p, res, 0); got != "n1:1+1 n2:1+1" || !res.Jobs[0].Kept {
 		t.Errorf("stay: placed %s (kept %v), want n1:1+1 n2:1+1 kept", got, res.Jobs[0].Kept)
 	}
 	for _, task := range res.Tasks {
@@ -576,7 +578,7 @@ func TestPolicies(t *testing.T) {
 	for _, policy := range Policies {
 		p := &Problem{Resources: res2, Nodes: names, Capacity: caps, Jobs: jobs}
 		res := mustPlace(t, p, Options{Policy: policy})
-		got := "a: " + layout(p, res, 0) + " | b: " + layout(p, res, 1)
+		got := "a: " + layoutOf(p, res, 0) + " | b: " + layoutOf(p, res, 1)
 		if got != want[policy] {
 			t.Errorf("%s: %s, want %s", policy, got, want[policy])
 		}
@@ -673,7 +675,7 @@ func packedProblem(rng *rand.Rand) *Problem {
 	for k := range 2 + rng.IntN(10) {
 		j := Job{Name: fmt.Sprintf("j%d", k), Status: Running,
 			WorkerDemand: []float64{1, 2, float64(1 + rng.IntN(2))}, PSDemand: []float64{0, 3, float64(1 + rng.IntN(4))}}
-		count := map[int]*Slot{}
+		count := map[int]*layout.Slot{}
 		want := 2 + rng.IntN(10)
 		for t := 0; t < want; t++ {
 			role := t % 2
@@ -689,7 +691,7 @@ func packedProblem(rng *rand.Rand) *Problem {
 				continue
 			}
 			if count[i] == nil {
-				count[i] = &Slot{Node: i}
+				count[i] = &layout.Slot{Node: i}
 			}
 			if role == 1 {
 				count[i].Workers++
@@ -776,7 +778,7 @@ func TestPackingFromSolveRescuesFailedJobs(t *testing.T) {
 // one the cluster lacks, is ignored.
 func TestInvalidPackingIsIgnored(t *testing.T) {
 	names, caps := uniformNodes(2, 2, 8)
-	for _, packing := range [][]Slot{
+	for _, packing := range [][]layout.Slot{
 		{{Node: 0, PS: 2, Workers: 2}, {Node: 1, PS: 0, Workers: 2}}, // 5 workers allocated
 		{{Node: 0, PS: 1, Workers: 2}, {Node: 0, PS: 1, Workers: 3}}, // node twice
 		{{Node: 0, PS: 1, Workers: 2}, {Node: 2, PS: 1, Workers: 3}}, // no node 2

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/optimus-sched/optimus/layout"
 )
 
 // Node-level capacity (Options.Capacity = NodeCapacity).
@@ -104,12 +106,6 @@ type placement struct {
 	role, count     int32
 }
 
-// NodeTasks says how many PS and workers of a job are on one node.
-type NodeTasks struct {
-	Node        int // index into Problem.Nodes
-	PS, Workers int
-}
-
 func newPacker(in *instance) *packer {
 	p := in.p
 	nr := len(p.Resources)
@@ -170,14 +166,14 @@ func newPacker(in *instance) *packer {
 				}
 				id, ok = ids[short]
 			} else {
-				id, ok = long[demandKey(d)]
+				id, ok = long[layout.DemandKey(d)]
 			}
 			if !ok {
 				id = len(pk.prefer)
 				if nr <= len(short) {
 					ids[short] = id
 				} else {
-					long[demandKey(d)] = id
+					long[layout.DemandKey(d)] = id
 				}
 				pk.prefer = append(pk.prefer, pk.preference(d))
 			}
@@ -216,14 +212,6 @@ func (pk *packer) preference(d []float64) []int {
 	return cs
 }
 
-func demandKey(d []float64) string {
-	b := make([]byte, 0, 8*len(d))
-	for _, x := range d {
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
-	}
-	return string(b)
-}
-
 func pull(seg []float64, v, nr int) {
 	a, b, o := 2*v*nr, (2*v+1)*nr, v*nr
 	for r := range nr {
@@ -259,8 +247,8 @@ func (pk *packer) newPacking(jobs int) *packing {
 
 // layout sums the placements up: per job, the nodes it has tasks on (in
 // the order first used) and how many of each role.
-func (pg *packing) layout() [][]NodeTasks {
-	out := make([][]NodeTasks, len(pg.last))
+func (pg *packing) layout() [][]layout.Slot {
+	out := make([][]layout.Slot, len(pg.last))
 	for _, chunk := range pg.log {
 		for _, p := range chunk {
 			out[p.job] = addTo(out[p.job], p)
@@ -270,13 +258,13 @@ func (pg *packing) layout() [][]NodeTasks {
 }
 
 // addTo counts placement p in a job's layout.
-func addTo(own []NodeTasks, p placement) []NodeTasks {
+func addTo(own []layout.Slot, p placement) []layout.Slot {
 	k := len(own) - 1
 	for k >= 0 && own[k].Node != int(p.node) {
 		k--
 	}
 	if k < 0 {
-		own = append(own, NodeTasks{Node: int(p.node)})
+		own = append(own, layout.Slot{Node: int(p.node)})
 		k = len(own) - 1
 	}
 	if int(p.role) == ps {
@@ -559,7 +547,7 @@ func (pg *packing) exact(kinds []taskKind, steps *int) bool {
 	var b []byte
 	key := func(k int) string {
 		for i := range rows {
-			rows[i] = demandKey(pg.free[i*nr : (i+1)*nr])
+			rows[i] = layout.DemandKey(pg.free[i*nr : (i+1)*nr])
 		}
 		slices.Sort(rows)
 		b = binary.LittleEndian.AppendUint64(b[:0], uint64(k))

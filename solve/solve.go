@@ -48,6 +48,8 @@ import (
 	"strings"
 
 	"github.com/optimus-sched/optimus/fit"
+
+	"github.com/optimus-sched/optimus/layout"
 )
 
 // Policy names an allocation policy.
@@ -237,7 +239,7 @@ type Result struct {
 	// Packing is, with NodeCapacity, where the plan's tasks fit: per job
 	// (in Problem order) the nodes it has tasks on and how many of each
 	// role, every node within its capacity. nil with AggregateCapacity.
-	Packing [][]NodeTasks
+	Packing [][]layout.Slot
 	// Capacity and Used are the cluster's total and the plan's use of each
 	// resource.
 	Capacity, Used []float64

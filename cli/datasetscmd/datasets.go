@@ -23,8 +23,8 @@ func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
 		Short: "List and export the embedded datasets",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newCmdList(ios), NewCmdExport(ios, nil))
-	cmd.AddCommand(NewCmdGenerate(ios, nil))
+	cmd.AddCommand(newCmdList(ios), NewCmdExport(ios))
+	cmd.AddCommand(NewCmdGenerate(ios))
 	return cmd
 }
 
@@ -52,9 +52,8 @@ type ExportOptions struct {
 	Format string // file extension without the dot
 }
 
-// NewCmdExport returns `optimus datasets export`; runF replaces the run in
-// tests.
-func NewCmdExport(ios *iostreams.IOStreams, runF func(*ExportOptions) error) *cobra.Command {
+// NewCmdExport returns `optimus datasets export`.
+func NewCmdExport(ios *iostreams.IOStreams) *cobra.Command {
 	opts := &ExportOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "export NAME -o DIR",
@@ -66,9 +65,6 @@ to DIR/<table>.<format>. The same seed gives byte-identical files.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
 			return RunExport(opts)
 		},
 	}

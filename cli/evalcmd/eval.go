@@ -13,11 +13,12 @@ import (
 
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/iostreams"
-	"github.com/optimus-sched/optimus/cli/modelio"
 	"github.com/optimus-sched/optimus/eval"
 	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/io/adapt"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline"
 )
 
 // NewCmd returns `optimus eval` with its subcommands.
@@ -30,7 +31,7 @@ predicts the rest and reports the errors, so that you can decide whether to trus
 scheduler on your cluster.`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(NewCmdSpeed(ios, nil), NewCmdConvergence(ios, nil))
+	cmd.AddCommand(NewCmdSpeed(ios), NewCmdConvergence(ios))
 	return cmd
 }
 
@@ -47,7 +48,7 @@ type SpeedOptions struct {
 }
 
 // NewCmdSpeed returns `optimus eval speed`.
-func NewCmdSpeed(ios *iostreams.IOStreams, runF func(*SpeedOptions) error) *cobra.Command {
+func NewCmdSpeed(ios *iostreams.IOStreams) *cobra.Command {
 	opts := &SpeedOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "speed [-i SPEED] [--samples N] [--sampling suggest|random]",
@@ -65,12 +66,7 @@ The input is a speed table, or any table with the speed table's columns keyed by
 		Example: `  optimus eval speed -i speed.parquet
   optimus eval speed -i ps-sync-measured.csv --key model --sampling random --trials 20`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return RunSpeed(opts)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return RunSpeed(opts) },
 	}
 	cmdutil.InputFlag(cmd, &opts.Input, "speed")
 	cmd.Flags().StringVar(&opts.Key, "key", "", "column that groups the measurements (default: job, or model when there is no job column)")
@@ -173,8 +169,8 @@ func RunSpeed(opts *SpeedOptions) error {
 	out.SetFloat64sNaNAsNull("median_rel_err", med)
 	out.SetFloat64sNaNAsNull("p90_rel_err", p90)
 	out.SetFloat64sNaNAsNull("max_rel_err", mx)
-	out.SetStrings("sampled_configs", cfgs, modelio.Present(cfgs))
-	out.SetStrings("note", notes, modelio.Present(notes))
+	out.SetStrings("sampled_configs", cfgs, adapt.Present(cfgs))
+	out.SetStrings("note", notes, adapt.Present(notes))
 	return opts.Output.Write(opts.IO, out)
 }
 
@@ -190,7 +186,7 @@ type ConvergenceOptions struct {
 }
 
 // NewCmdConvergence returns `optimus eval convergence`.
-func NewCmdConvergence(ios *iostreams.IOStreams, runF func(*ConvergenceOptions) error) *cobra.Command {
+func NewCmdConvergence(ios *iostreams.IOStreams) *cobra.Command {
 	opts := &ConvergenceOptions{IO: ios, Rule: fit.DefaultRule}
 	cmd := &cobra.Command{
 		Use:   "convergence [-i LOSS] (--jobs FILE | --epoch-steps N) [--fractions 0.25,0.5]",
@@ -207,18 +203,13 @@ Epoch lengths come from --jobs (epoch_steps) or --epoch-steps.`,
 		Example: `  optimus datasets export pollux-curves -o curves
   optimus eval convergence -i curves/loss.parquet --jobs curves/jobs.parquet`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return RunConvergence(opts)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return RunConvergence(opts) },
 	}
 	cmdutil.InputFlag(cmd, &opts.Input, "loss")
 	cmd.Flags().StringVar(&opts.Jobs, "jobs", "", "read epoch_steps from the jobs table in `FILE`")
 	cmd.Flags().Int64Var(&opts.EpochSteps, "epoch-steps", 0, "steps per epoch of every curve (instead of --jobs)")
 	cmd.Flags().StringVar(&opts.Fractions, "fractions", "0.25,0.5", "shares of each curve's epochs to observe, comma-separated")
-	modelio.AddRuleFlags(cmd.Flags(), &opts.Rule)
+	cmdutil.AddRuleFlags(cmd.Flags(), &opts.Rule)
 	opts.Output.AddOutputFlags(cmd)
 	return cmd
 }
@@ -240,10 +231,10 @@ func RunConvergence(opts *ConvergenceOptions) error {
 		return cmdutil.Usagef("give either --jobs or --epoch-steps")
 	}
 	r := opts.Rule
-	if err := modelio.CheckRule(r); err != nil {
-		return cmdutil.Usagef("%v", err)
+	if err := cmdutil.CheckRule(r); err != nil {
+		return err
 	}
-	var infos map[string]modelio.JobInfo
+	var infos map[string]pipeline.JobInfo
 	var known map[string]bool
 	if opts.Jobs != "" {
 		jobs, err := cmdutil.ReadSide("jobs", opts.Jobs, schema.Jobs)
@@ -251,7 +242,7 @@ func RunConvergence(opts *ConvergenceOptions) error {
 			return err
 		}
 		var order []string
-		infos, order = modelio.JobInfos(jobs)
+		infos, order = adapt.JobInfos(jobs)
 		known = map[string]bool{}
 		for _, j := range order {
 			known[j] = true
@@ -261,7 +252,7 @@ func RunConvergence(opts *ConvergenceOptions) error {
 	if err != nil {
 		return err
 	}
-	groups, err := modelio.GroupLoss(loss, known, opts.Jobs)
+	groups, err := adapt.GroupLoss(loss, known, opts.Jobs)
 	if err != nil {
 		return err
 	}
@@ -284,7 +275,7 @@ func RunConvergence(opts *ConvergenceOptions) error {
 
 // curveByEpoch takes a job's value at the end of each epoch: the last point
 // at or before each epoch boundary.
-func curveByEpoch(g modelio.JobLoss, epochSteps float64) (eval.Curve, error) {
+func curveByEpoch(g pipeline.LossSeries, epochSteps float64) (eval.Curve, error) {
 	c := eval.Curve{Name: g.Job, HigherIsBetter: g.HigherIsBetter}
 	if len(g.Points) == 0 {
 		return c, nil
@@ -365,9 +356,9 @@ func convergenceTable(res []eval.ConvergenceResult) *table.Table {
 	t.SetBools("covered", covered, predicted)
 	t.SetFloat64sNaNAsNull("true_final", trueFinal)
 	t.SetFloat64sNaNAsNull("pred_final", predFinal)
-	t.SetStrings("quality", quality, modelio.Present(quality))
+	t.SetStrings("quality", quality, adapt.Present(quality))
 	t.SetFloat64sNaNAsNull("r2", r2)
 	t.SetFloat64sNaNAsNull("autocorr", rho)
-	t.SetStrings("note", note, modelio.Present(note))
+	t.SetStrings("note", note, adapt.Present(note))
 	return t
 }

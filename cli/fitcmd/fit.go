@@ -6,16 +6,15 @@ package fitcmd
 import (
 	"fmt"
 	"runtime"
-	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/iostreams"
-	"github.com/optimus-sched/optimus/cli/modelio"
-	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/io/adapt"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline"
 )
 
 // Options are fit's inputs.
@@ -30,7 +29,7 @@ type Options struct {
 }
 
 // NewCmd returns `optimus fit` with its subcommands.
-func NewCmd(ios *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
+func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
 	opts := &Options{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "fit [-i TABLE] [--loss FILE] [--speed FILE] [--jobs FILE]",
@@ -49,12 +48,7 @@ or NaN) excluded; both are counted in the output and reported on standard error.
 		Example: `  optimus fit -i loss.parquet --speed speed.parquet --jobs jobs.parquet -o models.parquet
   optimus convert -i speed.csv | optimus fit --jobs jobs.parquet`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return Run(opts)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return Run(opts) },
 	}
 	cmdutil.InputFlag(cmd, &opts.Input, "loss or speed")
 	cmd.Flags().StringVar(&opts.Loss, "loss", "", "read loss points from `FILE`")
@@ -62,7 +56,7 @@ or NaN) excluded; both are counted in the output and reported on standard error.
 	cmd.Flags().StringVar(&opts.Jobs, "jobs", "", "read the jobs table from `FILE`")
 	cmd.Flags().IntVar(&opts.Parallel, "parallel", runtime.GOMAXPROCS(0), "fit this many jobs at once")
 	opts.Output.AddOutputFlags(cmd)
-	cmd.AddCommand(NewCmdSuggest(ios, nil))
+	cmd.AddCommand(NewCmdSuggest(ios))
 	return cmd
 }
 
@@ -124,160 +118,22 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	models, err := FitTables(in.loss, in.speed, in.jobs, opts.Parallel, cmdutil.Progress(opts.IO, "fit"))
+	jobs, err := adapt.FitInputs(in.loss, in.speed, in.jobs)
 	if err != nil {
 		return err
 	}
+	models := pipeline.FitJobs(jobs, opts.Parallel, cmdutil.Progress(opts.IO, "fit"))
 	reportDropped(opts.IO, models)
-	return opts.Output.Write(opts.IO, modelio.ModelsTable(models))
-}
-
-// FitTables fits every job of the loss and speed tables (either may be
-// nil); with a jobs table every job of it gets a row, in its order,
-// otherwise jobs come in order of first appearance, loss before speed.
-func FitTables(loss, speed, jobs *table.Table, parallel int, progress func(done, total int)) ([]modelio.Model, error) {
-	var infos map[string]modelio.JobInfo
-	var order []string
-	var known map[string]bool
-	jobsSource := ""
-	if jobs != nil {
-		infos, order = modelio.JobInfos(jobs)
-		known = make(map[string]bool, len(order))
-		for _, j := range order {
-			known[j] = true
-		}
-		jobsSource = jobs.Source
-	}
-	var lossByJob []modelio.JobLoss
-	var speedByJob []modelio.JobSpeed
-	var err error
-	if loss != nil {
-		if lossByJob, err = modelio.GroupLoss(loss, known, jobsSource); err != nil {
-			return nil, err
-		}
-	}
-	if speed != nil {
-		if speedByJob, err = modelio.GroupSpeed(speed, infos, jobsSource); err != nil {
-			return nil, err
-		}
-	}
-	index := map[string]int{}
-	add := func(j string) {
-		if _, ok := index[j]; !ok {
-			index[j] = len(order)
-			order = append(order, j)
-		}
-	}
-	for i, j := range order {
-		index[j] = i
-	}
-	for _, jl := range lossByJob {
-		add(jl.Job)
-	}
-	for _, js := range speedByJob {
-		add(js.Job)
-	}
-	lossOf := make([]*modelio.JobLoss, len(order))
-	for i := range lossByJob {
-		lossOf[index[lossByJob[i].Job]] = &lossByJob[i]
-	}
-	speedOf := make([]*modelio.JobSpeed, len(order))
-	for i := range speedByJob {
-		speedOf[index[speedByJob[i].Job]] = &speedByJob[i]
-	}
-
-	out := make([]modelio.Model, len(order))
-	parallel = max(1, parallel)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	for w := 0; w < parallel; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i] = fitJob(order[i], lossOf[i], speedOf[i], infos)
-				mu.Lock()
-				done++
-				progress(done, len(order))
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := range order {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return out, nil
-}
-
-// fitJob fits one job's models; what cannot be fitted is explained in the
-// notes rather than failing the whole run.
-func fitJob(job string, jl *modelio.JobLoss, js *modelio.JobSpeed, infos map[string]modelio.JobInfo) modelio.Model {
-	m := modelio.Model{Job: job}
-	if info, ok := infos[job]; ok {
-		m.SpeedMode, m.SpeedBatch = info.Mode, info.GlobalBatch
-	}
-	if jl == nil {
-		m.LossNote = "no loss points"
-	} else {
-		opt := fit.DefaultLossOptions
-		opt.HigherIsBetter = jl.HigherIsBetter
-		lf, err := fit.FitLoss(jl.Points, opt)
-		switch {
-		case err != nil:
-			m.LossNote = err.Error()
-		case lf.Quality == fit.QualityInsufficient:
-			m.Loss = &lf
-			m.LossNote = fmt.Sprintf("%d usable of %d points; %d needed", lf.Used, len(jl.Points), opt.MinPoints)
-		default:
-			m.Loss = &lf
-		}
-	}
-	if js == nil {
-		m.SpeedNote = "no speed samples"
-	} else {
-		m.SpeedMode, m.SpeedBatch = js.Mode, js.GlobalBatch
-		var ok []fit.Config
-		for _, s := range js.Samples {
-			if s.Speed > 0 {
-				ok = append(ok, fit.Config{PS: s.PS, Workers: s.Workers})
-			}
-		}
-		m.Identifiable = fit.Identifiable(js.Mode, js.GlobalBatch, ok)
-		sf, err := fit.FitSpeed(js.Mode, js.GlobalBatch, js.Samples)
-		if err != nil {
-			m.SpeedNote = err.Error()
-		} else {
-			m.Speed = &sf
-			if !m.Identifiable {
-				m.SpeedNote = "the measured configurations cannot separate every term: see optimus fit suggest"
-			}
-		}
-	}
-	m.SpeedQuality = modelio.SpeedVerdict(m.Speed, m.Identifiable, m.SpeedNote)
-	return m
+	return opts.Output.Write(opts.IO, adapt.ModelsTable(models))
 }
 
 // reportDropped says on standard error what data the fits left out.
-func reportDropped(ios *iostreams.IOStreams, models []modelio.Model) {
-	var points, pointJobs, failed, failedJobs int
-	for _, m := range models {
-		if m.Loss != nil && m.Loss.Dropped > 0 {
-			points += m.Loss.Dropped
-			pointJobs++
-		}
-		if m.Speed != nil && m.Speed.Failed > 0 {
-			failed += m.Speed.Failed
-			failedJobs++
-		}
+func reportDropped(ios *iostreams.IOStreams, models []pipeline.Model) {
+	d := pipeline.CountDropped(models)
+	if d.Points > 0 {
+		cmdutil.Logf(ios, "fit: dropped %d loss points of %d jobs (NaN, infinite or outliers; see loss_dropped)", d.Points, d.PointJobs)
 	}
-	if points > 0 {
-		cmdutil.Logf(ios, "fit: dropped %d loss points of %d jobs (NaN, infinite or outliers; see loss_dropped)", points, pointJobs)
-	}
-	if failed > 0 {
-		cmdutil.Logf(ios, "fit: excluded %d failed speed samples of %d jobs (speed 0 or NaN; see speed_failed)", failed, failedJobs)
+	if d.Failed > 0 {
+		cmdutil.Logf(ios, "fit: excluded %d failed speed samples of %d jobs (speed 0 or NaN; see speed_failed)", d.Failed, d.FailedJobs)
 	}
 }

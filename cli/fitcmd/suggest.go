@@ -5,10 +5,11 @@ import (
 
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/iostreams"
-	"github.com/optimus-sched/optimus/cli/modelio"
 	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/io/adapt"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline"
 )
 
 // SuggestOptions are `fit suggest`'s inputs.
@@ -23,7 +24,7 @@ type SuggestOptions struct {
 }
 
 // NewCmdSuggest returns `optimus fit suggest`.
-func NewCmdSuggest(ios *iostreams.IOStreams, runF func(*SuggestOptions) error) *cobra.Command {
+func NewCmdSuggest(ios *iostreams.IOStreams) *cobra.Command {
 	opts := &SuggestOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "suggest [-i SPEED] [--jobs FILE] [--samples N]",
@@ -41,12 +42,7 @@ speed table given on standard input or with -i; a job's failed runs count as mea
 		Example: `  optimus fit suggest --jobs jobs.parquet -i speed.parquet
   optimus fit suggest --jobs jobs.parquet --samples 8 --format csv`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return RunSuggest(opts)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return RunSuggest(opts) },
 	}
 	cmdutil.InputFlag(cmd, &opts.Input, "speed")
 	cmd.Flags().StringVar(&opts.Jobs, "jobs", "", "read the jobs table from `FILE`")
@@ -85,9 +81,9 @@ func RunSuggest(opts *SuggestOptions) error {
 	}
 	var order []string
 	limits := map[string]jobLimits{}
-	var infos map[string]modelio.JobInfo
+	var infos map[string]pipeline.JobInfo
 	if jobs != nil {
-		infos, order = modelio.JobInfos(jobs)
+		infos, order = adapt.JobInfos(jobs)
 		maxPS, okPS := jobs.Int64s("max_ps"), jobs.Valid("max_ps")
 		maxW, okW := jobs.Int64s("max_workers"), jobs.Valid("max_workers")
 		for i, j := range order {
@@ -104,7 +100,7 @@ func RunSuggest(opts *SuggestOptions) error {
 	measured := map[string][]fit.Config{}
 	succeeded := map[string][]fit.Config{}
 	if speed != nil {
-		groups, err := modelio.GroupSpeed(speed, infos, opts.Jobs)
+		groups, err := adapt.GroupSpeed(speed, infos, opts.Jobs)
 		if err != nil {
 			return err
 		}

@@ -8,9 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/optimus-sched/optimus/cli/placecmd"
-	"github.com/optimus-sched/optimus/cli/solvecmd"
 	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/io/adapt"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/place"
@@ -164,7 +163,7 @@ func TestGeneratedWorkloadsPlaceEverySolvedJob(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		prob, err := solvecmd.BuildProblem(pred, cluster, "p50")
+		c, prob, err := adapt.SolveProblem(pred, cluster, "p50")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,11 +175,11 @@ func TestGeneratedWorkloadsPlaceEverySolvedJob(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			alloc, err := solvecmd.Allocation(pred, res, cluster.Strings("node"))
+			alloc, err := adapt.AllocationTable(pred, res, c.Nodes)
 			if err != nil {
 				t.Fatal(err)
 			}
-			pp, err := placecmd.BuildProblem(alloc, cluster, nil)
+			pp, err := adapt.PlaceProblem(alloc, c, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +187,7 @@ func TestGeneratedWorkloadsPlaceEverySolvedJob(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			plan, err := placecmd.Plan(pp, pres)
+			plan, err := adapt.PlanTable(pp, pres)
 			if err != nil {
 				t.Fatal(err)
 			}

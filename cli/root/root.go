@@ -52,17 +52,17 @@ failures.`,
 		&cobra.Group{ID: "tables", Title: "Tables and data:"},
 	)
 	for _, c := range []*cobra.Command{
-		fitcmd.NewCmd(ios, nil),
-		predictcmd.NewCmd(ios, nil),
-		solvecmd.NewCmd(ios, nil),
-		placecmd.NewCmd(ios, nil),
-		simulatecmd.NewCmd(ios, nil),
+		fitcmd.NewCmd(ios),
+		predictcmd.NewCmd(ios),
+		solvecmd.NewCmd(ios),
+		placecmd.NewCmd(ios),
+		simulatecmd.NewCmd(ios),
 	} {
 		c.GroupID = "pipeline"
 		cmd.AddCommand(c)
 	}
 	for _, c := range []*cobra.Command{
-		convertcmd.NewCmd(ios, nil),
+		convertcmd.NewCmd(ios),
 		datasetscmd.NewCmd(ios),
 		schemacmd.NewCmd(ios),
 	} {

@@ -47,8 +47,8 @@ type Options struct {
 	Output                      cmdutil.OutputOptions
 }
 
-// NewCmd returns the cobra command; runF replaces Run in tests.
-func NewCmd(ios *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
+// NewCmd returns the cobra command.
+func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
 	opts := &Options{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "simulate [--cluster FILE --workload FILE --profiles FILE] [--policies LIST] [--seeds LIST]",
@@ -79,9 +79,6 @@ sim_utilisation there as Parquet.`,
   optimus simulate --philly ../shared/data/traces/philly-jobs.csv --philly-jobs 160 --philly-nodes 16 --oracle`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
 			return Run(opts)
 		},
 	}

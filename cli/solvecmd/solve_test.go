@@ -6,17 +6,15 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/cli/root"
-	"github.com/optimus-sched/optimus/cli/solvecmd"
 	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/io/adapt"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
-	"github.com/optimus-sched/optimus/solve"
 )
 
 // run executes optimus in-process and returns the exit code, stdout and
@@ -432,16 +430,13 @@ func TestCapacityFlag(t *testing.T) {
 				}
 				continue
 			}
-			slots, err := solvecmd.ParsePacking(layout[i])
-			if err != nil {
-				t.Fatalf("row %d: %v", i+1, err)
+			slots, stale, err := adapt.ParsePacking(layout[i], nodeIndex)
+			if err != nil || stale {
+				t.Fatalf("row %d: %v (stale %v)", i+1, err, stale)
 			}
 			var sp, sw int64
 			for _, s := range slots {
-				n, known := nodeIndex[s.Node]
-				if !known {
-					t.Fatalf("row %d: node %q", i+1, s.Node)
-				}
+				n := s.Node
 				sp, sw = sp+int64(s.PS), sw+int64(s.Workers)
 				for r, name := range resources {
 					used[n][r] += float64(s.PS)*alloc.Float64s("ps_" + name)[i] + float64(s.Workers)*alloc.Float64s("worker_" + name)[i]
@@ -457,39 +452,6 @@ func TestCapacityFlag(t *testing.T) {
 					t.Errorf("node %d: %s %v of %v", n, name, used[n][r], capacity[name][n])
 				}
 			}
-		}
-	}
-}
-
-func TestParsePacking(t *testing.T) {
-	got, err := solvecmd.ParsePacking(`[{"node":"a b","ps":2,"workers":0},{"node":"c\"d","ps":0,"workers":1}]`)
-	if err != nil || fmt.Sprint(got) != `[{a b 2 0} {c"d 0 1}]` {
-		t.Errorf("%v, %v", got, err)
-	}
-	// What PackingColumn writes reads back, whatever the node names.
-	res := &solve.Result{Decisions: []solve.Decision{{Status: solve.Running}, {Status: solve.Waiting}},
-		Packing: [][]solve.NodeTasks{{{Node: 0, PS: 1, Workers: 2}, {Node: 1, PS: 3}}, nil}}
-	col, ok := solvecmd.PackingColumn(res, []string{`a"b`, "é\\c\n"})
-	want := []solvecmd.NodeCount{{Node: `a"b`, PS: 1, Workers: 2}, {Node: "é\\c\n", PS: 3}}
-	if got, err := solvecmd.ParsePacking(col[0]); err != nil || !ok[0] || ok[1] || !slices.Equal(got, want) {
-		t.Errorf("%s: %+v, %v", col[0], got, err)
-	}
-	// Other spacing and key orders are JSON too; escapes are decoded.
-	for in, want := range map[string]string{
-		`[{"node":"gpu-01","ps":0,"workers":2},{"node":"cpu-03","ps":3,"workers":0}]`: "[{gpu-01 0 2} {cpu-03 3 0}]",
-		`[ {"workers": 2, "ps": 0, "node": "gpu-01"} ]`:                               "[{gpu-01 0 2}]",
-		`[{"node":"a\u00e9\\","ps":10,"workers":0}]`:                                  `[{aé\ 10 0}]`,
-		`[]`: "[]",
-	} {
-		if got, err := solvecmd.ParsePacking(in); err != nil || fmt.Sprint(got) != want {
-			t.Errorf("%s: %v, %v; want %s", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "[", `{"node":"a"}`, `[{"node":"a","ps":1,"workers":1,"gpu":2}]`, `[{"node":"","ps":1,"workers":1}]`,
-		`[{"node":"a","ps":-1,"workers":1}]`, `[] []`, `[{"node":"a","ps":01,"workers":1}]`, `[{"node":"a","ps":1,"workers":1}]x`,
-		`[{"node":"a","ps":1,"workers":1},]`} {
-		if _, err := solvecmd.ParsePacking(bad); err == nil {
-			t.Errorf("%q: no error", bad)
 		}
 	}
 }

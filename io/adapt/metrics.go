@@ -1,0 +1,164 @@
+package adapt
+
+import (
+	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline"
+)
+
+// GroupLoss splits a loss table by job, in order of first appearance. Steps
+// must increase within a job (row order is log order), and a job's
+// higher_is_better flag must not change; either mistake is an input error
+// naming the row. known, when not nil, lists the jobs the table may name.
+func GroupLoss(t *table.Table, known map[string]bool, knownSource string) ([]pipeline.LossSeries, error) {
+	jobs, steps, values := t.Strings("job"), t.Int64s("step"), t.Float64s("value")
+	higher := t.Bools("higher_is_better")
+	index := map[string]int{}
+	var out []pipeline.LossSeries
+	for r := range jobs {
+		j := jobs[r]
+		if known != nil && !known[j] {
+			return nil, t.Errorf("job", r, "unknown job %q (not in %s)", j, knownSource)
+		}
+		i, seen := index[j]
+		if !seen {
+			i = len(out)
+			index[j] = i
+			out = append(out, pipeline.LossSeries{Job: j, HigherIsBetter: higher[r]})
+		}
+		jl := &out[i]
+		if jl.HigherIsBetter != higher[r] {
+			return nil, t.Errorf("higher_is_better", r, "job %q changes its higher_is_better flag", j)
+		}
+		if n := len(jl.Points); n > 0 && float64(steps[r]) <= jl.Points[n-1].Step {
+			return nil, t.Errorf("step", r, "step %d of job %q does not follow its previous step %v: steps must increase within a job", steps[r], j, jl.Points[n-1].Step)
+		}
+		jl.Points = append(jl.Points, fit.LossPoint{Step: float64(steps[r]), Value: values[r]})
+	}
+	return out, nil
+}
+
+// JobInfos indexes a jobs table.
+func JobInfos(t *table.Table) (map[string]pipeline.JobInfo, []string) {
+	jobs := t.Strings("job")
+	modes, batch, epoch := t.Strings("mode"), t.Int64s("global_batch"), t.Int64s("epoch_steps")
+	out := make(map[string]pipeline.JobInfo, len(jobs))
+	for i, j := range jobs {
+		out[j] = pipeline.JobInfo{Mode: modes[i], GlobalBatch: float64(batch[i]), EpochSteps: float64(epoch[i])}
+	}
+	return out, jobs
+}
+
+// GroupSpeed splits a speed table by job, in order of first appearance.
+// Each job's mode and global batch come from the table's own columns or,
+// where those are null, from jobs (nil when there is no jobs table);
+// a job with neither, or with conflicting values, is an input error naming
+// the row.
+func GroupSpeed(t *table.Table, jobs map[string]pipeline.JobInfo, jobsSource string) ([]pipeline.SpeedSeries, error) {
+	names, ps, ws, speeds := t.Strings("job"), t.Int64s("ps"), t.Int64s("workers"), t.Float64s("speed")
+	modes, modeOK := t.Strings("mode"), t.Valid("mode")
+	batch, batchOK := t.Int64s("global_batch"), t.Valid("global_batch")
+	index := map[string]int{}
+	var out []pipeline.SpeedSeries
+	for r, j := range names {
+		info, known := jobs[j]
+		if jobs != nil && !known {
+			return nil, t.Errorf("job", r, "unknown job %q (not in %s)", j, jobsSource)
+		}
+		mode, gb := info.Mode, info.GlobalBatch
+		if modeOK[r] {
+			if known && mode != modes[r] {
+				return nil, t.Errorf("mode", r, "job %q is %s here but %s in %s", j, modes[r], mode, jobsSource)
+			}
+			mode = modes[r]
+		}
+		if batchOK[r] {
+			gb = float64(batch[r])
+		}
+		if mode == "" {
+			return nil, t.Errorf("mode", r, "job %q has no mode: give the speed table a mode column or pass --jobs", j)
+		}
+		if mode == fit.Sync && !(gb > 0) {
+			return nil, t.Errorf("global_batch", r, "job %q is synchronous but has no global batch: give the speed table a global_batch column or pass --jobs", j)
+		}
+		i, seen := index[j]
+		if !seen {
+			i = len(out)
+			index[j] = i
+			out = append(out, pipeline.SpeedSeries{Job: j, Mode: mode, GlobalBatch: gb})
+		}
+		js := &out[i]
+		if js.Mode != mode || js.GlobalBatch != gb {
+			return nil, t.Errorf("", r, "job %q changes its mode or global batch between rows", j)
+		}
+		js.Samples = append(js.Samples, fit.SpeedSample{PS: int(ps[r]), Workers: int(ws[r]), Speed: speeds[r]})
+	}
+	return out, nil
+}
+
+// FitInputs groups the loss and speed tables (either may be nil) into the
+// jobs to fit. With a jobs table every job of it is fitted, in its order,
+// and the tables may name no other job; otherwise jobs come in order of
+// first appearance, loss before speed.
+func FitInputs(loss, speed, jobs *table.Table) ([]pipeline.FitInput, error) {
+	var infos map[string]pipeline.JobInfo
+	var order []string
+	var known map[string]bool
+	jobsSource := ""
+	if jobs != nil {
+		infos, order = JobInfos(jobs)
+		known = make(map[string]bool, len(order))
+		for _, j := range order {
+			known[j] = true
+		}
+		jobsSource = jobs.Source
+	}
+	var lossByJob []pipeline.LossSeries
+	var speedByJob []pipeline.SpeedSeries
+	var err error
+	if loss != nil {
+		if lossByJob, err = GroupLoss(loss, known, jobsSource); err != nil {
+			return nil, err
+		}
+	}
+	if speed != nil {
+		if speedByJob, err = GroupSpeed(speed, infos, jobsSource); err != nil {
+			return nil, err
+		}
+	}
+	index := make(map[string]int, len(order))
+	for i, j := range order {
+		index[j] = i
+	}
+	add := func(j string) int {
+		i, ok := index[j]
+		if !ok {
+			i = len(order)
+			index[j] = i
+			order = append(order, j)
+		}
+		return i
+	}
+	in := make([]pipeline.FitInput, len(order))
+	for i, j := range order {
+		in[i].Job = j
+		if info, ok := infos[j]; ok {
+			in[i].Info = &info
+		}
+	}
+	for k := range lossByJob {
+		i := add(lossByJob[k].Job)
+		if i == len(in) {
+			in = append(in, pipeline.FitInput{Job: lossByJob[k].Job})
+		}
+		in[i].Loss = &lossByJob[k]
+	}
+	for k := range speedByJob {
+		i := add(speedByJob[k].Job)
+		if i == len(in) {
+			in = append(in, pipeline.FitInput{Job: speedByJob[k].Job})
+		}
+		in[i].Speed = &speedByJob[k]
+	}
+	return in, nil
+}

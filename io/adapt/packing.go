@@ -1,0 +1,165 @@
+package adapt
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/optimus-sched/optimus/layout"
+	"github.com/optimus-sched/optimus/solve"
+)
+
+// PackingColumn writes, for every running job, where solve's node-level
+// check fitted its tasks (Result.Packing) as a JSON array of {"node", "ps",
+// "workers"} objects (the alloc_nodes column); null for the other jobs and
+// when the plan has no packing (--capacity aggregate).
+func PackingColumn(res *solve.Result, nodes []string) ([]string, []bool) {
+	n := len(res.Decisions)
+	out, ok := make([]string, n), make([]bool, n)
+	if res.Packing == nil {
+		return out, ok
+	}
+	quoted := make([][]byte, len(nodes)) // JSON strings, made once per node used
+	var b []byte
+	for j, d := range res.Decisions {
+		if d.Status != solve.Running || len(res.Packing[j]) == 0 {
+			continue
+		}
+		b = append(b[:0], '[')
+		for k, s := range res.Packing[j] {
+			if quoted[s.Node] == nil {
+				quoted[s.Node], _ = json.Marshal(nodes[s.Node])
+			}
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"node":`...)
+			b = append(b, quoted[s.Node]...)
+			b = append(b, `,"ps":`...)
+			b = strconv.AppendInt(b, int64(s.PS), 10)
+			b = append(b, `,"workers":`...)
+			b = strconv.AppendInt(b, int64(s.Workers), 10)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+		out[j], ok[j] = string(b), true
+	}
+	return out, ok
+}
+
+// ParsePacking reads an alloc_nodes value (see PackingColumn) against the
+// cluster's nodes. stale reports a layout naming a node the cluster no
+// longer has: it is then of no use, and slots is nil.
+func ParsePacking(s string, nodeIndex map[string]int) (slots []layout.Slot, stale bool, err error) {
+	entries, err := parsePacking(s)
+	if err != nil {
+		return nil, false, err
+	}
+	slots = make([]layout.Slot, len(entries))
+	for k, e := range entries {
+		n, ok := nodeIndex[e.Node]
+		if !ok {
+			return nil, true, nil
+		}
+		slots[k] = layout.Slot{Node: n, PS: e.PS, Workers: e.Workers}
+	}
+	return slots, false, nil
+}
+
+// parsePacking reads an alloc_nodes value into its entries.
+func parsePacking(s string) ([]packedNode, error) {
+	if slots, ok := parsePackingFast(s); ok {
+		return slots, nil
+	}
+	var slots []packedNode
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&slots); err != nil {
+		return nil, fmt.Errorf("not a JSON array of {\"node\", \"ps\", \"workers\"} objects: %v", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("text after the JSON array")
+	}
+	for _, sl := range slots {
+		if sl.Node == "" || sl.PS < 0 || sl.Workers < 0 {
+			return nil, fmt.Errorf("entry %+v: a node name and counts >= 0 are needed", sl)
+		}
+	}
+	return slots, nil
+}
+
+// parsePackingFast reads alloc_nodes as PackingColumn writes it, without
+// reflection (encoding/json takes longer than placing the tasks); ok is
+// false for anything else (escapes in node names, other spacing or order,
+// bad values), which ParsePacking then reads, or rejects, with
+// encoding/json.
+func parsePackingFast(s string) (slots []packedNode, ok bool) {
+	eat := func(prefix string) bool {
+		if strings.HasPrefix(s, prefix) {
+			s = s[len(prefix):]
+			return true
+		}
+		return false
+	}
+	count := func() (int, bool) {
+		n, i := 0, 0
+		for i < len(s) && i < 9 && s[i] >= '0' && s[i] <= '9' {
+			n = 10*n + int(s[i]-'0')
+			i++
+		}
+		if i == 0 || i > 1 && s[0] == '0' {
+			return 0, false
+		}
+		s = s[i:]
+		return n, true
+	}
+	if !eat("[") {
+		return nil, false
+	}
+	for k := 0; ; k++ {
+		if eat("]") {
+			return slots, k > 0 && s == ""
+		}
+		if k > 0 && !eat(",") {
+			return nil, false
+		}
+		if !eat(`{"node":"`) {
+			return nil, false
+		}
+		end := strings.IndexByte(s, '"')
+		if end <= 0 {
+			return nil, false
+		}
+		node := s[:end]
+		for i := 0; i < len(node); i++ {
+			if node[i] == '\\' || node[i] < 0x20 {
+				return nil, false
+			}
+		}
+		s = s[end+1:]
+		var sl packedNode
+		var okP, okW bool
+		if !eat(`,"ps":`) {
+			return nil, false
+		}
+		sl.PS, okP = count()
+		if !okP || !eat(`,"workers":`) {
+			return nil, false
+		}
+		sl.Workers, okW = count()
+		if !okW || !eat("}") {
+			return nil, false
+		}
+		sl.Node = node
+		slots = append(slots, sl)
+	}
+}
+
+// packedNode is one entry of alloc_nodes as written: how many PS and
+// workers of a job go on the node of that name.
+type packedNode struct {
+	Node    string `json:"node"`
+	PS      int    `json:"ps"`
+	Workers int    `json:"workers"`
+}

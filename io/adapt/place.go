@@ -1,0 +1,193 @@
+package adapt
+
+import (
+	"fmt"
+
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline"
+	"github.com/optimus-sched/optimus/place"
+)
+
+// Assignments reads an allocation table (optimus solve's output) as place's
+// view of each job, against the cluster. A resource named like a plan
+// column, a missing demand column and an unreadable alloc_nodes value are
+// errors naming the file, column and row (exit 2).
+func Assignments(alloc *table.Table, c *pipeline.Cluster) ([]pipeline.Assignment, error) {
+	for _, r := range c.Resources {
+		if _, clash := schema.Plan.Column(r); clash {
+			return nil, &table.Error{Source: c.Source, Column: r,
+				Msg: "a resource cannot be called like a column of the plan table; rename it"}
+		}
+	}
+	workerDemand, err := Demands(alloc, "worker_", c)
+	if err != nil {
+		return nil, err
+	}
+	psDemand, err := Demands(alloc, "ps_", c)
+	if err != nil {
+		return nil, err
+	}
+	nodeIndex := NodeIndex(c)
+	names := alloc.Strings("job")
+	status, reason := alloc.Strings("status"), alloc.Strings("reason")
+	packing, packingOK := alloc.Strings("alloc_nodes"), alloc.Valid("alloc_nodes")
+	aps, aw := alloc.Int64s("alloc_ps"), alloc.Int64s("alloc_workers")
+	foreign := ForeignDemands(alloc, c.Resources)
+	out := make([]pipeline.Assignment, len(names))
+	for i, name := range names {
+		a := pipeline.Assignment{Job: name, PS: int(aps[i]), Workers: int(aw[i]), Status: place.Status(status[i]),
+			Reason: reason[i], PSDemand: psDemand[i], WorkerDemand: workerDemand[i], Foreign: foreign[i]}
+		if a.Status == place.Running && packingOK[i] && a.Foreign == "" && a.PS >= 1 && a.Workers >= 1 {
+			slots, _, err := ParsePacking(packing[i], nodeIndex)
+			if err != nil {
+				return nil, &table.Error{Source: alloc.Source, Column: "alloc_nodes", Row: i + 1, Msg: err.Error()}
+			}
+			// A node the cluster no longer has makes the layout stale: it
+			// is dropped (place.Job.Packing also drops one whose counts no
+			// longer add up to the allocation).
+			a.Packing = slots
+		}
+		out[i] = a
+	}
+	return out, nil
+}
+
+// PlaceProblem builds place's problem from an allocation table, the
+// cluster and, when not nil, the plan running now.
+func PlaceProblem(alloc *table.Table, c *pipeline.Cluster, current *table.Table) (*place.Problem, error) {
+	as, err := Assignments(alloc, c)
+	if err != nil {
+		return nil, err
+	}
+	var cur map[string][]place.Task
+	if current != nil {
+		if cur, err = CurrentTasks(current, NodeIndex(c)); err != nil {
+			return nil, err
+		}
+	}
+	prob, err := pipeline.PlaceProblem(c, as, cur)
+	if ae, ok := err.(*pipeline.AssignmentError); ok {
+		return nil, &table.Error{Source: alloc.Source, Row: ae.Index + 1, Msg: ae.Msg}
+	}
+	return prob, err
+}
+
+// NodeIndex maps each node's name to its index.
+func NodeIndex(c *pipeline.Cluster) map[string]int {
+	idx := make(map[string]int, len(c.Nodes))
+	for i, n := range c.Nodes {
+		idx[n] = i
+	}
+	return idx
+}
+
+// CurrentTasks reads a plan table as the tasks running now, per job, in row
+// order; a node the cluster lacks is -1. Rows without a task (waiting jobs)
+// are skipped; a task listed twice, or a task row without an index, is an
+// error naming the row.
+func CurrentTasks(current *table.Table, nodeIndex map[string]int) (map[string][]place.Task, error) {
+	jobs, roles, nodes := current.Strings("job"), current.Strings("role"), current.Strings("node")
+	idx, idxOK, roleOK, nodeOK := current.Int64s("index"), current.Valid("index"), current.Valid("role"), current.Valid("node")
+	type key struct {
+		job, role string
+		index     int64
+	}
+	first := map[key]int{}
+	out := map[string][]place.Task{}
+	for r := range jobs {
+		if !roleOK[r] || !nodeOK[r] {
+			continue
+		}
+		if !idxOK[r] {
+			return nil, &table.Error{Source: current.Source, Column: "index", Row: r + 1, Msg: "no value: a task row needs its index"}
+		}
+		k := key{jobs[r], roles[r], idx[r]}
+		if f, dup := first[k]; dup {
+			return nil, &table.Error{Source: current.Source, Column: "index", Row: r + 1,
+				Msg: fmt.Sprintf("task %s %s %d appears twice (first at row %d)", jobs[r], roles[r], idx[r], f+1)}
+		}
+		first[k] = r
+		node, ok := nodeIndex[nodes[r]]
+		if !ok {
+			node = -1
+		}
+		role := place.Worker
+		if roles[r] == "ps" {
+			role = place.PS
+		}
+		out[jobs[r]] = append(out[jobs[r]], place.Task{Role: role, Index: int(idx[r]), Node: node})
+	}
+	return out, nil
+}
+
+// PlanTable writes a placement as the plan table.
+func PlanTable(prob *place.Problem, res *place.Result) (*table.Table, error) {
+	var (
+		job, role, node, status, reason []string
+		method                          []string
+		methodOK                        []bool
+		roleOK, nodeOK, reasonOK        []bool
+		index                           []int64
+		indexOK, kept, even             []bool
+		jps, jw, servers                []int64
+		cross                           []float64
+		use                             = make([][]float64, len(prob.Resources))
+	)
+	row := func(j int, jp *place.JobPlacement) {
+		job = append(job, prob.Jobs[j].Name)
+		status = append(status, string(jp.Status))
+		reason, reasonOK = append(reason, jp.Reason), append(reasonOK, jp.Reason != "")
+		jps, jw, servers = append(jps, int64(jp.PS)), append(jw, int64(jp.Workers)), append(servers, int64(jp.Servers))
+		even, cross = append(even, jp.Even), append(cross, jp.CrossTraffic)
+		method, methodOK = append(method, jp.Method), append(methodOK, jp.Method != "")
+	}
+	t := 0
+	for j := range prob.Jobs {
+		jp := &res.Jobs[j]
+		if t >= len(res.Tasks) || res.Tasks[t].Job != j {
+			row(j, jp)
+			role, roleOK = append(role, ""), append(roleOK, false)
+			index, indexOK = append(index, 0), append(indexOK, false)
+			node, nodeOK = append(node, ""), append(nodeOK, false)
+			kept = append(kept, false)
+			for r := range use {
+				use[r] = append(use[r], 0)
+			}
+			continue
+		}
+		for ; t < len(res.Tasks) && res.Tasks[t].Job == j; t++ {
+			task := res.Tasks[t]
+			row(j, jp)
+			role, roleOK = append(role, task.Role.String()), append(roleOK, true)
+			index, indexOK = append(index, int64(task.Index)), append(indexOK, true)
+			node, nodeOK = append(node, prob.Nodes[task.Node]), append(nodeOK, true)
+			kept = append(kept, task.Kept)
+			d := prob.Jobs[j].WorkerDemand
+			if task.Role == place.PS {
+				d = prob.Jobs[j].PSDemand
+			}
+			for r := range use {
+				use[r] = append(use[r], d[r])
+			}
+		}
+	}
+	out := table.New(schema.Plan, len(job))
+	out.SetStrings("job", job, nil)
+	out.SetStrings("role", role, roleOK)
+	out.SetInt64s("index", index, indexOK)
+	out.SetStrings("node", node, nodeOK)
+	out.SetBools("kept", kept, nil)
+	out.SetStrings("status", status, nil)
+	out.SetStrings("reason", reason, reasonOK)
+	out.SetInt64s("job_ps", jps, nil)
+	out.SetInt64s("job_workers", jw, nil)
+	out.SetInt64s("job_servers", servers, nil)
+	out.SetStrings("job_method", method, methodOK)
+	out.SetBools("job_even", even, nil)
+	out.SetFloat64sNaNAsNull("job_cross_traffic", cross)
+	for r, name := range prob.Resources {
+		out.SetFloat64s(name, use[r], nil)
+	}
+	return table.Conform(out)
+}

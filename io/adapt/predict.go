@@ -1,0 +1,99 @@
+package adapt
+
+import (
+	"fmt"
+
+	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline"
+)
+
+// JobStates reads what predict needs of each job of a jobs table, in row
+// order.
+func JobStates(jobs *table.Table) []pipeline.JobState {
+	names := jobs.Strings("job")
+	model, mode := jobs.Strings("model"), jobs.Strings("mode")
+	epochSteps, progress := jobs.Int64s("epoch_steps"), jobs.Int64s("progress_steps")
+	budget, budgetOK := jobs.Float64s("epoch_budget"), jobs.Valid("epoch_budget")
+	ps, workers := jobs.Int64s("ps"), jobs.Int64s("workers")
+	out := make([]pipeline.JobState, len(names))
+	for i, j := range names {
+		out[i] = pipeline.JobState{Job: j, Model: model[i], Mode: mode[i],
+			EpochSteps: epochSteps[i], ProgressSteps: progress[i],
+			EpochBudget: budget[i], HasBudget: budgetOK[i], PS: int(ps[i]), Workers: int(workers[i])}
+	}
+	return out
+}
+
+// Predict predicts every job of a jobs table from a models table and
+// returns the predictions table: the jobs' columns with predict's added (in
+// place of any they had). A models row of a job the jobs table lacks, and a
+// speed model of another mode than its job, are errors naming the file.
+func Predict(jobs, models *table.Table, rule fit.Rule, at []fit.Config) (*table.Table, error) {
+	names := jobs.Strings("job")
+	inJobs := make(map[string]bool, len(names))
+	for _, j := range names {
+		inJobs[j] = true
+	}
+	for r, j := range models.Strings("job") {
+		if !inJobs[j] {
+			return nil, models.Errorf("job", r, "unknown job %q (not in %s)", j, jobs.Source)
+		}
+	}
+	preds, err := pipeline.Predict(JobStates(jobs), ReadModels(models), rule, at)
+	if mm, ok := err.(*pipeline.ModeMismatchError); ok {
+		return nil, &table.Error{Source: models.Source, Column: "speed_mode",
+			Msg: fmt.Sprintf("%s in %s", mm.Error(), jobs.Source)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return PredictionsTable(jobs, preds, at), nil
+}
+
+// PredictionsTable adds the predictions to the jobs table's columns.
+func PredictionsTable(jobs *table.Table, preds []pipeline.Prediction, at []fit.Config) *table.Table {
+	n := len(preds)
+	out := jobs.Take(identity(n))
+	out.Name, out.Version = schema.Predictions.Name, schema.Predictions.Version
+	column := func(name string, get func(p *pipeline.Prediction) float64) {
+		vals := make([]float64, n)
+		for i := range preds {
+			vals[i] = get(&preds[i])
+		}
+		out.SetFloat64sNaNAsNull(name, vals)
+	}
+	for q, p := range []string{"p10", "p50", "p90"} {
+		column("remaining_steps_"+p, func(p *pipeline.Prediction) float64 { return p.Remaining[q] })
+		column("total_epochs_"+p, func(p *pipeline.Prediction) float64 { return p.TotalEpochs[q] })
+	}
+	strs := func(name string, get func(p *pipeline.Prediction) string, nullable bool) {
+		vals := make([]string, n)
+		for i := range preds {
+			vals[i] = get(&preds[i])
+		}
+		var ok []bool
+		if nullable {
+			ok = Present(vals)
+		}
+		out.SetStrings(name, vals, ok)
+	}
+	strs("remaining_source", func(p *pipeline.Prediction) string { return p.Source }, false)
+	for k := range 5 {
+		column(fmt.Sprintf("speed_theta%d", k), func(p *pipeline.Prediction) float64 {
+			if p.Speed == nil || k >= fit.NumTheta(p.Speed.Mode) {
+				return nan
+			}
+			return p.Speed.Theta[k]
+		})
+	}
+	strs("loss_quality", func(p *pipeline.Prediction) string { return p.LossQuality }, true)
+	strs("speed_quality", func(p *pipeline.Prediction) string { return p.SpeedQuality }, true)
+	column("speed_now", func(p *pipeline.Prediction) float64 { return p.SpeedNow })
+	column("eta_s", func(p *pipeline.Prediction) float64 { return p.ETA })
+	for k, c := range at {
+		column(fmt.Sprintf("speed_at_%d_%d", c.PS, c.Workers), func(p *pipeline.Prediction) float64 { return p.At[k] })
+	}
+	return out
+}

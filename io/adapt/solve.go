@@ -1,0 +1,135 @@
+package adapt
+
+import (
+	"fmt"
+
+	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline"
+	"github.com/optimus-sched/optimus/solve"
+)
+
+// Requests reads a predictions table as solve's requests, planning with
+// the given quantile (p10, p50 or p90) of the remaining steps. Whole-table
+// problems (a demand column missing for a cluster resource, no job with a
+// prediction) are errors naming the file and column; a problem of one job
+// (no prediction, no speed model, a demand for a resource the cluster
+// lacks) is said in its request, naming its row, and makes it wait.
+func Requests(pred *table.Table, c *pipeline.Cluster, quantile string) ([]pipeline.Request, error) {
+	workerDemand, err := Demands(pred, "worker_", c)
+	if err != nil {
+		return nil, err
+	}
+	psDemand, err := Demands(pred, "ps_", c)
+	if err != nil {
+		return nil, err
+	}
+	n := pred.NumRows()
+	remCol := "remaining_steps_" + quantile
+	remaining, remOK := pred.Float64s(remCol), pred.Valid(remCol)
+	if n > 0 && !anyTrue(remOK) {
+		return nil, &table.Error{Source: pred.Source, Column: remCol,
+			Msg: "no job has a value: solve needs each job's predicted remaining steps, as optimus predict (or optimus datasets generate) writes them"}
+	}
+	var theta [5][]float64
+	var thetaOK [5][]bool
+	for k := range theta {
+		col := fmt.Sprintf("speed_theta%d", k)
+		theta[k], thetaOK[k] = pred.Float64s(col), pred.Valid(col)
+	}
+	names, modes := pred.Strings("job"), pred.Strings("mode")
+	batch := pred.Int64s("global_batch")
+	arrival, weight := pred.Float64s("arrival_s"), pred.Float64s("weight")
+	curPS, curW := pred.Int64s("ps"), pred.Int64s("workers")
+	maxPS, maxW := pred.Int64s("max_ps"), pred.Int64s("max_workers")
+	maxPSOK, maxWOK := pred.Valid("max_ps"), pred.Valid("max_workers")
+	foreign := ForeignDemands(pred, c.Resources)
+
+	reqs := make([]pipeline.Request, n)
+	for i := range n {
+		r := pipeline.Request{
+			Job: names[i], Arrival: arrival[i], Weight: weight[i], Remaining: remaining[i],
+			Speed:  fit.SpeedModel{Mode: modes[i], GlobalBatch: float64(batch[i])},
+			Worker: workerDemand[i], PS: psDemand[i],
+			CurPS: int(curPS[i]), CurWorkers: int(curW[i]), Foreign: foreign[i],
+		}
+		if maxPSOK[i] {
+			r.MaxPS = int(maxPS[i])
+		}
+		if maxWOK[i] {
+			r.MaxWorkers = int(maxW[i])
+		}
+		for k := range fit.NumTheta(modes[i]) {
+			if !thetaOK[k][i] {
+				r.SpeedMissing = fmt.Sprintf("no speed model: speed_theta%d is null (%s row %d)", k, pred.Source, i+1)
+				break
+			}
+			r.Speed.Theta[k] = theta[k][i]
+		}
+		if !remOK[i] {
+			r.RemainingMissing = fmt.Sprintf("no prediction: %s is null (%s row %d)", remCol, pred.Source, i+1)
+		}
+		reqs[i] = r
+	}
+	return reqs, nil
+}
+
+func anyTrue(bs []bool) bool {
+	for _, b := range bs {
+		if b {
+			return true
+		}
+	}
+	return false
+}
+
+// AllocationTable returns the predictions table with the decisions added:
+// the allocation table. nodes names the cluster's nodes (for alloc_nodes).
+func AllocationTable(pred *table.Table, res *solve.Result, nodes []string) (*table.Table, error) {
+	out := pred.Take(identity(pred.NumRows()))
+	out.Name, out.Version = schema.Allocation.Name, schema.Allocation.Version
+	n := len(res.Decisions)
+	policy := make([]string, n)
+	ps, wk := make([]int64, n), make([]int64, n)
+	speed, completion, gain, next, share, saves := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	changed := make([]bool, n)
+	status, reason := make([]string, n), make([]string, n)
+	reasonOK := make([]bool, n)
+	for i, d := range res.Decisions {
+		policy[i] = string(res.Policy)
+		ps[i], wk[i] = int64(d.PS), int64(d.Workers)
+		speed[i], completion[i], gain[i], next[i] = d.Speed, d.Completion, d.Gain, d.NextGain
+		share[i], saves[i], changed[i] = d.DominantShare, d.ChangeSaves, d.Changed
+		status[i], reason[i], reasonOK[i] = string(d.Status), d.Reason, d.Reason != ""
+	}
+	out.SetStrings("alloc_policy", policy, nil)
+	out.SetInt64s("alloc_ps", ps, nil)
+	out.SetInt64s("alloc_workers", wk, nil)
+	out.SetFloat64sNaNAsNull("alloc_speed", speed)
+	out.SetFloat64sNaNAsNull("alloc_completion_s", completion)
+	out.SetFloat64sNaNAsNull("alloc_gain", gain)
+	out.SetFloat64sNaNAsNull("alloc_next_gain", next)
+	out.SetFloat64s("alloc_dominant_share", share, nil)
+	out.SetBools("alloc_changed", changed, nil)
+	out.SetFloat64sNaNAsNull("alloc_change_saves_s", saves)
+	packing, packingOK := PackingColumn(res, nodes)
+	out.SetStrings("alloc_nodes", packing, packingOK)
+	out.SetStrings("status", status, nil)
+	out.SetStrings("reason", reason, reasonOK)
+	return table.Conform(out)
+}
+
+// SolveProblem reads the cluster and a predictions table into solve's
+// problem, planning with the given quantile of the remaining steps.
+func SolveProblem(pred, cluster *table.Table, quantile string) (*pipeline.Cluster, *solve.Problem, error) {
+	c, err := Cluster(cluster)
+	if err != nil {
+		return nil, nil, err
+	}
+	reqs, err := Requests(pred, c, quantile)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, pipeline.SolveProblem(c, reqs), nil
+}

@@ -1,0 +1,25 @@
+// Package layout holds what solve and place share about where a job's
+// tasks sit on the nodes: a Slot (how many parameter servers and workers of
+// a job are on one node) and the key that identifies a demand vector.
+package layout
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// Slot is how many PS and workers of a job are on one node.
+type Slot struct {
+	Node        int // index into the cluster's nodes
+	PS, Workers int
+}
+
+// DemandKey identifies a demand vector (one task's demand of each resource)
+// exactly, for maps keyed by demand.
+func DemandKey(d []float64) string {
+	b := make([]byte, 0, 8*len(d))
+	for _, x := range d {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+	}
+	return string(b)
+}

@@ -1,0 +1,159 @@
+package pipeline
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/optimus-sched/optimus/fit"
+)
+
+// JobState is what predict needs to know of a job now.
+type JobState struct {
+	Job string
+	// Model is the model family (the jobs table's model), whose other jobs'
+	// predictions stand in for a job without a usable fit of its own.
+	Model string
+	Mode  string
+	// EpochSteps and ProgressSteps are the steps of an epoch and the steps
+	// trained so far.
+	EpochSteps, ProgressSteps int64
+	// EpochBudget, when HasBudget, is the user's own stopping point, which
+	// wins over any prediction.
+	EpochBudget float64
+	HasBudget   bool
+	// PS and Workers run now (0 when the job does not run).
+	PS, Workers int
+}
+
+// Prediction is what predict adds to a job.
+type Prediction struct {
+	// TotalEpochs and Remaining (steps) at the 10th, 50th and 90th
+	// percentiles; NaN when unknown (Source "unknown").
+	TotalEpochs, Remaining [3]float64
+	// Source says where TotalEpochs come from: budget, fit, cap (the fit
+	// reaches the rule's cap first), model (the family's median) or
+	// unknown.
+	Source                    string
+	LossQuality, SpeedQuality string
+	// Speed is the job's speed model; nil without one.
+	Speed *fit.SpeedModel
+	// SpeedNow is the speed at the running allocation and ETA the median
+	// remaining steps over it, in seconds; NaN when not running or unknown.
+	SpeedNow, ETA float64
+	// At is the speed at each configuration asked for (NaN without a
+	// speed model).
+	At []float64
+}
+
+// Prediction sources.
+const (
+	SourceBudget  = "budget"
+	SourceFit     = "fit"
+	SourceCap     = "cap"
+	SourceModel   = "model"
+	SourceUnknown = "unknown"
+)
+
+// ModeMismatchError is a job whose speed model is of another mode than the
+// job itself.
+type ModeMismatchError struct {
+	Job, ModelMode, JobMode string
+}
+
+func (e *ModeMismatchError) Error() string {
+	return fmt.Sprintf("job %q has a %s speed model but is %s", e.Job, e.ModelMode, e.JobMode)
+}
+
+// Predict applies the convergence rule to each job's fit (Optimus, section
+// 3.1). The total epochs come from the job's budget, else its own fit, else
+// the median prediction of the other jobs of its model family that were
+// fitted well enough (not poor); a poor fit also gives way to its family's
+// median when there is one. Remaining steps are total epochs x epoch_steps
+// less the steps done, at least 0. models may lack any job.
+func Predict(jobs []JobState, models map[string]Model, rule fit.Rule, at []fit.Config) ([]Prediction, error) {
+	out := make([]Prediction, len(jobs))
+	var total [][3]float64 = make([][3]float64, len(jobs))
+	for i, j := range jobs {
+		p := &out[i]
+		m, ok := models[j.Job]
+		if ok && m.Loss != nil {
+			p.LossQuality = m.Loss.Quality
+		} else if ok && m.LossNote != "" {
+			p.LossQuality = fit.QualityInsufficient
+		}
+		p.SpeedQuality = m.SpeedQuality
+		switch {
+		case j.HasBudget:
+			total[i] = [3]float64{j.EpochBudget, j.EpochBudget, j.EpochBudget}
+			p.Source = SourceBudget
+		case ok && m.Loss != nil && m.Loss.Quality != fit.QualityInsufficient:
+			c := fit.PredictConvergence(*m.Loss, float64(j.EpochSteps), rule)
+			total[i] = [3]float64{float64(c.P10), float64(c.P50), float64(c.P90)}
+			p.Source = SourceFit
+			if c.Capped {
+				p.Source = SourceCap
+			}
+		}
+	}
+	// A poor fit gives way to its model family's prediction where there is
+	// one made from better fits.
+	family := map[string][][3]float64{}
+	fitted := func(i int) bool { return out[i].Source == SourceFit || out[i].Source == SourceCap }
+	for i, j := range jobs {
+		if fitted(i) && out[i].LossQuality != fit.QualityPoor {
+			family[j.Model] = append(family[j.Model], total[i])
+		}
+	}
+	for i, j := range jobs {
+		poor := fitted(i) && out[i].LossQuality == fit.QualityPoor
+		if out[i].Source != "" && !(poor && len(family[j.Model]) > 0) {
+			continue
+		}
+		if f := family[j.Model]; len(f) > 0 {
+			for q := 0; q < 3; q++ {
+				vals := make([]float64, len(f))
+				for k := range f {
+					vals[k] = f[k][q]
+				}
+				total[i][q] = fit.Median(vals)
+			}
+			out[i].Source = SourceModel
+		} else {
+			out[i].Source = SourceUnknown
+		}
+	}
+	for i, j := range jobs {
+		p := &out[i]
+		for q := 0; q < 3; q++ {
+			p.TotalEpochs[q], p.Remaining[q] = math.NaN(), math.NaN()
+			if p.Source != SourceUnknown {
+				p.TotalEpochs[q] = total[i][q]
+				p.Remaining[q] = math.Max(0, total[i][q]*float64(j.EpochSteps)-float64(j.ProgressSteps))
+			}
+		}
+		p.SpeedNow, p.ETA = math.NaN(), math.NaN()
+		p.At = make([]float64, len(at))
+		for k := range at {
+			p.At[k] = math.NaN()
+		}
+		m := models[j.Job]
+		if m.Speed == nil {
+			continue
+		}
+		if m.Speed.Model.Mode != j.Mode {
+			return nil, &ModeMismatchError{Job: j.Job, ModelMode: m.Speed.Model.Mode, JobMode: j.Mode}
+		}
+		sm := m.Speed.Model
+		p.Speed = &sm
+		if j.PS > 0 && j.Workers > 0 {
+			p.SpeedNow = sm.Speed(j.PS, j.Workers)
+			if p.SpeedNow > 0 && !math.IsNaN(p.Remaining[1]) {
+				p.ETA = p.Remaining[1] / p.SpeedNow
+			}
+		}
+		for k, c := range at {
+			p.At[k] = sm.Speed(c.PS, c.Workers)
+		}
+	}
+	return out, nil
+}
