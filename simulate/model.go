@@ -146,8 +146,10 @@ type JobResult struct {
 	// fastest allocation that fits the empty cluster, no restarts, no
 	// profiling.
 	Ideal float64
-	// PredErr is the mean absolute relative error of the predicted
-	// remaining time over the rounds the job ran in (NaN when none).
+	// PredErr is the median over the rounds the job ran in of the absolute
+	// relative error of its predicted remaining time (NaN when none); the
+	// median, because the error of the last rounds before a finish, over a
+	// few seconds of true remaining time, can be any size.
 	PredErr   float64
 	PredCount int
 }

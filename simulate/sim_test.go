@@ -1,11 +1,15 @@
 package simulate_test
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/optimus-sched/optimus/datasets"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline"
+	"github.com/optimus-sched/optimus/place"
 	"github.com/optimus-sched/optimus/simulate"
 	"github.com/optimus-sched/optimus/simulate/simtables"
 	"github.com/optimus-sched/optimus/solve"
@@ -67,5 +71,143 @@ func TestTestbedOptimusAheadOfBaselines(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// smallInput is a cluster of two 4-GPU servers and jobs of one profile.
+func smallInput(t testing.TB, jobs int, arrivalGap float64) *simulate.Input {
+	t.Helper()
+	in := testbedInput(t, 1)
+	c := &pipeline.Cluster{Source: "cluster.parquet", Resources: in.Cluster.Resources,
+		Nodes: in.Cluster.Nodes[:2], Capacity: in.Cluster.Capacity[:2]}
+	proto := in.Jobs[0]
+	out := &simulate.Input{Cluster: c, Profiles: in.Profiles}
+	for i := range jobs {
+		j := proto
+		j.Name = fmt.Sprintf("job-%d", i)
+		j.Arrival = float64(i) * arrivalGap
+		j.HasBudget, j.EpochBudget = true, 10
+		out.Jobs = append(out.Jobs, j)
+	}
+	return out
+}
+
+func TestEveryJobAccountedForAtTheHorizon(t *testing.T) {
+	in := smallInput(t, 6, 300)
+	for _, horizon := range []float64{1800, 4 * 3600, simulate.DefaultHorizon} {
+		for _, p := range solve.Policies {
+			cfg := simulate.DefaultConfig(p)
+			cfg.Check, cfg.Horizon = true, horizon
+			res, err := simulate.Run(in, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := res.Summary
+			if s.Finished+s.Unfinished+s.NeverStarted != len(in.Jobs) || len(res.Jobs) != len(in.Jobs) {
+				t.Errorf("%s horizon %g: %d finished + %d unfinished + %d never started of %d jobs", p, horizon, s.Finished, s.Unfinished, s.NeverStarted, len(in.Jobs))
+			}
+			for _, j := range res.Jobs {
+				switch j.Status {
+				case simulate.StatusFinished:
+					if !(j.Finish <= horizon) || j.Progress != j.TotalSteps || !(j.JCT >= j.Ideal) {
+						t.Errorf("%s horizon %g: %s finished at %g s with %g of %g steps, JCT %g s, ideal %g s", p, horizon, j.Job, j.Finish, j.Progress, j.TotalSteps, j.JCT, j.Ideal)
+					}
+				case simulate.StatusUnfinished, simulate.StatusNeverStarted:
+					if horizon == simulate.DefaultHorizon || j.Reason == "" || j.Progress >= j.TotalSteps || !math.IsNaN(j.JCT) {
+						t.Errorf("%s horizon %g: %s %s (%q) with %g of %g steps", p, horizon, j.Job, j.Status, j.Reason, j.Progress, j.TotalSteps)
+					}
+				default:
+					t.Errorf("%s: job %s has status %q", p, j.Job, j.Status)
+				}
+			}
+			if horizon == 1800 && s.Finished == len(in.Jobs) {
+				t.Errorf("%s: every job finished within 30 minutes: the horizon test tests nothing", p)
+			}
+		}
+	}
+}
+
+func TestConservationUnderEveryPlacementAndCapacityCheck(t *testing.T) {
+	// Check fails the run at the first round where a node holds more than
+	// its capacity or a job finishes faster than its ideal time.
+	in := testbedInput(t, 2)
+	for _, pl := range place.Policies {
+		for _, capacity := range solve.CapacityChecks {
+			for _, p := range solve.Policies {
+				for _, oracle := range []bool{false, true} {
+					cfg := simulate.DefaultConfig(p)
+					cfg.Placement, cfg.Capacity, cfg.Oracle, cfg.Check = pl, capacity, oracle, true
+					res, err := simulate.Run(in, cfg)
+					if err != nil {
+						t.Fatalf("placement %s, capacity %s, policy %s, oracle %v: %v", pl, capacity, p, oracle, err)
+					}
+					if res.Summary.Finished != len(in.Jobs) {
+						t.Errorf("placement %s, capacity %s, policy %s: %d of %d jobs finished", pl, capacity, p, res.Summary.Finished, len(in.Jobs))
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestJobThatNeverFitsIsReportedNotFatal(t *testing.T) {
+	in := smallInput(t, 3, 0)
+	big := in.Jobs[1]
+	big.Worker = append([]float64{}, big.Worker...)
+	big.Worker[0] = 8 // gpu: the nodes have 4
+	in.Jobs[1] = big
+	res, err := simulate.Run(in, simulate.DefaultConfig(solve.Optimus))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := res.Jobs[1]
+	if j.Status != simulate.StatusNeverStarted || !strings.Contains(j.Reason, "one worker needs 8 gpu") {
+		t.Errorf("job-1: status %q, reason %q", j.Status, j.Reason)
+	}
+	if res.Summary.Finished != 2 {
+		t.Errorf("%d jobs finished, want the other 2", res.Summary.Finished)
+	}
+}
+
+func TestBadInputIsAnError(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		spoil func(in *simulate.Input)
+		want  string
+	}{
+		{"no profile", func(in *simulate.Input) { in.Jobs[1].Model = "bert" }, `job "job-1": no profile for model "bert"`},
+		{"arrivals out of order", func(in *simulate.Input) { in.Jobs[2].Arrival = 10 }, `job "job-2" arrives at 10 s, before the job before it (600 s)`},
+		{"unknown mode", func(in *simulate.Input) { in.Jobs[0].Mode = "allreduce" }, `mode "allreduce" is not supported`},
+	} {
+		in := smallInput(t, 3, 600)
+		tc.spoil(in)
+		_, err := simulate.Run(in, simulate.DefaultConfig(solve.Optimus))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want it to say %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestSameSeedSameResultOtherSeedOtherNoise(t *testing.T) {
+	in := testbedInput(t, 1)
+	a, b := run(t, in, solve.Optimus, 7, false), run(t, in, solve.Optimus, 7, false)
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Error("two runs with the same seed differ")
+	}
+	c := run(t, in, solve.Optimus, 8, false)
+	if fmt.Sprint(a.Jobs) == fmt.Sprint(c.Jobs) {
+		t.Error("seeds 7 and 8 give the same jobs: the seed does not reach the noise")
+	}
+}
+
+func TestOracleAndNoiselessFitsPredictBetterThanNoisy(t *testing.T) {
+	in := testbedInput(t, 3)
+	noisy := run(t, in, solve.Optimus, 1, false).Summary.MeanPredErr
+	oracle := run(t, in, solve.Optimus, 1, true).Summary.MeanPredErr
+	if !(oracle < noisy) {
+		t.Errorf("median prediction error: oracle %.3f, fitted %.3f: the oracle should predict better", oracle, noisy)
+	}
+	if noisy > 1 {
+		t.Errorf("fitted prediction error %.2f: predictions off by more than 100%% in the median", noisy)
 	}
 }

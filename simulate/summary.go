@@ -63,15 +63,14 @@ func (s *sim) finishResults() {
 			r.RestartLost -= j.busyUntil - end
 		}
 		if j.done {
-			var e float64
+			var e []float64
 			for _, p := range j.preds {
 				if trueRem := j.finish - p.t; trueRem > 0 {
-					e += math.Abs(p.remaining/trueRem - 1)
-					r.PredCount++
+					e = append(e, math.Abs(p.remaining/trueRem-1))
 				}
 			}
-			if r.PredCount > 0 {
-				r.PredErr = e / float64(r.PredCount)
+			if r.PredCount = len(e); r.PredCount > 0 {
+				r.PredErr = fit.Median(e)
 				errs = append(errs, r.PredErr)
 			}
 			for _, a := range j.allocs {

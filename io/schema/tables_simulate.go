@@ -96,7 +96,7 @@ var (
 			Column{Name: "total_steps", Type: Float64, Unit: "steps", Required: true, Min: zero, Doc: "Steps it had to train (budget, or its true convergence)."},
 			Column{Name: "progress_steps", Type: Float64, Unit: "steps", Required: true, Min: zero, Doc: "Steps trained by the end."},
 			Column{Name: "pred_err", Type: Float64, Nullable: true, Min: zero,
-				Doc: "Mean |predicted / true - 1| of its remaining time over the rounds it ran in (predicted: the scheduler's Q/f at its allocation)."},
+				Doc: "Median over the rounds it ran in of |predicted / true - 1| of its remaining time (predicted: the scheduler's Q/f at its allocation; true: to its actual finish)."},
 			Column{Name: "pred_rounds", Type: Int64, Required: true, Min: zero, Doc: "Rounds pred_err is taken over."},
 		),
 	}

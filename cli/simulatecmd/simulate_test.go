@@ -1,0 +1,195 @@
+package simulatecmd_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/root"
+	"github.com/optimus-sched/optimus/cli/simulatecmd"
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+)
+
+func run(t *testing.T, args ...string) (int, []byte, string) {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	code := root.Main(ios, args)
+	return code, out.Bytes(), errOut.String()
+}
+
+// export writes the simulate-testbed dataset as CSV into a new directory.
+func export(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if code, _, stderr := run(t, "datasets", "export", "simulate-testbed", "-o", dir, "--format", "csv"); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, stderr)
+	}
+	return dir
+}
+
+func inputs(dir string) []string {
+	return []string{"--cluster", filepath.Join(dir, "cluster.csv"), "--workload", filepath.Join(dir, "workload.csv"),
+		"--profiles", filepath.Join(dir, "profiles.csv")}
+}
+
+func TestSummaryComparesWithOptimus(t *testing.T) {
+	code, out, stderr := run(t, "simulate", "--seeds", "1,2", "--policies", "optimus,drf", "--format", "csv", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sum, err := table.Read(bytes.NewReader(out), "stdout", schema.SimSummary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, seed, ratio := sum.Strings("policy"), sum.Int64s("seed"), sum.Float64s("jct_ratio")
+	if got := strings.Join(pol, ","); got != "optimus,drf,optimus,drf" || seed[0] != 1 || seed[2] != 2 {
+		t.Fatalf("rows %s seeds %v: want optimus and drf for seeds 1 and 2", got, seed)
+	}
+	for i := range pol {
+		if pol[i] == "optimus" && ratio[i] != 1 || pol[i] == "drf" && !(ratio[i] > 1) {
+			t.Errorf("%s seed %d: jct_ratio %g", pol[i], seed[i], ratio[i])
+		}
+	}
+	if stderr != "" {
+		t.Errorf("stderr with -q and no terminal: %q", stderr)
+	}
+}
+
+func TestSameInputsGiveByteIdenticalTables(t *testing.T) {
+	dir := export(t)
+	var outs [2]string
+	for k, parallel := range []string{"1", "2"} {
+		outs[k] = filepath.Join(t.TempDir(), "out")
+		args := append([]string{"simulate", "--seeds", "1-2", "--dir", outs[k], "--parallel", parallel, "-o", filepath.Join(outs[k], "summary.csv")}, inputs(dir)...)
+		if code, _, stderr := run(t, args...); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+	}
+	for _, name := range []string{"sim_summary.parquet", "sim_jobs.parquet", "sim_allocations.parquet", "sim_utilisation.parquet", "summary.csv"} {
+		a, errA := os.ReadFile(filepath.Join(outs[0], name))
+		b, errB := os.ReadFile(filepath.Join(outs[1], name))
+		if errA != nil || errB != nil {
+			t.Fatal(errA, errB)
+		}
+		if !bytes.Equal(a, b) || len(a) == 0 {
+			t.Errorf("%s differs between two runs of the same inputs (%d and %d bytes)", name, len(a), len(b))
+		}
+	}
+	jobs, err := table.ReadFile(filepath.Join(outs[0], "sim_jobs.parquet"), schema.SimJobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := jobs.NumRows(); n != 2*4*9 {
+		t.Errorf("sim_jobs has %d rows, want 2 seeds x 4 policies x 9 jobs", n)
+	}
+	for i, s := range jobs.Strings("status") {
+		if s != "finished" {
+			t.Errorf("row %d: job %s is %s", i+1, jobs.Strings("job")[i], s)
+		}
+	}
+}
+
+// spoil rewrites one field of a CSV file: row (1-based data row), column.
+func spoil(t *testing.T, path string, row int, column, value string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	header := strings.Split(lines[0], ",")
+	col := -1
+	for i, h := range header {
+		if h == column {
+			col = i
+		}
+	}
+	if col < 0 {
+		t.Fatalf("no column %s in %s", column, path)
+	}
+	fields := strings.Split(lines[row], ",")
+	fields[col] = value
+	lines[row] = strings.Join(fields, ",")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBadInputNamesFileColumnAndRow(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		row    int
+		column string
+		value  string
+		want   string
+	}{
+		{"model without profile", 3, "model", "bert", `workload.csv: column "model", row 3 (line 4): job "resnet-50-1": model "bert" has no profile in `},
+		{"arrivals out of order", 4, "arrival_s", "1.0", `workload.csv: column "arrival_s", row 4 (line 5): job `},
+		{"mode not the profile's", 2, "mode", "async", `workload.csv: column "mode", row 2 (line 3): job "seq2seq-1" is async but the profile of "seq2seq"`},
+		{"unsupported mode", 1, "mode", "allreduce", `workload.csv: column "mode", row 1 (line 2): job "inception-bn-1": mode "allreduce" is not supported yet`},
+		{"negative demand", 5, "worker_gpu", "-1", `workload.csv: column "worker_gpu", row 5 (line 6): -1 is negative`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := export(t)
+			spoil(t, filepath.Join(dir, "workload.csv"), tc.row, tc.column, tc.value)
+			out := filepath.Join(t.TempDir(), "out")
+			code, stdout, stderr := run(t, append([]string{"simulate", "--dir", out, "-q"}, inputs(dir)...)...)
+			if code != 2 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q: want exit 2 and %q", code, stderr, tc.want)
+			}
+			if _, err := os.Stat(out); len(stdout) != 0 || err == nil {
+				t.Errorf("output written despite the error")
+			}
+		})
+	}
+}
+
+func TestJobThatCanNeverFitIsReportedNeverStarted(t *testing.T) {
+	dir := export(t)
+	spoil(t, filepath.Join(dir, "workload.csv"), 2, "worker_gpu", "5") // GPU servers have 4
+	out := t.TempDir()
+	if code, _, stderr := run(t, append([]string{"simulate", "--dir", out, "--policies", "optimus", "-q", "-o", filepath.Join(out, "s.csv")}, inputs(dir)...)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	jobs, err := table.ReadFile(filepath.Join(out, "sim_jobs.parquet"), schema.SimJobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, reason := jobs.Strings("status"), jobs.Strings("reason")
+	if status[1] != "never_started" || !strings.Contains(reason[1], "one worker needs 5 gpu") {
+		t.Errorf("seq2seq-1: %s (%q), want never_started because of its worker", status[1], reason[1])
+	}
+	if status[0] != "finished" || status[2] != "finished" {
+		t.Errorf("the other jobs: %v", status)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--seeds", "x"}, `--seeds "x": "x" is not a seed`},
+		{[]string{"--seeds", "5-2"}, `is not a range of seeds`},
+		{[]string{"--policies", "optimus,lottery"}, `--policies`},
+		{[]string{"--interval", "0"}, `--interval 0: must be positive`},
+		{[]string{"--cluster", "c.csv"}, `--cluster, --workload and --profiles come together`},
+		{[]string{"--placement", "random"}, `--placement`},
+	} {
+		code, _, stderr := run(t, append([]string{"simulate", "-q"}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q: want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+func TestParseSeeds(t *testing.T) {
+	got, err := simulatecmd.ParseSeeds("3,1-2,2,7")
+	if err != nil || len(got) != 4 || got[0] != 3 || got[1] != 1 || got[2] != 2 || got[3] != 7 {
+		t.Errorf("ParseSeeds: %v %v, want [3 1 2 7]", got, err)
+	}
+}
