@@ -38,9 +38,15 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 		models := make(map[string]pipeline.Model, n)
 		for i, j := range active {
 			if j.dirty {
+				// A job with an epoch budget needs no convergence model
+				// (predict takes the budget), so its loss is not fitted.
+				var loss *pipeline.LossSeries
+				if !j.job.HasBudget {
+					loss = &pipeline.LossSeries{Job: j.job.Name, Points: j.loss}
+				}
 				j.model = pipeline.FitJob(pipeline.FitInput{
 					Job:   j.job.Name,
-					Loss:  &pipeline.LossSeries{Job: j.job.Name, Points: j.loss},
+					Loss:  loss,
 					Speed: &pipeline.SpeedSeries{Job: j.job.Name, Mode: j.job.Mode, GlobalBatch: float64(j.job.GlobalBatch), Samples: j.samples},
 					Info:  &pipeline.JobInfo{Mode: j.job.Mode, GlobalBatch: float64(j.job.GlobalBatch), EpochSteps: float64(j.job.EpochSteps)},
 				})
@@ -66,6 +72,8 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 			r.Remaining = s.remainingGuess(j, preds[i])
 			if preds[i].Speed != nil {
 				r.Speed = *preds[i].Speed
+			} else if sm, ok := speedGuess(j, active, i); ok {
+				r.Speed = sm
 			} else {
 				r.SpeedMissing = "no speed model: " + j.model.SpeedNote
 			}
@@ -121,4 +129,60 @@ func (s *sim) remainingGuess(j *jobRun, p pipeline.Prediction) float64 {
 		rem = epochs*float64(j.job.EpochSteps) - j.progress
 	}
 	return math.Max(rem, float64(j.job.EpochSteps))
+}
+
+// speedGuess stands in for the speed model of a job that has none: a job
+// whose limits allow only a few configurations (a 1 PS + 1 worker job, as
+// most of the Philly trace's) cannot be profiled at the five the sync
+// model needs. It is the speed model of another job of its model family
+// and mode planned now (the first in arrival order that has one), at the
+// job's global batch and scaled to the job's own samples; without one, a
+// model in which the speed measured is all the job gets (sync: constant;
+// async: proportional to the workers). A real scheduler would do the same
+// with the models of the family's earlier jobs.
+func speedGuess(j *jobRun, active []*jobRun, self int) (fit.SpeedModel, bool) {
+	if len(j.samples) == 0 {
+		return fit.SpeedModel{}, false
+	}
+	ratio := func(m fit.SpeedModel) float64 {
+		var sum float64
+		var n int
+		for _, smp := range j.samples {
+			if f := m.Speed(smp.PS, smp.Workers); f > 0 && smp.Speed > 0 {
+				sum += smp.Speed / f
+				n++
+			}
+		}
+		if n == 0 {
+			return math.NaN()
+		}
+		return sum / float64(n)
+	}
+	for k, o := range active {
+		if k == self || o.job.Model != j.job.Model || o.job.Mode != j.job.Mode || o.model.Speed == nil || !o.model.Identifiable {
+			continue
+		}
+		m := o.model.Speed.Model
+		m.GlobalBatch = float64(j.job.GlobalBatch)
+		if f := ratio(m); f > 0 {
+			for t := range m.Theta {
+				m.Theta[t] /= f
+			}
+			return m, true
+		}
+	}
+	m := fit.SpeedModel{Mode: j.job.Mode, GlobalBatch: float64(j.job.GlobalBatch)}
+	if m.Mode == fit.Async {
+		m.Theta[0] = 1
+	} else {
+		m.Theta[1] = 1
+	}
+	f := ratio(m)
+	if !(f > 0) {
+		return fit.SpeedModel{}, false
+	}
+	for t := range m.Theta {
+		m.Theta[t] /= f
+	}
+	return m, true
 }
