@@ -174,7 +174,7 @@ func (j *jobRun) observeLoss(step, noise float64) {
 
 // tickAtOrAfter is the first scheduling time at or after t.
 func (s *sim) tickAtOrAfter(t float64) float64 {
-	return math.Ceil(t/s.cfg.Interval-1e-12) * s.cfg.Interval
+	return math.Max(0, math.Ceil(t/s.cfg.Interval-1e-12)*s.cfg.Interval) // never -0
 }
 
 func (s *sim) loop() error {

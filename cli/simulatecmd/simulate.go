@@ -38,11 +38,14 @@ type Options struct {
 	ProfileRuns                 int
 	ProfileRunS                 float64
 	Noise                       float64
-	Oracle                      bool
+	Oracle                      bool     // shorthand for Knowledge = [oracle]
+	Knowledge                   []string // fitted, oracle
 	Seeds                       string
 	Horizon                     float64
 	Parallel                    int
 	Quiet                       bool
+	Compare                     bool   // write the comparison over seeds rather than the summary
+	Intervals                   bool   // keep the per-round tables
 	Dir                         string // all four output tables go here
 	Output                      cmdutil.OutputOptions
 }
@@ -70,10 +73,13 @@ generated anew for each seed), or --philly with a Philly trace (../shared/data/t
 The same inputs and seeds give byte-identical outputs.
 
 Output: the sim_summary table (one row per policy and seed, with JCT and makespan ratios
-to optimus); --dir DIR also writes sim_summary, sim_jobs, sim_allocations and
-sim_utilisation there as Parquet.`,
+to optimus), or with --compare the sim_comparison table (each policy over the seeds:
+geometric mean, smallest and largest ratio); --dir DIR also writes sim_summary,
+sim_comparison, sim_jobs, sim_allocations and sim_utilisation there as Parquet.`,
 		Example: `  optimus simulate --seeds 1-5
+  optimus simulate --seeds 1-10 --compare
   optimus simulate --seeds 1-5 --oracle --dir out/sim-oracle
+  optimus simulate --seeds 1-10 --knowledge fitted,oracle --compare
   optimus datasets export simulate-testbed -o tb
   optimus simulate --cluster tb/cluster.parquet --workload tb/workload.parquet --profiles tb/profiles.parquet -o summary.csv
   optimus simulate --philly ../shared/data/traces/philly-jobs.csv --philly-jobs 160 --philly-nodes 16 --oracle`,
@@ -99,11 +105,14 @@ sim_utilisation there as Parquet.`,
 	f.IntVar(&opts.ProfileRuns, "profile-runs", simulate.DefaultProfileRuns, "profiling runs at a job's arrival (not with --oracle)")
 	f.Float64Var(&opts.ProfileRunS, "profile-run-s", simulate.DefaultProfileRunS, "seconds of each profiling run")
 	f.Float64Var(&opts.Noise, "noise", 1, "multiplier of the profiles' observation noise (0: noiseless)")
-	f.BoolVar(&opts.Oracle, "oracle", false, "give the scheduler the true remaining steps and speed functions")
+	f.BoolVar(&opts.Oracle, "oracle", false, "give the scheduler the true remaining steps and speed functions (--knowledge oracle)")
+	f.StringSliceVar(&opts.Knowledge, "knowledge", []string{"fitted"}, "what the scheduler knows, one run of each: fitted, oracle")
 	f.StringVar(&opts.Seeds, "seeds", "1", "seeds to run: a list and ranges, e.g. 1,2,5-8")
 	f.Float64Var(&opts.Horizon, "horizon", simulate.DefaultHorizon, "seconds after which unfinished jobs are reported unfinished")
 	f.IntVar(&opts.Parallel, "parallel", runtime.GOMAXPROCS(0), "runs simulated at once")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bar")
+	f.BoolVar(&opts.Compare, "compare", false, "write the sim_comparison table (each policy over the seeds) instead of sim_summary")
+	f.BoolVar(&opts.Intervals, "intervals", true, "record every round's allocations and utilisation (sim_allocations, sim_utilisation in --dir)")
 	f.StringVar(&opts.Dir, "dir", "", "also write every output table as Parquet into `DIR`")
 	opts.Output.AddOutputFlags(cmd)
 	return cmd
@@ -171,6 +180,20 @@ func Run(opts *Options) error {
 	case opts.Horizon <= 0:
 		return cmdutil.Usagef("--horizon %g: must be positive", opts.Horizon)
 	}
+	var oracles []bool
+	if opts.Oracle {
+		opts.Knowledge = []string{"oracle"}
+	}
+	for _, k := range opts.Knowledge {
+		switch k {
+		case "fitted":
+			oracles = append(oracles, false)
+		case "oracle":
+			oracles = append(oracles, true)
+		default:
+			return cmdutil.Usagef("--knowledge %q: fitted or oracle", k)
+		}
+	}
 	inputs, err := readInputs(opts, seeds)
 	if err != nil {
 		return err
@@ -181,14 +204,11 @@ func Run(opts *Options) error {
 		cfg simulate.Config
 	}
 	var jobs []job
-	for i, seed := range seeds {
-		for _, p := range policies {
-			cfg := simulate.DefaultConfig(p)
-			cfg.Placement, cfg.Capacity, cfg.Interval = placement, capacity, opts.Interval
-			cfg.StopCost, cfg.RestoreCost = opts.Stop, opts.Restore
-			cfg.ProfileRuns, cfg.ProfileRunS, cfg.NoiseScale = opts.ProfileRuns, opts.ProfileRunS, opts.Noise
-			cfg.Oracle, cfg.Seed, cfg.Horizon, cfg.KeepIntervals = opts.Oracle, seed, opts.Horizon, true
-			jobs = append(jobs, job{inputs[i], cfg})
+	for _, oracle := range oracles {
+		for i, seed := range seeds {
+			for _, p := range policies {
+				jobs = append(jobs, job{inputs[i], config(opts, p, placement, capacity, oracle, seed)})
+			}
 		}
 	}
 	results := make([]*simulate.Result, len(jobs))
@@ -230,6 +250,10 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
+	comparison, err := simtables.ComparisonTable(results)
+	if err != nil {
+		return err
+	}
 	if opts.Dir != "" {
 		jt, err := simtables.JobsTable(results)
 		if err != nil {
@@ -243,11 +267,23 @@ func Run(opts *Options) error {
 		if err != nil {
 			return err
 		}
-		if err := writeDir(opts.IO, opts.Dir, []*table.Table{summary, jt, at, ut}); err != nil {
+		if err := writeDir(opts.IO, opts.Dir, []*table.Table{summary, comparison, jt, at, ut}); err != nil {
 			return err
 		}
 	}
+	if opts.Compare {
+		return opts.Output.Write(opts.IO, comparison)
+	}
 	return opts.Output.Write(opts.IO, summary)
+}
+
+func config(opts *Options, p solve.Policy, placement place.Policy, capacity solve.CapacityCheck, oracle bool, seed uint64) simulate.Config {
+	cfg := simulate.DefaultConfig(p)
+	cfg.Placement, cfg.Capacity, cfg.Interval = placement, capacity, opts.Interval
+	cfg.StopCost, cfg.RestoreCost = opts.Stop, opts.Restore
+	cfg.ProfileRuns, cfg.ProfileRunS, cfg.NoiseScale = opts.ProfileRuns, opts.ProfileRunS, opts.Noise
+	cfg.Oracle, cfg.Seed, cfg.Horizon, cfg.KeepIntervals = oracle, seed, opts.Horizon, opts.Intervals
+	return cfg
 }
 
 // readInputs returns the input of each seed: the same tables for every

@@ -179,6 +179,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--interval", "0"}, `--interval 0: must be positive`},
 		{[]string{"--cluster", "c.csv"}, `--cluster, --workload and --profiles come together`},
 		{[]string{"--placement", "random"}, `--placement`},
+		{[]string{"--knowledge", "fitted,psychic"}, `--knowledge "psychic": fitted or oracle`},
 	} {
 		code, _, stderr := run(t, append([]string{"simulate", "-q"}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
@@ -191,5 +192,30 @@ func TestParseSeeds(t *testing.T) {
 	got, err := simulatecmd.ParseSeeds("3,1-2,2,7")
 	if err != nil || len(got) != 4 || got[0] != 3 || got[1] != 1 || got[2] != 2 || got[3] != 7 {
 		t.Errorf("ParseSeeds: %v %v, want [3 1 2 7]", got, err)
+	}
+}
+
+func TestComparisonOverSeedsAndKnowledge(t *testing.T) {
+	code, out, stderr := run(t, "simulate", "--seeds", "1-3", "--knowledge", "fitted,oracle", "--compare", "--intervals=false", "--format", "csv", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	cmp, err := table.Read(bytes.NewReader(out), "stdout", schema.SimComparison)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, know, seeds, behind := cmp.Strings("policy"), cmp.Strings("knowledge"), cmp.Int64s("seeds"), cmp.Int64s("behind_optimus")
+	lo, hi, mean := cmp.Float64s("jct_ratio_min"), cmp.Float64s("jct_ratio_max"), cmp.Float64s("jct_ratio")
+	if len(pol) != 8 {
+		t.Fatalf("%d rows, want 4 policies x 2 knowledges", len(pol))
+	}
+	for i := range pol {
+		if seeds[i] != 3 || !(lo[i] <= mean[i] && mean[i] <= hi[i]) {
+			t.Errorf("%s %s: %d seeds, jct_ratio %g not within [%g, %g]", pol[i], know[i], seeds[i], mean[i], lo[i], hi[i])
+		}
+		// The bar: optimus ahead of DRF and Tetris in every seed, fitted or not.
+		if (pol[i] == "drf" || pol[i] == "tetris") && behind[i] != 3 {
+			t.Errorf("%s %s: behind optimus in %d of 3 seeds", pol[i], know[i], behind[i])
+		}
 	}
 }

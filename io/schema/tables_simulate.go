@@ -2,9 +2,9 @@ package schema
 
 // The simulator's tables (optimus simulate): its inputs (workload,
 // profiles) and outputs (sim_jobs, sim_allocations, sim_utilisation,
-// sim_summary). They are registered after the pipeline's own tables.
+// sim_summary, sim_comparison). They are registered after the pipeline's own tables.
 func init() {
-	All = append(All, Workload, Profiles, SimJobs, SimAllocations, SimUtilisation, SimSummary)
+	All = append(All, Workload, Profiles, SimJobs, SimAllocations, SimUtilisation, SimSummary, SimComparison)
 }
 
 var (
@@ -158,5 +158,28 @@ var (
 			Column{Name: "rounds", Type: Int64, Required: true, Min: zero, Doc: "Scheduling rounds simulated."},
 		),
 		Patterns: []Pattern{{Prefix: "util_", Type: Float64, Min: zero, Doc: "Share of the cluster's `<resource>` allocated over the makespan, 0 to 1."}},
+	}
+
+	// SimComparison sums up the runs of each policy over the seeds.
+	SimComparison = &Table{
+		Name:    "sim_comparison",
+		Version: 1,
+		Doc: "One row per policy and knowledge: its runs over every seed against the optimus run of the same knowledge and seed " +
+			"(optimus simulate --compare). Ratios above 1: jobs take longer than under optimus.",
+		Columns: []Column{
+			simRunColumns[0], simRunColumns[1],
+			{Name: "seeds", Type: Int64, Required: true, Min: zero, Doc: "Runs (seeds) summed up."},
+			{Name: "mean_jct_s", Type: Float64, Unit: "s", Nullable: true, Min: zero, Doc: "Mean over the seeds of the runs' mean JCT."},
+			{Name: "makespan_s", Type: Float64, Unit: "s", Nullable: true, Min: zero, Doc: "Mean over the seeds of the makespan."},
+			{Name: "jct_ratio", Type: Float64, Nullable: true, Min: zero, Doc: "Geometric mean over the seeds of jct_ratio (see sim_summary)."},
+			{Name: "jct_ratio_min", Type: Float64, Nullable: true, Min: zero, Doc: "Smallest jct_ratio of a seed."},
+			{Name: "jct_ratio_max", Type: Float64, Nullable: true, Min: zero, Doc: "Largest jct_ratio of a seed."},
+			{Name: "makespan_ratio", Type: Float64, Nullable: true, Min: zero, Doc: "Geometric mean over the seeds of makespan_ratio."},
+			{Name: "makespan_ratio_min", Type: Float64, Nullable: true, Min: zero, Doc: "Smallest makespan_ratio of a seed."},
+			{Name: "makespan_ratio_max", Type: Float64, Nullable: true, Min: zero, Doc: "Largest makespan_ratio of a seed."},
+			{Name: "behind_optimus", Type: Int64, Required: true, Min: zero, Doc: "Seeds in which its mean JCT is longer than optimus'."},
+			{Name: "restarts", Type: Float64, Required: true, Min: zero, Doc: "Mean restarts per run."},
+			{Name: "unfinished", Type: Int64, Required: true, Min: zero, Doc: "Jobs unfinished or never started, over all seeds."},
+		},
 	}
 )

@@ -327,3 +327,97 @@ func SortRuns(runs []*simulate.Result, policyOrder []string) {
 		return slices.Index(policyOrder, string(a.Policy)) - slices.Index(policyOrder, string(b.Policy))
 	})
 }
+
+// ComparisonTable sums up the runs of each policy and knowledge over the
+// seeds, against the optimus run of the same knowledge and seed. Rows come
+// in the order of the runs (see SortRuns).
+func ComparisonTable(runs []*simulate.Result) (*table.Table, error) {
+	type key struct {
+		oracle bool
+		policy string
+	}
+	base := map[[2]any]*simulate.Summary{}
+	for _, r := range runs {
+		if r.Policy == "optimus" {
+			base[[2]any{r.Oracle, r.Seed}] = &r.Summary
+		}
+	}
+	type agg struct {
+		seeds, behind, unfinished  int
+		jct, makespan, restarts    float64
+		logJR, logMR               float64
+		nJR, nMR                   int
+		jrMin, jrMax, mrMin, mrMax float64
+	}
+	var order []key
+	aggs := map[key]*agg{}
+	for _, r := range runs {
+		k := key{r.Oracle, string(r.Policy)}
+		a := aggs[k]
+		if a == nil {
+			a = &agg{jrMin: math.Inf(1), jrMax: math.Inf(-1), mrMin: math.Inf(1), mrMax: math.Inf(-1)}
+			aggs[k] = a
+			order = append(order, k)
+		}
+		s := r.Summary
+		a.seeds++
+		a.jct += s.MeanJCT
+		a.makespan += s.Makespan
+		a.restarts += float64(s.Restarts)
+		a.unfinished += s.Unfinished + s.NeverStarted
+		if b := base[[2]any{r.Oracle, r.Seed}]; b != nil {
+			if jr := s.MeanJCT / b.MeanJCT; jr > 0 && !math.IsInf(jr, 0) {
+				a.logJR += math.Log(jr)
+				a.nJR++
+				a.jrMin, a.jrMax = math.Min(a.jrMin, jr), math.Max(a.jrMax, jr)
+				if jr > 1 {
+					a.behind++
+				}
+			}
+			if mr := s.Makespan / b.Makespan; mr > 0 && !math.IsInf(mr, 0) {
+				a.logMR += math.Log(mr)
+				a.nMR++
+				a.mrMin, a.mrMax = math.Min(a.mrMin, mr), math.Max(a.mrMax, mr)
+			}
+		}
+	}
+	n := len(order)
+	pol, know := make([]string, n), make([]string, n)
+	seeds, behind, unf := make([]int64, n), make([]int64, n), make([]int64, n)
+	cols := map[string][]float64{}
+	for _, name := range []string{"mean_jct_s", "makespan_s", "jct_ratio", "jct_ratio_min", "jct_ratio_max",
+		"makespan_ratio", "makespan_ratio_min", "makespan_ratio_max", "restarts"} {
+		cols[name] = make([]float64, n)
+	}
+	nan := math.NaN()
+	for i, k := range order {
+		a := aggs[k]
+		pol[i], know[i] = k.policy, knowledge(k.oracle)
+		seeds[i], behind[i], unf[i] = int64(a.seeds), int64(a.behind), int64(a.unfinished)
+		cols["mean_jct_s"][i] = a.jct / float64(a.seeds)
+		cols["makespan_s"][i] = a.makespan / float64(a.seeds)
+		cols["restarts"][i] = a.restarts / float64(a.seeds)
+		cols["jct_ratio"][i], cols["jct_ratio_min"][i], cols["jct_ratio_max"][i] = nan, nan, nan
+		cols["makespan_ratio"][i], cols["makespan_ratio_min"][i], cols["makespan_ratio_max"][i] = nan, nan, nan
+		if a.nJR > 0 {
+			cols["jct_ratio"][i], cols["jct_ratio_min"][i], cols["jct_ratio_max"][i] = math.Exp(a.logJR/float64(a.nJR)), a.jrMin, a.jrMax
+		}
+		if a.nMR > 0 {
+			cols["makespan_ratio"][i], cols["makespan_ratio_min"][i], cols["makespan_ratio_max"][i] = math.Exp(a.logMR/float64(a.nMR)), a.mrMin, a.mrMax
+		}
+	}
+	t := table.New(schema.SimComparison, n)
+	t.SetStrings("policy", pol, nil)
+	t.SetStrings("knowledge", know, nil)
+	t.SetInt64s("seeds", seeds, nil)
+	for name, v := range cols {
+		var valid []bool
+		if name != "restarts" {
+			valid = nullable(v)
+		}
+		t.SetFloat64s(name, v, valid)
+	}
+	t.SetInt64s("behind_optimus", behind, nil)
+	t.SetInt64s("unfinished", unf, nil)
+	return table.Conform(t)
+}
