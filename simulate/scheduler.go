@@ -138,13 +138,14 @@ func (s *sim) remainingGuess(j *jobRun, p pipeline.Prediction) float64 {
 // and mode planned now (the first in arrival order that has one), at the
 // job's global batch and scaled to the job's own samples; without one, a
 // model in which the speed measured is all the job gets (sync: constant;
-// async: proportional to the workers). A real scheduler would do the same
-// with the models of the family's earlier jobs.
+// async: proportional to the workers; 1 step/s with no samples at all,
+// which lets the job start and be measured). A real scheduler would do the
+// same with the models of the family's earlier jobs.
 func speedGuess(j *jobRun, active []*jobRun, self int) (fit.SpeedModel, bool) {
-	if len(j.samples) == 0 {
-		return fit.SpeedModel{}, false
-	}
 	ratio := func(m fit.SpeedModel) float64 {
+		if len(j.samples) == 0 {
+			return 1 // nothing measured yet (no profiling): take the model as it is
+		}
 		var sum float64
 		var n int
 		for _, smp := range j.samples {

@@ -211,3 +211,18 @@ func TestOracleAndNoiselessFitsPredictBetterThanNoisy(t *testing.T) {
 		t.Errorf("fitted prediction error %.2f: predictions off by more than 100%% in the median", noisy)
 	}
 }
+
+func TestJobsRunWithoutProfiling(t *testing.T) {
+	// Without profiling runs a job has no speed samples at first: the
+	// scheduler must still start it (and learn its speed as it runs).
+	in := testbedInput(t, 1)
+	cfg := simulate.DefaultConfig(solve.Optimus)
+	cfg.ProfileRuns, cfg.Check = 0, true
+	res, err := simulate.Run(in, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Summary.Finished != len(in.Jobs) || res.Summary.Profiling != 0 {
+		t.Errorf("%d of %d jobs finished, %g s profiling", res.Summary.Finished, len(in.Jobs), res.Summary.Profiling)
+	}
+}
