@@ -44,3 +44,10 @@ echo
 echo "What the optimus policy decided (optimus convert --columns picks columns):"
 "$bin" convert -i "$out/allocation.parquet" --format text \
   --columns job,progress_steps,remaining_steps_p50,loss_quality,ps,workers,alloc_ps,alloc_workers,alloc_speed,alloc_completion_s,status
+
+# --- simulate (issue 10): a small simulation of the testbed-sized workload ---
+"$bin" simulate --seeds 1-2 --compare -q --dir "$out/simulate" -o "$out/simulate/comparison.csv"
+echo
+echo "simulation:  $out/simulate/sim_{summary,comparison,jobs,allocations,utilisation}.parquet"
+"$bin" convert -i "$out/simulate/sim_comparison.parquet" --format text \
+  --columns policy,knowledge,seeds,mean_jct_s,jct_ratio,makespan_ratio,behind_optimus,restarts
