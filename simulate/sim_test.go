@@ -3,10 +3,13 @@ package simulate_test
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
 	"github.com/optimus-sched/optimus/place"
@@ -224,5 +227,69 @@ func TestJobsRunWithoutProfiling(t *testing.T) {
 	}
 	if res.Summary.Finished != len(in.Jobs) || res.Summary.Profiling != 0 {
 		t.Errorf("%d of %d jobs finished, %g s profiling", res.Summary.Finished, len(in.Jobs), res.Summary.Profiling)
+	}
+}
+
+func TestAsyncJobsRun(t *testing.T) {
+	in := smallInput(t, 4, 600)
+	p := in.Profiles[in.Jobs[0].Model]
+	p.Speed = fit.SpeedModel{Mode: fit.Async, Theta: [5]float64{0.2, 0.05, 0.01, 0.002}}
+	in.Profiles = map[string]simulate.Profile{p.Model: p}
+	for i := range in.Jobs {
+		in.Jobs[i].Mode = fit.Async
+	}
+	for _, oracle := range []bool{false, true} {
+		cfg := simulate.DefaultConfig(solve.Optimus)
+		cfg.Oracle, cfg.Check = oracle, true
+		res, err := simulate.Run(in, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Summary.Finished != len(in.Jobs) {
+			t.Errorf("oracle %v: %d of %d async jobs finished", oracle, res.Summary.Finished, len(in.Jobs))
+		}
+	}
+}
+
+// TestRandomWorkloadsKeepTheInvariants runs random workloads (demands,
+// limits, budgets, arrivals, scales) through every policy with the checks
+// on: no error, no panic, every job accounted for.
+func TestRandomWorkloadsKeepTheInvariants(t *testing.T) {
+	base := testbedInput(t, 1)
+	var models []string
+	for m := range base.Profiles {
+		models = append(models, m)
+	}
+	slices.Sort(models)
+	for seed := uint64(1); seed <= 4; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 99))
+		in := &simulate.Input{Cluster: base.Cluster, Profiles: base.Profiles}
+		arrival := 0.0
+		for i := range 8 {
+			m := models[rng.IntN(len(models))]
+			j := base.Jobs[0]
+			j.Name, j.Model, j.Arrival = fmt.Sprintf("r%d", i), m, arrival
+			arrival += 3000 * rng.Float64()
+			j.SpeedScale, j.ConvergenceScale = 0.5+rng.Float64(), 0.3+2*rng.Float64()
+			j.HasBudget = rng.IntN(3) == 0
+			j.EpochBudget = 0.5 + 30*rng.Float64()
+			j.MaxPS, j.MaxWorkers = rng.IntN(4), rng.IntN(9)
+			j.Worker = []float64{float64(rng.IntN(3)), float64(1 + rng.IntN(6)), float64(rng.IntN(20)), rng.Float64() * 3}
+			j.PS = []float64{0, float64(rng.IntN(6)), float64(rng.IntN(20)), rng.Float64() * 5}
+			in.Jobs = append(in.Jobs, j)
+		}
+		for _, p := range solve.Policies {
+			cfg := simulate.DefaultConfig(p)
+			cfg.Check, cfg.Seed, cfg.Oracle = true, seed, seed%2 == 0
+			cfg.Horizon = 2 * 24 * 3600
+			res, err := simulate.Run(in, cfg)
+			if err != nil {
+				t.Fatalf("seed %d %s: %v", seed, p, err)
+			}
+			s := res.Summary
+			if s.Finished+s.Unfinished+s.NeverStarted != len(in.Jobs) {
+				t.Errorf("seed %d %s: %d+%d+%d jobs accounted for of %d", seed, p, s.Finished, s.Unfinished, s.NeverStarted, len(in.Jobs))
+			}
+		}
 	}
 }

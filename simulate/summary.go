@@ -19,7 +19,7 @@ type Summary struct {
 	// and profiling.
 	RestartLost, Profiling float64
 	// Utilisation is, per resource, the share of the cluster's capacity
-	// allocated over the makespan.
+	// allocated over the makespan (0 when nothing ran).
 	Utilisation []float64
 	// MeanPredErr is the mean over jobs of their PredErr (NaN when none).
 	MeanPredErr float64
@@ -98,7 +98,6 @@ func (s *sim) finishResults() {
 	}
 	sum.Utilisation = make([]float64, len(s.capTotal))
 	for r := range sum.Utilisation {
-		sum.Utilisation[r] = math.NaN()
 		if sum.Makespan > 0 && s.capTotal[r] > 0 {
 			sum.Utilisation[r] = s.usedSeconds[r] / (s.capTotal[r] * sum.Makespan)
 		}

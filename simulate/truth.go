@@ -3,6 +3,7 @@ package simulate
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/optimus-sched/optimus/fit"
@@ -53,6 +54,9 @@ func neverFits(j *Job, c *pipeline.Cluster) string {
 		name   string
 		demand []float64
 	}{{"worker", j.Worker}, {"ps", j.PS}} {
+		if !slices.ContainsFunc(role.demand, func(d float64) bool { return d > 0 }) {
+			return fmt.Sprintf("one %s demands nothing of any resource: give its demands", role.name)
+		}
 		fits := false
 		for _, node := range c.Capacity {
 			ok := true
