@@ -77,7 +77,7 @@ func simInput(b *testing.B, gen func() ([]datasets.Named, error)) *simulate.Inpu
 		}
 		tabs[n.Name] = t
 	}
-	in, err := simtables.Input(tabs["cluster"], tabs["workload"], tabs["profiles"])
+	in, err := simtables.Input(tabs["cluster"], tabs["workload"], tabs["profiles"], tabs["profile_speeds"])
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -37,7 +37,7 @@ var Catalog = []Dataset{
 			"(DL2's ps-sync-measured), loss logs follow 1/k curves with 3% noise. Tables: cluster, jobs, loss, speed, truth.",
 		Generate: Testbed,
 	},
-	{Name: "simulate-testbed", Doc: "A workload like the paper's testbed experiment for optimus simulate: 9 jobs over the measured model families arriving over 1.5 hours on the testbed's 13 servers. Tables: cluster, workload, profiles.", Generate: SimTestbed},
+	{Name: "simulate-testbed", Doc: "A workload like the paper's testbed experiment for optimus simulate: 9 jobs over the measured model families arriving over 1.5 hours on the testbed's 13 servers, training at the embedded measurements' speeds. Tables: cluster, workload, profiles, profile_speeds.", Generate: SimTestbed},
 	{
 		Name: "pollux-curves",
 		Doc: "Real validation curves of 41 all-reduce training runs measured for Pollux (OSDI'21): cifar10, imagenet " +

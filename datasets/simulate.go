@@ -51,7 +51,9 @@ func SimProfiles() ([]SimProfile, error) {
 	return out, nil
 }
 
-// ProfilesTable is the profiles table of ps.
+// ProfilesTable is the profiles table of ps, of kind measured: the true
+// speed is the embedded measurements of the model (ProfileSpeedsTable),
+// the speed_theta columns the model fitted to them.
 func ProfilesTable(ps []SimProfile) *table.Table {
 	n := len(ps)
 	t := table.New(schema.Profiles, n)
@@ -62,7 +64,7 @@ func ProfilesTable(ps []SimProfile) *table.Table {
 	}
 	b0, b1, b2, ln, sn := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	for i, p := range ps {
-		model[i], kind[i], mode[i] = p.Model, "ps", p.Speed.Mode
+		model[i], kind[i], mode[i] = p.Model, "measured", p.Speed.Mode
 		for k := range theta {
 			theta[k][i] = p.Speed.Theta[k]
 		}
@@ -80,6 +82,40 @@ func ProfilesTable(ps []SimProfile) *table.Table {
 	t.SetFloat64s("loss_noise", ln, nil)
 	t.SetFloat64s("speed_noise", sn, nil)
 	return t
+}
+
+// ProfileSpeedsTable is the profile_speeds table of the embedded
+// measurements of the models of ps (failed runs kept, as speed 0).
+func ProfileSpeedsTable(ps []SimProfile) (*table.Table, error) {
+	ms, err := Measured()
+	if err != nil {
+		return nil, err
+	}
+	var model []string
+	var p, w []int64
+	var speed []float64
+	for _, prof := range ps {
+		for _, m := range ms {
+			if m.Model == prof.Model {
+				model, p, w, speed = append(model, m.Model), append(p, int64(m.PS)), append(w, int64(m.Workers)), append(speed, m.Speed)
+			}
+		}
+	}
+	t := table.New(schema.ProfileSpeeds, len(model))
+	t.SetStrings("model", model, nil)
+	t.SetInt64s("ps", p, nil)
+	t.SetInt64s("workers", w, nil)
+	t.SetFloat64s("speed", speed, nil)
+	return t, nil
+}
+
+// simTables is a workload's tables with the profiles of the measured models.
+func simTables(cluster *table.Table, jobs []SimJob, profs []SimProfile) ([]Named, error) {
+	speeds, err := ProfileSpeedsTable(profs)
+	if err != nil {
+		return nil, err
+	}
+	return []Named{{"cluster", cluster}, {"workload", WorkloadTable(jobs)}, {"profiles", ProfilesTable(profs)}, {"profile_speeds", speeds}}, nil
 }
 
 // SimJob is one generated workload job.
@@ -140,7 +176,9 @@ func WorkloadTable(jobs []SimJob) *table.Table {
 // least once) arriving over about an hour and a half on the testbed's 13
 // servers. Each job has a speed of its own (0.9 to 1.1 of its family's)
 // and converges at 0.7 to 1.4 times its family's epoch; one has an epoch
-// budget. Tables: cluster, workload, profiles.
+// budget. The profiles are of kind measured: jobs train at the embedded
+// measurements' speeds. Tables: cluster, workload, profiles,
+// profile_speeds.
 func SimTestbed(seed uint64) ([]Named, error) {
 	profs, err := SimProfiles()
 	if err != nil {
@@ -164,7 +202,7 @@ func SimTestbed(seed uint64) ([]Named, error) {
 		arrival += 1200 * rng.Float64()
 	}
 	jobs[rng.IntN(n)].EpochBudget = float64(20 + rng.IntN(21))
-	return []Named{{"cluster", testbedCluster()}, {"workload", WorkloadTable(jobs)}, {"profiles", ProfilesTable(profs)}}, nil
+	return simTables(testbedCluster(), jobs, profs)
 }
 
 // PhillyJob is one job of the Philly trace.
@@ -227,8 +265,9 @@ type PhillyConfig struct {
 // per 4 GPUs). Each job keeps its arrival (relative to the first), gets a
 // measured model family at random, asks for its trace's GPU count as
 // max_workers and half of it as max_ps, and has an epoch budget such that
-// at that request it trains for its trace duration. Tables: cluster,
-// workload, profiles.
+// at that request it trains for its trace duration (at the speed of the
+// fitted model; the measured profiles' true speed differs from it by the
+// model's error). Tables: cluster, workload, profiles, profile_speeds.
 func PhillyWorkload(trace []PhillyJob, cfg PhillyConfig) ([]Named, error) {
 	if cfg.Jobs < 1 || cfg.Jobs > len(trace) || cfg.Nodes < 1 || cfg.GPUsPerNode < 1 {
 		return nil, fmt.Errorf("philly workload: want 1..%d jobs, at least 1 node and 1 GPU per node", len(trace))
@@ -271,5 +310,5 @@ func PhillyWorkload(trace []PhillyJob, cfg PhillyConfig) ([]Named, error) {
 	cluster.SetFloat64s("cpu", cpu, nil)
 	cluster.SetFloat64s("memory_gb", mem, nil)
 	cluster.SetFloat64s("net_gbps", net, nil)
-	return []Named{{"cluster", cluster}, {"workload", WorkloadTable(jobs)}, {"profiles", ProfilesTable(profs)}}, nil
+	return simTables(cluster, jobs, profs)
 }

@@ -24,17 +24,22 @@ import (
 	"github.com/optimus-sched/optimus/solve"
 )
 
-// Profile kinds: how a model's true speed is described. Only the parameter
-// server form exists yet; all-reduce profiles will be another kind.
+// Profile kinds: how a model's true speed is described. KindPS is the
+// parameter-server speed model itself (Speed); KindMeasured (measured.go)
+// takes it from measurements. All-reduce profiles will be other kinds.
 const KindPS = "ps"
 
 // Profile is a model family's truth: its speed function and its loss curve.
 type Profile struct {
 	Model string
 	Kind  string
-	// Speed is the true speed model; its GlobalBatch is replaced by each
-	// job's own.
+	// Speed is the true speed model of a KindPS profile, its GlobalBatch
+	// replaced by each job's own. For a KindMeasured profile it is the
+	// speed model closest to the measurements, which the oracle is given
+	// (solve plans with speed models only).
 	Speed fit.SpeedModel
+	// Measured is the true speed of a KindMeasured profile.
+	Measured *MeasuredSpeed
 	// Loss is the true loss curve with k counted in epochs:
 	// l(e) = 1/(B0·e + B1) + B2.
 	Loss fit.Curve

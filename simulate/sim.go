@@ -105,8 +105,10 @@ func check(in *Input, cfg *Config) error {
 		switch {
 		case !ok:
 			return fmt.Errorf("job %q: no profile for model %q", j.Name, j.Model)
-		case p.Kind != KindPS:
+		case p.Kind != KindPS && p.Kind != KindMeasured:
 			return fmt.Errorf("job %q: profile kind %q of model %q is not supported", j.Name, p.Kind, j.Model)
+		case p.Kind == KindMeasured && p.Measured == nil:
+			return fmt.Errorf("job %q: the measured profile of model %q has no measurements", j.Name, j.Model)
 		case j.Mode != fit.Sync && j.Mode != fit.Async:
 			return fmt.Errorf("job %q: mode %q is not supported (sync or async)", j.Name, j.Mode)
 		case i > 0 && j.Arrival < in.Jobs[i-1].Arrival:
@@ -129,7 +131,12 @@ func (s *sim) newJob(i int) *jobRun {
 	jr.truth.curve = TrueCurve(j, &p)
 	jr.truth.total = TotalSteps(j, jr.truth.curve, s.cfg.Rule)
 	jr.truth.never = neverFits(j, s.in.Cluster)
-	jr.truth.ideal = idealTime(j, jr.truth.speed, jr.truth.total, s.in.Cluster)
+	jr.truth.speedAt = trueSpeedAt(j, &p, jr.truth.speed)
+	if p.Kind == KindMeasured {
+		jr.truth.ideal = idealMeasured(j, p.Measured, j.SpeedScale, jr.truth.total, s.in.Cluster)
+	} else {
+		jr.truth.ideal = idealTime(j, jr.truth.speed, jr.truth.total, s.in.Cluster)
+	}
 	jr.ready = j.Arrival
 	if !s.cfg.Oracle && jr.truth.never == "" {
 		// The paper's profiling at arrival (section 3.2): a few short runs
@@ -153,7 +160,7 @@ func (s *sim) newJob(i int) *jobRun {
 }
 
 func (s *sim) observeSpeed(j *jobRun, p, w int, noise float64) {
-	v := j.truth.speed.Speed(p, w) * math.Exp(noise*s.cfg.NoiseScale*j.rng.NormFloat64())
+	v := j.truth.speedAt(p, w) * math.Exp(noise*s.cfg.NoiseScale*j.rng.NormFloat64())
 	c := fit.Config{PS: p, Workers: w}
 	if k, ok := j.sampled[c]; ok {
 		j.nSampled[k]++
@@ -353,7 +360,7 @@ func (s *sim) advance(t, end float64, active []*jobRun) error {
 		held := end - t
 		begin := math.Max(t, j.busyUntil)
 		if begin < end {
-			sp := j.truth.speed.Speed(j.run.PS, j.run.Workers)
+			sp := j.truth.speedAt(j.run.PS, j.run.Workers)
 			need := j.truth.total - j.progress
 			if sp*(end-begin) >= need {
 				j.finish = begin + need/sp

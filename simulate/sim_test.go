@@ -35,7 +35,7 @@ func testbedInput(t testing.TB, seed uint64) *simulate.Input {
 		c.Source = n.Name + ".parquet"
 		tabs[n.Name] = c
 	}
-	in, err := simtables.Input(tabs["cluster"], tabs["workload"], tabs["profiles"])
+	in, err := simtables.Input(tabs["cluster"], tabs["workload"], tabs["profiles"], tabs["profile_speeds"])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,10 +12,13 @@ import (
 
 // truth is what the simulator knows of a job and the scheduler does not.
 type truth struct {
-	speed fit.SpeedModel
-	curve fit.Curve // in steps
-	total float64   // steps to train
-	ideal float64   // seconds at the fastest allocation, no restarts
+	speed fit.SpeedModel // the oracle's speed model
+	// speedAt is the true speed: speed's, or the profile's measurements
+	// scaled by the job's SpeedScale.
+	speedAt func(p, w int) float64
+	curve   fit.Curve // in steps
+	total   float64   // steps to train
+	ideal   float64   // seconds at the fastest allocation, no restarts
 	// never, when not empty, says why the job can never run on the cluster.
 	never string
 }
@@ -82,6 +85,49 @@ func neverFits(j *Job, c *pipeline.Cluster) string {
 		}
 	}
 	return ""
+}
+
+// trueSpeedAt is a job's true speed function.
+func trueSpeedAt(j *Job, p *Profile, model fit.SpeedModel) func(p, w int) float64 {
+	if p.Kind == KindMeasured && p.Measured != nil {
+		m, scale := p.Measured, j.SpeedScale
+		return func(ps, w int) float64 { return scale * m.Speed(ps, w) }
+	}
+	return model.Speed
+}
+
+// idealMeasured is idealTime for a measured speed: the largest speed on
+// the measured grid (beyond it the speed is clamped) among the
+// configurations within the cluster's totals and the job's limits.
+func idealMeasured(j *Job, m *MeasuredSpeed, scale, total float64, c *pipeline.Cluster) float64 {
+	best := 0.0
+	for p := 1; p <= m.MaxPS; p++ {
+		for w := 1; w <= m.MaxWorkers; w++ {
+			if j.MaxPS > 0 && p > j.MaxPS || j.MaxWorkers > 0 && w > j.MaxWorkers || !fitsTotals(j, p, w, c) {
+				continue
+			}
+			best = math.Max(best, scale*m.Speed(p, w))
+		}
+	}
+	if best <= 0 {
+		return math.Inf(1)
+	}
+	return total / best
+}
+
+// fitsTotals reports whether p PS and w workers of a job fit the cluster's
+// total capacity of every resource.
+func fitsTotals(j *Job, p, w int, c *pipeline.Cluster) bool {
+	for r := range c.Resources {
+		var capR float64
+		for _, node := range c.Capacity {
+			capR += node[r]
+		}
+		if float64(p)*j.PS[r]+float64(w)*j.Worker[r] > capR+eps {
+			return false
+		}
+	}
+	return true
 }
 
 // idealTime is a job's total steps at the fastest allocation whose tasks fit

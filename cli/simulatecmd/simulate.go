@@ -29,6 +29,7 @@ import (
 type Options struct {
 	IO                          *iostreams.IOStreams
 	Cluster, Workload, Profiles string
+	ProfileSpeeds               string
 	Philly                      string // a Philly trace to sample the workload from
 	PhillyJobs, PhillyNodes     int
 	PhillyGPUs                  int
@@ -67,8 +68,8 @@ arrival (their time counted). With --oracle it is given the true remaining steps
 functions instead, which separates modelling error from policy. A job whose tasks change
 stops (--stop-cost) and restores (--restore-cost) before it trains again.
 
-Inputs: --cluster, --workload and --profiles (optimus schema workload, profiles), or none
-of them for the simulate-testbed dataset (a workload like the paper's testbed experiment,
+Inputs: --cluster, --workload and --profiles (optimus schema workload, profiles; with
+--profile-speeds for profiles of kind measured), or none of them for the simulate-testbed dataset (a workload like the paper's testbed experiment,
 generated anew for each seed), or --philly with a Philly trace (../shared/data/traces).
 The same inputs and seeds give byte-identical outputs.
 
@@ -81,7 +82,8 @@ sim_comparison, sim_jobs, sim_allocations and sim_utilisation there as Parquet.`
   optimus simulate --seeds 1-5 --oracle --dir out/sim-oracle
   optimus simulate --seeds 1-10 --knowledge fitted,oracle --compare
   optimus datasets export simulate-testbed -o tb
-  optimus simulate --cluster tb/cluster.parquet --workload tb/workload.parquet --profiles tb/profiles.parquet -o summary.csv
+  optimus simulate --cluster tb/cluster.parquet --workload tb/workload.parquet --profiles tb/profiles.parquet \
+    --profile-speeds tb/profile_speeds.parquet -o summary.csv
   optimus simulate --philly ../shared/data/traces/philly-jobs.csv --philly-jobs 160 --philly-nodes 16 --oracle`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -92,6 +94,7 @@ sim_comparison, sim_jobs, sim_allocations and sim_utilisation there as Parquet.`
 	f.StringVar(&opts.Cluster, "cluster", "", "read the cluster from `FILE`")
 	f.StringVar(&opts.Workload, "workload", "", "read the workload from `FILE`")
 	f.StringVar(&opts.Profiles, "profiles", "", "read the model profiles from `FILE`")
+	f.StringVar(&opts.ProfileSpeeds, "profile-speeds", "", "read the measured speeds of measured profiles from `FILE`")
 	f.StringVar(&opts.Philly, "philly", "", "sample the workload from the Philly trace in `FILE` (CSV)")
 	f.IntVar(&opts.PhillyJobs, "philly-jobs", 160, "jobs to sample with --philly")
 	f.IntVar(&opts.PhillyNodes, "philly-nodes", 16, "nodes of the cluster with --philly")
@@ -290,7 +293,7 @@ func config(opts *Options, p solve.Policy, placement place.Policy, capacity solv
 // seed, or the simulate-testbed dataset generated with each seed, or a
 // Philly sample of each seed.
 func readInputs(opts *Options, seeds []uint64) ([]*simulate.Input, error) {
-	given := opts.Cluster != "" || opts.Workload != "" || opts.Profiles != ""
+	given := opts.Cluster != "" || opts.Workload != "" || opts.Profiles != "" || opts.ProfileSpeeds != ""
 	if given && opts.Philly != "" {
 		return nil, cmdutil.Usagef("--philly samples its own workload: give it without --cluster, --workload and --profiles")
 	}
@@ -311,7 +314,13 @@ func readInputs(opts *Options, seeds []uint64) ([]*simulate.Input, error) {
 		if err != nil {
 			return nil, err
 		}
-		in, err := simtables.Input(cluster, workload, profiles)
+		var speeds *table.Table
+		if opts.ProfileSpeeds != "" {
+			if speeds, err = cmdutil.ReadSide("profile-speeds", opts.ProfileSpeeds, schema.ProfileSpeeds); err != nil {
+				return nil, err
+			}
+		}
+		in, err := simtables.Input(cluster, workload, profiles, speeds)
 		if err != nil {
 			return nil, err
 		}
@@ -351,7 +360,7 @@ func readInputs(opts *Options, seeds []uint64) ([]*simulate.Input, error) {
 			t.Source = n.Name
 			tabs[n.Name] = t
 		}
-		if out[i], err = simtables.Input(tabs["cluster"], tabs["workload"], tabs["profiles"]); err != nil {
+		if out[i], err = simtables.Input(tabs["cluster"], tabs["workload"], tabs["profiles"], tabs["profile_speeds"]); err != nil {
 			return nil, err
 		}
 	}

@@ -33,7 +33,7 @@ func export(t *testing.T) string {
 
 func inputs(dir string) []string {
 	return []string{"--cluster", filepath.Join(dir, "cluster.csv"), "--workload", filepath.Join(dir, "workload.csv"),
-		"--profiles", filepath.Join(dir, "profiles.csv")}
+		"--profiles", filepath.Join(dir, "profiles.csv"), "--profile-speeds", filepath.Join(dir, "profile_speeds.csv")}
 }
 
 func TestSummaryComparesWithOptimus(t *testing.T) {
@@ -217,5 +217,20 @@ func TestComparisonOverSeedsAndKnowledge(t *testing.T) {
 		if (pol[i] == "drf" || pol[i] == "tetris") && behind[i] != 3 {
 			t.Errorf("%s %s: behind optimus in %d of 3 seeds", pol[i], know[i], behind[i])
 		}
+	}
+}
+
+func TestMeasuredProfilesNeedTheirSpeeds(t *testing.T) {
+	dir := export(t)
+	args := []string{"simulate", "-q", "--cluster", filepath.Join(dir, "cluster.csv"), "--workload", filepath.Join(dir, "workload.csv"),
+		"--profiles", filepath.Join(dir, "profiles.csv")}
+	code, _, stderr := run(t, args...)
+	if want := `profiles.csv: column "kind", row 1 (line 2): model "dssm" is measured but has no successful measurement in no profile_speeds table given`; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("without --profile-speeds: exit %d, stderr %q, want %q", code, stderr, want)
+	}
+	spoil(t, filepath.Join(dir, "profile_speeds.csv"), 7, "model", "bert")
+	code, _, stderr = run(t, append(args, "--profile-speeds", filepath.Join(dir, "profile_speeds.csv"))...)
+	if want := `profile_speeds.csv: column "model", row 7 (line 8): model "bert" has no row in `; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("unknown model: exit %d, stderr %q, want %q", code, stderr, want)
 	}
 }

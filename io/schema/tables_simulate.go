@@ -4,7 +4,7 @@ package schema
 // profiles) and outputs (sim_jobs, sim_allocations, sim_utilisation,
 // sim_summary, sim_comparison). They are registered after the pipeline's own tables.
 func init() {
-	All = append(All, Workload, Profiles, SimJobs, SimAllocations, SimUtilisation, SimSummary, SimComparison)
+	All = append(All, Workload, Profiles, ProfileSpeeds, SimJobs, SimAllocations, SimUtilisation, SimSummary, SimComparison)
 }
 
 var (
@@ -44,12 +44,14 @@ var (
 		Name:    "profiles",
 		Version: 1,
 		Doc: "One row per model family: its true speed function and true loss curve, which the simulator trains jobs " +
-			"with and the scheduler under test never sees (except with --oracle). `kind` says how the speed is described; " +
-			"only `ps` (the parameter-server model of the speed_theta columns) exists yet.",
+			"with and the scheduler under test never sees (except with --oracle). `kind` says how the speed is described: " +
+			"`ps`, the parameter-server speed model of the speed_theta columns; `measured`, the family's rows of the " +
+			"profile_speeds table (interpolated between measured configurations), the speed_theta columns then holding the " +
+			"speed model closest to them, which the oracle plans with.",
 		Key: "model",
 		Columns: []Column{
 			{Name: "model", Type: String, Required: true, Unique: true, NonEmpty: true, Doc: "Model family."},
-			{Name: "kind", Type: String, Default: "ps", NonEmpty: true, Doc: "How the speed is described: `ps` (speed_mode with speed_theta0..4)."},
+			{Name: "kind", Type: String, Default: "ps", NonEmpty: true, Doc: "How the speed is described: `ps` (speed_mode with speed_theta0..4) or `measured` (profile_speeds)."},
 			{Name: "speed_mode", Type: String, Required: true, NonEmpty: true, Doc: "`sync` or `async`: the form of the speed model (see models)."},
 			{Name: "speed_theta0", Type: Float64, Required: true, Min: zero, Doc: "θ0 of the true speed model (the job's global_batch is M)."},
 			{Name: "speed_theta1", Type: Float64, Required: true, Min: zero, Doc: "θ1."},
@@ -62,6 +64,21 @@ var (
 			{Name: "loss_b2", Type: Float64, Required: true, Min: zero, Doc: "b2: the loss the curve tends to."},
 			{Name: "loss_noise", Type: Float64, Default: "0.03", Min: zero, Doc: "Relative (log-normal) noise of a logged loss value."},
 			{Name: "speed_noise", Type: Float64, Default: "0.02", Min: zero, Doc: "Relative (log-normal) noise of a measured speed."},
+		},
+	}
+
+	// ProfileSpeeds holds the measured speeds of the measured profiles.
+	ProfileSpeeds = &Table{
+		Name:    "profile_speeds",
+		Version: 1,
+		Doc: "One row per measured configuration of a model family whose profile is of kind `measured`: the true speed " +
+			"there (scaled by each job's speed_scale). Unmeasured configurations take the inverse-distance-weighted mean " +
+			"of the 4 nearest measured ones; beyond the measured range p and w are clamped to it. A speed of 0 or NaN is a failed run, left out.",
+		Columns: []Column{
+			{Name: "model", Type: String, Required: true, NonEmpty: true, Doc: "Model family (a row of profiles)."},
+			{Name: "ps", Type: Int64, Required: true, Min: one, Doc: "Parameter servers."},
+			{Name: "workers", Type: Int64, Required: true, Min: one, Doc: "Workers."},
+			{Name: "speed", Type: Float64, Unit: "steps/s", Required: true, Nullable: true, AllowNaN: true, Min: zero, Doc: "Measured speed of the whole job."},
 		},
 	}
 

@@ -22,12 +22,15 @@ import (
 // row above, or which needs a resource the cluster lacks is an error naming
 // the workload's file, column and row. A job that can never fit the cluster
 // is not an error: it is reported as never started, with the reason.
-func Input(cluster, workload, profiles *table.Table) (*simulate.Input, error) {
+//
+// speeds, the profile_speeds table, may be nil when no profile is of kind
+// measured.
+func Input(cluster, workload, profiles, speeds *table.Table) (*simulate.Input, error) {
 	c, err := adapt.Cluster(cluster)
 	if err != nil {
 		return nil, err
 	}
-	profs, err := Profiles(profiles)
+	profs, err := Profiles(profiles, speeds)
 	if err != nil {
 		return nil, err
 	}
@@ -38,8 +41,23 @@ func Input(cluster, workload, profiles *table.Table) (*simulate.Input, error) {
 	return &simulate.Input{Cluster: c, Jobs: jobs, Profiles: profs}, nil
 }
 
-// Profiles reads a profiles table.
-func Profiles(t *table.Table) (map[string]simulate.Profile, error) {
+// Profiles reads a profiles table and, for its measured profiles, the
+// profile_speeds table (nil when there is none).
+func Profiles(t, speeds *table.Table) (map[string]simulate.Profile, error) {
+	samples := map[string][]fit.SpeedSample{}
+	if speeds != nil {
+		known := map[string]bool{}
+		for _, m := range t.Strings("model") {
+			known[m] = true
+		}
+		ps, w, v := speeds.Int64s("ps"), speeds.Int64s("workers"), speeds.Float64s("speed")
+		for i, m := range speeds.Strings("model") {
+			if !known[m] {
+				return nil, speeds.Errorf("model", i, "model %q has no row in %s", m, t.Source)
+			}
+			samples[m] = append(samples[m], fit.SpeedSample{PS: int(ps[i]), Workers: int(w[i]), Speed: v[i]})
+		}
+	}
 	out := make(map[string]simulate.Profile, t.NumRows())
 	model, kind, mode := t.Strings("model"), t.Strings("kind"), t.Strings("speed_mode")
 	var theta [5][]float64
@@ -49,8 +67,8 @@ func Profiles(t *table.Table) (map[string]simulate.Profile, error) {
 	b0, b1, b2 := t.Float64s("loss_b0"), t.Float64s("loss_b1"), t.Float64s("loss_b2")
 	ln, sn := t.Float64s("loss_noise"), t.Float64s("speed_noise")
 	for i, m := range model {
-		if kind[i] != simulate.KindPS {
-			return nil, t.Errorf("kind", i, "kind %q is not supported yet: only %q (parameter-server speed model)", kind[i], simulate.KindPS)
+		if kind[i] != simulate.KindPS && kind[i] != simulate.KindMeasured {
+			return nil, t.Errorf("kind", i, "kind %q is not supported yet: %q (parameter-server speed model) or %q (profile_speeds)", kind[i], simulate.KindPS, simulate.KindMeasured)
 		}
 		if mode[i] != fit.Sync && mode[i] != fit.Async {
 			return nil, t.Errorf("speed_mode", i, "%q: a ps profile's speed_mode is sync or async", mode[i])
@@ -65,6 +83,17 @@ func Profiles(t *table.Table) (map[string]simulate.Profile, error) {
 		}
 		if p.Speed.Speed(1, 1) <= 0 || math.IsInf(p.Speed.Speed(1, 1), 0) {
 			return nil, t.Errorf("speed_theta0", i, "the speed model of %q gives no finite positive speed at 1 PS and 1 worker", m)
+		}
+		if kind[i] == simulate.KindMeasured {
+			src := "no profile_speeds table given"
+			if speeds != nil {
+				src = speeds.Source
+			}
+			ms, err := simulate.NewMeasuredSpeed(samples[m])
+			if err != nil {
+				return nil, t.Errorf("kind", i, "model %q is measured but has no successful measurement in %s", m, src)
+			}
+			p.Measured = ms
 		}
 		out[m] = p
 	}
