@@ -163,20 +163,23 @@ func (s *sim) observeSpeed(j *jobRun, p, w int, noise float64) {
 	v := j.truth.speedAt(p, w) * math.Exp(noise*s.cfg.NoiseScale*j.rng.NormFloat64())
 	c := fit.Config{PS: p, Workers: w}
 	if k, ok := j.sampled[c]; ok {
+		// A configuration measured again refines its mean; the speed model
+		// is refitted with it when the job next logs loss points or runs a
+		// new configuration (one more sample of the same one barely moves it).
 		j.nSampled[k]++
 		j.samples[k].Speed += (v - j.samples[k].Speed) / float64(j.nSampled[k])
-	} else {
-		j.sampled[c] = len(j.samples)
-		j.samples = append(j.samples, fit.SpeedSample{PS: p, Workers: w, Speed: v})
-		j.nSampled = append(j.nSampled, 1)
+		return
 	}
+	j.sampled[c] = len(j.samples)
+	j.samples = append(j.samples, fit.SpeedSample{PS: p, Workers: w, Speed: v})
+	j.nSampled = append(j.nSampled, 1)
 	j.dirty = true
 }
 
 func (j *jobRun) observeLoss(step, noise float64) {
 	v := j.truth.curve.At(step) * math.Exp(noise*j.rng.NormFloat64())
 	j.loss = append(j.loss, fit.LossPoint{Step: step, Value: v})
-	j.dirty = true
+	j.dirty = j.dirty || !j.job.HasBudget // a budget job's loss is not fitted
 }
 
 // tickAtOrAfter is the first scheduling time at or after t.
