@@ -20,7 +20,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/cli/root"
 	"github.com/optimus-sched/optimus/datasets"
 	"github.com/optimus-sched/optimus/io/adapt"
@@ -208,12 +207,11 @@ func BenchmarkPipe(b *testing.B) {
 		b.Fatal(err)
 	}
 	main := func(stdin []byte, args ...string) []byte {
-		ios, sin, out, errOut := iostreams.Test()
-		sin.Write(stdin)
-		if code := root.Main(ios, args); code != 0 {
-			b.Fatalf("%v: exit %d: %s", args, code, errOut)
+		code, out, stderr := root.Run(stdin, args...)
+		if code != 0 {
+			b.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
-		return out.Bytes()
+		return out
 	}
 	b.Run(fmt.Sprintf("tasks=%d", tasks), func(b *testing.B) {
 		for i := 0; i < b.N; i++ {

@@ -28,7 +28,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/optimus-sched/optimus/layout"
 )
@@ -869,15 +868,4 @@ func (pl *placer) result() *Result {
 		res.Free[i] = slices.Clone(pl.st.free[i*pl.nr : (i+1)*pl.nr])
 	}
 	return res
-}
-
-// describe writes a demand vector as "gpu 1, cpu 4".
-func describe(resources []string, d []float64) string {
-	var parts []string
-	for r, x := range d {
-		if x != 0 {
-			parts = append(parts, fmt.Sprintf("%s %g", resources[r], x))
-		}
-	}
-	return strings.Join(parts, ", ")
 }
