@@ -2,7 +2,7 @@ package benchmarks
 
 // Benchmarks of planning at scale: solve (the allocation) and place (the
 // tasks onto nodes) on workloads from `optimus datasets generate`. The bar
-// (DESIGN.md 6, issue 4): 100,000 tasks on 16,000 nodes well under a second
+// (the project's speed bar): 100,000 tasks on 16,000 nodes well under a second
 // on one core; the paper reports about 5 s. Run on one core with
 //
 //	go test ./benchmarks -run '^$' -bench 'Plan$|Solve|Place|Pipe' -cpu 1 -count 5

@@ -39,16 +39,12 @@ import (
 //     server; a worker, which needs a GPU, on GPU servers only.
 //
 // Keeping a job's PS on the servers without GPUs even when its own GPU
-// server has room was tried: it packs a little more but spreads jobs. Over
-// the 200 tight generated workloads of cli/root's test it allocated 0.06%
-// more tasks for an objective 0.003% lower, and the mean cross-server
-// traffic share after `optimus place` was 0.126 against 0.075 with rule 1;
-// on the testbed (restart cost 300) 62 tasks against 60, the objective
-// 0.8% lower, the traffic share 0.97 against 0.61.
+// server has room was tried: it packs a little more but spreads jobs (the
+// figures are in benchmarks/solve-place.md).
 //
-// Costs: the search goes through one segment tree of per-resource maxima
-// per class of nodes (nodes with the same resources), O(log n) per task
-// for n nodes in the usual case, plus a scan of the job's own nodes.
+// Costs: the search goes through one layout.FreeTree per class of nodes
+// (nodes with the same resources), O(log n) per task for n nodes in the
+// usual case, plus a scan of the job's own nodes.
 
 // nodeClass is a set of nodes that have capacity of the same resources.
 type nodeClass struct {
