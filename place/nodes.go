@@ -8,8 +8,8 @@ import (
 
 // nodeState holds every node's free capacity and two indexes over it: a
 // heap by how much is free (the "most free capacity first" order of the
-// paper's placement, section 4.2) and a segment tree of per-resource maxima
-// (first-fit search in node order in O(log n) for typical inputs).
+// paper's placement, section 4.2) and a layout.FreeTree (first fit in node
+// order).
 type nodeState struct {
 	n, nr int
 	free  []float64 // free[i*nr + r]
@@ -22,10 +22,8 @@ type nodeState struct {
 	// -1 while it is taken out.
 	heap nodeHeap
 	pos  []int
-	// seg is a segment tree over nodes: seg[v*nr + r] is the largest free
-	// capacity of resource r among the nodes under tree vertex v.
-	seg    []float64
-	leaves int
+	// tree finds the first node, in node order, with room for a task.
+	tree layout.FreeTree
 	// ffStart remembers, per demand vector, the node before which a task
 	// of that demand was last found not to fit anywhere: free capacity only
 	// shrinks (until take gives some back, which clears it), so a first-fit
@@ -55,17 +53,7 @@ func newNodeState(capacity [][]float64, nr int) *nodeState {
 		s.heap.items[i], s.pos[i] = i, i
 	}
 	heap.Init(&s.heap)
-	s.leaves = 1
-	for s.leaves < max(n, 1) {
-		s.leaves *= 2
-	}
-	s.seg = make([]float64, 2*s.leaves*nr)
-	for i := range n {
-		copy(s.seg[(s.leaves+i)*nr:(s.leaves+i+1)*nr], s.free[i*nr:(i+1)*nr])
-	}
-	for v := s.leaves - 1; v >= 1; v-- {
-		s.pull(v)
-	}
+	s.tree = layout.NewFreeTree(n, nr, s.eps, func(i int) []float64 { return s.free[i*nr : (i+1)*nr] })
 	return s
 }
 
@@ -75,13 +63,6 @@ func (s *nodeState) scoreOf(i int) float64 {
 		x += s.free[i*s.nr+r] * s.scale[r]
 	}
 	return x
-}
-
-func (s *nodeState) pull(v int) {
-	a, b, o := 2*v*s.nr, (2*v+1)*s.nr, v*s.nr
-	for r := range s.nr {
-		s.seg[o+r] = max(s.seg[a+r], s.seg[b+r])
-	}
 }
 
 // fits reports whether count tasks of demand d fit on node i.
@@ -123,11 +104,7 @@ func (s *nodeState) take(i int, d []float64, count int) {
 	if s.pos[i] >= 0 {
 		heap.Fix(&s.heap, s.pos[i])
 	}
-	v := s.leaves + i
-	copy(s.seg[v*s.nr:(v+1)*s.nr], f)
-	for v /= 2; v >= 1; v /= 2 {
-		s.pull(v)
-	}
+	s.tree.Set(i, f)
 }
 
 // popBest takes the node with the most free capacity out of the heap; -1
@@ -148,42 +125,17 @@ func (s *nodeState) push(i int) {
 // d fits, skipping nodes for which skip returns true; -1 when there is none.
 func (s *nodeState) firstFit(d []float64, skip func(int) bool) int {
 	if skip != nil {
-		return s.firstFitUnder(1, 0, s.leaves, 0, d, skip)
+		return s.tree.First(0, d, skip)
 	}
 	key := layout.DemandKey(d)
 	from := s.ffStart[key]
-	i := s.firstFitUnder(1, 0, s.leaves, from, d, nil)
+	i := s.tree.First(from, d, nil)
 	if i < 0 {
 		s.ffStart[key] = s.n
 	} else {
 		s.ffStart[key] = i
 	}
 	return i
-}
-
-// firstFitUnder searches the nodes in [max(lo, from), hi) under tree
-// vertex v.
-func (s *nodeState) firstFitUnder(v, lo, hi, from int, d []float64, skip func(int) bool) int {
-	if lo >= s.n || hi <= from {
-		return -1
-	}
-	m := s.seg[v*s.nr : (v+1)*s.nr]
-	for r, x := range d {
-		if x > m[r]+s.eps[r] {
-			return -1
-		}
-	}
-	if hi-lo == 1 {
-		if (skip == nil || !skip(lo)) && s.fits(lo, d, 1) {
-			return lo
-		}
-		return -1
-	}
-	mid := (lo + hi) / 2
-	if i := s.firstFitUnder(2*v, lo, mid, from, d, skip); i >= 0 {
-		return i
-	}
-	return s.firstFitUnder(2*v+1, mid, hi, from, d, skip)
 }
 
 // nodeHeap orders node indices by score, highest first, ties by index.

@@ -28,7 +28,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/optimus-sched/optimus/layout"
 )
@@ -650,16 +649,17 @@ const (
 // of preference) that hold an even split of job j, or returns nil.
 //
 // For k nodes, rP = p mod k of them hold ⌈p/k⌉ PS and the others ⌊p/k⌋,
-// and rW = w mod k hold ⌈w/k⌉ workers. Say x nodes hold both ceilings:
-// then rP-x hold the PS ceiling only, rW-x the worker ceiling only and
-// k-rP-rW+x neither, for some x in [max(0, rP+rW-k), min(rP, rW)]. A node
-// that holds a shape holds every smaller one, so nodes fall into classes by
-// the shapes they hold: all (A), both single ceilings but not both
-// together (B), the PS ceiling only (C1), the worker ceiling only (C2), the
-// floors only (D). For a given x the split exists exactly when x <= |A|,
-// the single-ceiling shapes fit in C1 and C2 and, beyond them, in B plus
-// the rest of A, and the floor shapes in whatever is left; the matching is
-// then built greedily in that order.
+// and rW = w mod k hold ⌈w/k⌉ workers. Say x nodes get shape CC (both
+// ceilings): then rP-x get CF (the PS ceiling, the worker floor), rW-x get
+// FC and k-rP-rW+x get FF (both floors), for some x in
+// [max(0, rP+rW-k), min(rP, rW)]. A node that holds a shape holds every
+// smaller one, so nodes fall into classes by the shapes they hold: CC and
+// so all (class A, nA), CF and FC but not CC (B, nB), CF only (C1, nC1),
+// FC only (C2, nC2), FF only (D, nD). For a given x the split exists
+// exactly when x <= nA, the CF and FC nodes fit in C1 and C2 and, beyond
+// them, in the flexible nodes (B plus the rest of A: isFlex in buildSplit),
+// and the FF nodes in whatever is left; the matching is then built
+// greedily in that order.
 func (pl *placer) evenSplit(j int, pool []int, kmin int) []layout.Slot {
 	job := &pl.p.Jobs[j]
 	p, w := job.PS, job.Workers
@@ -869,15 +869,4 @@ func (pl *placer) result() *Result {
 		res.Free[i] = slices.Clone(pl.st.free[i*pl.nr : (i+1)*pl.nr])
 	}
 	return res
-}
-
-// describe writes a demand vector as "gpu 1, cpu 4".
-func describe(resources []string, d []float64) string {
-	var parts []string
-	for r, x := range d {
-		if x != 0 {
-			parts = append(parts, fmt.Sprintf("%s %g", resources[r], x))
-		}
-	}
-	return strings.Join(parts, ", ")
 }

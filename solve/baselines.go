@@ -92,10 +92,24 @@ func (in *instance) jobShare(pl *plan, j int) float64 {
 // the queue. O((n + units)·log n).
 func (in *instance) drf() *plan {
 	pl := in.newPlan()
+	// A job's share changes only when it gets a unit, so its score is
+	// never stale when it comes to the top.
+	in.fill(pl, "drf", func(j, _, _ int) float64 { return -in.jobShare(pl, j) })
+	return pl
+}
+
+// fill is the baselines' progressive filling: the plannable jobs in a queue
+// by score (highest first, ties to the earlier arrival); the job on top
+// gets its next unit if it fits, else it leaves the queue, as it does at
+// its limits. A score may only fall while a job waits in the queue: the
+// queue is evaluated lazily (a job's score is recomputed when it comes to
+// the top and the unit taken only if it still beats the next job), which
+// gives the same plan as re-scoring every job after every unit.
+func (in *instance) fill(pl *plan, policy string, score func(j, nw, np int) float64) {
 	q := rankedQueue{}
 	for _, j := range in.order {
 		if in.pre[j] == "" {
-			heap.Push(&q, &candidate{job: j, rank: in.rank[j], gain: 0})
+			heap.Push(&q, &candidate{job: j, rank: in.rank[j], gain: score(j, 1, 1)})
 		}
 	}
 	for q.Len() > 0 {
@@ -104,20 +118,28 @@ func (in *instance) drf() *plan {
 		nw, np, ok := in.unit(pl, j)
 		if !ok {
 			heap.Pop(&q)
-			pl.reason[j] = "drf: at the job's maximum"
+			pl.reason[j] = policy + ": at the job's maximum"
 			continue
+		}
+		if s := score(j, nw, np); s != c.gain {
+			c.gain = s
+			heap.Fix(&q, c.index)
+			if q[0] != c {
+				continue
+			}
 		}
 		if misfit := in.tryAdd(pl, j, nw, np); misfit != fitted {
 			heap.Pop(&q)
-			pl.reason[j] = fmt.Sprintf("drf: %s: its next %s did not fit", full(misfit), unitName(nw, np))
+			pl.reason[j] = fmt.Sprintf("%s: %s: its next %s did not fit", policy, full(misfit), unitName(nw, np))
 			continue
 		}
 		pl.status[j] = Running
-		c.gain = -in.jobShare(pl, j) // smallest share first
+		if nw, np, ok := in.unit(pl, j); ok {
+			c.gain = score(j, nw, np)
+		}
 		heap.Fix(&q, c.index)
 	}
 	in.finishBaseline(pl)
-	return pl
 }
 
 func unitName(nw, np int) string {
@@ -139,11 +161,9 @@ func unitName(nw, np int) string {
 //
 //	score_j = (1 - srtfWeight)·align_j/mean(align) + srtfWeight·(1/T_j)/mean(1/T)
 //
-// The best-scoring unit is taken if it fits, else its job leaves the queue.
-// The free resources only shrink, so a job's score only falls until it gets a
-// unit: the queue is evaluated lazily (a popped score is recomputed and taken
-// only if it still beats the next one), which gives the same plan as
-// re-scoring every job after every unit.
+// The best-scoring unit is taken if it fits, else its job leaves the queue
+// (fill). The free resources only shrink, so a job's score only falls until
+// it gets a unit, as fill's lazy queue requires.
 func (in *instance) tetris(srtfWeight float64) *plan {
 	pl := in.newPlan()
 	var jobs []int
@@ -183,38 +203,7 @@ func (in *instance) tetris(srtfWeight float64) *plan {
 		}
 		return s
 	}
-	q := rankedQueue{}
-	for _, j := range jobs {
-		heap.Push(&q, &candidate{job: j, rank: in.rank[j], gain: score(j, 1, 1)})
-	}
-	for q.Len() > 0 {
-		c := q[0]
-		j := c.job
-		nw, np, ok := in.unit(pl, j)
-		if !ok {
-			heap.Pop(&q)
-			pl.reason[j] = "tetris: at the job's maximum"
-			continue
-		}
-		if s := score(j, nw, np); s != c.gain {
-			c.gain = s
-			heap.Fix(&q, c.index)
-			if q[0] != c {
-				continue
-			}
-		}
-		if misfit := in.tryAdd(pl, j, nw, np); misfit != fitted {
-			heap.Pop(&q)
-			pl.reason[j] = fmt.Sprintf("tetris: %s: its next %s did not fit", full(misfit), unitName(nw, np))
-			continue
-		}
-		pl.status[j] = Running
-		if nw, np, ok := in.unit(pl, j); ok {
-			c.gain = score(j, nw, np)
-		}
-		heap.Fix(&q, c.index)
-	}
-	in.finishBaseline(pl)
+	in.fill(pl, "tetris", score)
 	return pl
 }
 

@@ -236,12 +236,13 @@ func limitReason(s [2]roleState) string {
 	return parts[0] + "; " + parts[1]
 }
 
-// stableGreedy applies the stability rule of Solve around greedy.
+// stableGreedy applies the stability rule of Solve around greedy: the
+// plans fromScratch, growNoPay, noPay and all of its documentation.
 func (in *instance) stableGreedy(restartCost float64) *plan {
-	free := in.greedy(nil)
-	in.chargeRestarts(free, restartCost)
+	fromScratch := in.greedy(nil)
+	in.chargeRestarts(fromScratch, restartCost)
 	if restartCost <= 0 {
-		return free
+		return fromScratch
 	}
 	nj := len(in.p.Jobs)
 	var growNoPay, noPay, all []bool
@@ -255,20 +256,20 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 			growNoPay, noPay, all = make([]bool, nj), make([]bool, nj), make([]bool, nj)
 		}
 		all[j] = true
-		if free.status[j] == Running && free.ps[j] == job.CurPS && free.wk[j] == job.CurWorkers {
+		if fromScratch.status[j] == Running && fromScratch.ps[j] == job.CurPS && fromScratch.wk[j] == job.CurWorkers {
 			continue
 		}
 		anyChange = true
-		saves := in.T(j, job.CurPS, job.CurWorkers) - in.T(j, free.ps[j], free.wk[j])
+		saves := in.T(j, job.CurPS, job.CurWorkers) - in.T(j, fromScratch.ps[j], fromScratch.wk[j])
 		if saves <= restartCost {
 			noPay[j] = true
-			if free.ps[j] >= job.CurPS && free.wk[j] >= job.CurWorkers {
+			if fromScratch.ps[j] >= job.CurPS && fromScratch.wk[j] >= job.CurWorkers {
 				growNoPay[j] = true
 			}
 		}
 	}
 	if !anyChange {
-		return free
+		return fromScratch
 	}
 	// Candidates from the most stable to the least; ties keep the first.
 	var plans []*plan
@@ -280,7 +281,7 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 		in.chargeRestarts(pl, restartCost)
 		plans = append(plans, pl)
 	}
-	plans = append(plans, free)
+	plans = append(plans, fromScratch)
 	best := plans[0]
 	bw, bo := in.objective(best)
 	for _, pl := range plans[1:] {
@@ -289,23 +290,23 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 			best, bw, bo = pl, w, o
 		}
 	}
-	_, freeObjective := in.objective(free)
+	_, freeObjective := in.objective(fromScratch)
 	for j := range nj {
 		job := &in.p.Jobs[j]
 		if !best.kept[j] {
 			continue
 		}
-		if free.status[j] == Running && free.ps[j] == job.CurPS && free.wk[j] == job.CurWorkers {
+		if fromScratch.status[j] == Running && fromScratch.ps[j] == job.CurPS && fromScratch.wk[j] == job.CurWorkers {
 			// The plan from scratch gives it the same: explain it as that plan does.
-			best.reason[j], best.gain[j], best.next[j] = free.reason[j], free.gain[j], free.next[j]
+			best.reason[j], best.gain[j], best.next[j] = fromScratch.reason[j], fromScratch.gain[j], fromScratch.next[j]
 			continue
 		}
 		alt := "wait"
-		if free.status[j] == Running {
-			alt = fmt.Sprintf("%d PS + %d workers", free.ps[j], free.wk[j])
+		if fromScratch.status[j] == Running {
+			alt = fmt.Sprintf("%d PS + %d workers", fromScratch.ps[j], fromScratch.wk[j])
 		}
-		saves := in.T(j, job.CurPS, job.CurWorkers) - in.T(j, free.ps[j], free.wk[j])
-		if free.status[j] == Running && saves <= restartCost {
+		saves := in.T(j, job.CurPS, job.CurWorkers) - in.T(j, fromScratch.ps[j], fromScratch.wk[j])
+		if fromScratch.status[j] == Running && saves <= restartCost {
 			best.reason[j] = fmt.Sprintf("kept %d PS + %d workers: changing to %s would save the job %.0f s, not more than the %.0f s restart cost",
 				job.CurPS, job.CurWorkers, alt, saves, restartCost)
 		} else {

@@ -39,23 +39,17 @@ import (
 //     server; a worker, which needs a GPU, on GPU servers only.
 //
 // Keeping a job's PS on the servers without GPUs even when its own GPU
-// server has room was tried: it packs a little more but spreads jobs. Over
-// the 200 tight generated workloads of cli/root's test it allocated 0.06%
-// more tasks for an objective 0.003% lower, and the mean cross-server
-// traffic share after `optimus place` was 0.126 against 0.075 with rule 1;
-// on the testbed (restart cost 300) 62 tasks against 60, the objective
-// 0.8% lower, the traffic share 0.97 against 0.61.
+// server has room was tried: it packs a little more but spreads jobs (the
+// figures are in benchmarks/solve-place.md).
 //
-// Costs: the search goes through one segment tree of per-resource maxima
-// per class of nodes (nodes with the same resources), O(log n) per task
-// for n nodes in the usual case, plus a scan of the job's own nodes.
+// Costs: the search goes through one layout.FreeTree per class of nodes
+// (nodes with the same resources), O(log n) per task for n nodes in the
+// usual case, plus a scan of the job's own nodes.
 
 // nodeClass is a set of nodes that have capacity of the same resources.
 type nodeClass struct {
 	has   uint64 // bit r: the nodes have some capacity of resource r
 	nodes []int  // node indices in cluster order
-	// leaves is the segment tree's width (a power of two >= len(nodes)).
-	leaves int
 }
 
 // packer is what every packing of an instance shares: the node classes,
@@ -71,18 +65,18 @@ type packer struct {
 	// lists the classes where a task of that demand may go, best first.
 	demandID [][2]int
 	prefer   [][]int
-	// free0 and seg0 are the empty cluster's free capacities and segment
-	// trees, copied by every new packing.
+	// free0 and tree0 are the empty cluster's free capacities and, per
+	// class, its first-fit tree, copied by every new packing.
 	free0 []float64
-	seg0  [][]float64
+	tree0 []layout.FreeTree
 }
 
 // packing is a placement of a plan's tasks on the nodes, grown one task at
 // a time.
 type packing struct {
 	pk   *packer
-	free []float64   // free[i*nr + r]
-	seg  [][]float64 // per class: seg[v*nr + r], max free of r under vertex v
+	free []float64         // free[i*nr + r]
+	tree []layout.FreeTree // per class, over its nodes in cluster order
 	// start[id*len(classes) + c] is the position in class c before which
 	// no node has room for a task of demand id: free capacity only
 	// shrinks until a task is given back, which resets it.
@@ -134,21 +128,12 @@ func newPacker(in *instance) *packer {
 	for i, n := range p.Nodes {
 		copy(pk.free0[i*nr:], n)
 	}
-	pk.seg0 = make([][]float64, len(pk.classes))
-	for c := range pk.classes {
-		cl := &pk.classes[c]
-		cl.leaves = 1
-		for cl.leaves < len(cl.nodes) {
-			cl.leaves *= 2
-		}
-		seg := make([]float64, 2*cl.leaves*nr)
-		for k, i := range cl.nodes {
-			copy(seg[(cl.leaves+k)*nr:], pk.free0[i*nr:(i+1)*nr])
-		}
-		for v := cl.leaves - 1; v >= 1; v-- {
-			pull(seg, v, nr)
-		}
-		pk.seg0[c] = seg
+	pk.tree0 = make([]layout.FreeTree, len(pk.classes))
+	for c, cl := range pk.classes {
+		pk.tree0[c] = layout.NewFreeTree(len(cl.nodes), nr, pk.eps, func(k int) []float64 {
+			i := cl.nodes[k]
+			return pk.free0[i*nr : (i+1)*nr]
+		})
 	}
 	// Number the distinct demand vectors (a fixed-size key up to 8
 	// resources: no allocation per job).
@@ -212,32 +197,11 @@ func (pk *packer) preference(d []float64) []int {
 	return cs
 }
 
-func pull(seg []float64, v, nr int) {
-	a, b, o := 2*v*nr, (2*v+1)*nr, v*nr
-	for r := range nr {
-		seg[o+r] = max(seg[a+r], seg[b+r])
-	}
-}
-
-// pullChanged recomputes vertex v's maxima from its children and reports
-// whether any changed.
-func pullChanged(seg []float64, v, nr int) bool {
-	a, b, o := 2*v*nr, (2*v+1)*nr, v*nr
-	changed := false
-	for r := range nr {
-		m := max(seg[a+r], seg[b+r])
-		if m != seg[o+r] {
-			seg[o+r], changed = m, true
-		}
-	}
-	return changed
-}
-
 func (pk *packer) newPacking(jobs int) *packing {
-	pg := &packing{pk: pk, free: slices.Clone(pk.free0), seg: make([][]float64, len(pk.seg0)),
+	pg := &packing{pk: pk, free: slices.Clone(pk.free0), tree: make([]layout.FreeTree, len(pk.tree0)),
 		start: make([]int, len(pk.prefer)*len(pk.classes)), last: make([]int32, jobs)}
-	for c, s := range pk.seg0 {
-		pg.seg[c] = slices.Clone(s)
+	for c, t := range pk.tree0 {
+		pg.tree[c] = t.Clone()
 	}
 	for j := range pg.last {
 		pg.last[j] = -1
@@ -315,38 +279,13 @@ func (pg *packing) firstFit(c, id int, d []float64) int {
 	if *s < len(cl.nodes) && pg.fits(cl.nodes[*s], d) {
 		return cl.nodes[*s] // where the last search ended, usually the answer
 	}
-	k := pg.firstFitUnder(c, 1, 0, cl.leaves, *s, d)
+	k := pg.tree[c].First(*s, d, nil)
 	if k < 0 {
 		*s = len(cl.nodes)
 		return -1
 	}
 	*s = k
 	return cl.nodes[k]
-}
-
-func (pg *packing) firstFitUnder(c, v, lo, hi, from int, d []float64) int {
-	cl := &pg.pk.classes[c]
-	if lo >= len(cl.nodes) || hi <= from {
-		return -1
-	}
-	nr := pg.pk.nr
-	m := pg.seg[c][v*nr : (v+1)*nr]
-	for r, x := range d {
-		if x > m[r]+pg.pk.eps[r] {
-			return -1
-		}
-	}
-	if hi-lo == 1 {
-		if pg.fits(cl.nodes[lo], d) {
-			return lo
-		}
-		return -1
-	}
-	mid := (lo + hi) / 2
-	if k := pg.firstFitUnder(c, 2*v, lo, mid, from, d); k >= 0 {
-		return k
-	}
-	return pg.firstFitUnder(c, 2*v+1, mid, hi, from, d)
 }
 
 // take puts count tasks of job j and the role, of demand d, on node i.
@@ -383,15 +322,7 @@ func (pg *packing) adjust(i int, d []float64, count int) {
 	for r, x := range d {
 		f[r] -= float64(count) * x
 	}
-	c := pk.classOf[i]
-	seg := pg.seg[c]
-	v := pk.classes[c].leaves + pk.slot[i]
-	copy(seg[v*nr:(v+1)*nr], f)
-	for v /= 2; v >= 1; v /= 2 {
-		if !pullChanged(seg, v, nr) {
-			break // the maxima above do not change either
-		}
-	}
+	pg.tree[pk.classOf[i]].Set(pk.slot[i], f)
 }
 
 // add places nw workers and np PS of job j, alternating from a worker (the

@@ -105,7 +105,8 @@ type Job struct {
 	Arrival float64
 	// Weight multiplies the job's remaining time in the objective (> 0).
 	Weight float64
-	// Remaining is Q, the steps left to train (the predicted median).
+	// Remaining is Q, the steps left to train (the quantile of the
+	// prediction the caller plans with: optimus solve --remaining).
 	Remaining float64
 	// Speed is f(p, w).
 	Speed fit.SpeedModel
@@ -265,12 +266,14 @@ type Result struct {
 // allocation (pinned; the greedy then fills the rest of the cluster around
 // them):
 //
-//   - A: nothing kept (the paper's plan);
-//   - G: kept, the running jobs that A grows without saving themselves more
-//     than the restart cost, T_j(current) - T_j(A_j) <= RestartCost;
-//   - M: kept, every running job whose change in A does not save itself more
-//     than the restart cost (shrinks and reshapes included);
-//   - K: every running job kept.
+//   - fromScratch: nothing kept (the paper's plan);
+//   - growNoPay: kept, the running jobs that fromScratch grows without
+//     saving themselves more than the restart cost,
+//     T_j(current) - T_j(fromScratch_j) <= RestartCost;
+//   - noPay: kept, every running job whose change in fromScratch does not
+//     save itself more than the restart cost (shrinks and reshapes
+//     included);
+//   - all: every running job kept.
 //
 // It picks the one with the fewest (weighted) waiting jobs and then the
 // lowest objective counting restarts, Σ_j W_j·(T_j + RestartCost·[j

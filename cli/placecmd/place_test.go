@@ -8,18 +8,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/cli/root"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
+// run runs optimus in-process (root.Run).
 func run(t *testing.T, stdin []byte, args ...string) (int, []byte, string) {
 	t.Helper()
-	ios, in, out, errOut := iostreams.Test()
-	in.Write(stdin)
-	code := root.Main(ios, args)
-	return code, out.Bytes(), errOut.String()
+	return root.Run(stdin, args...)
 }
 
 func mustRun(t *testing.T, stdin []byte, args ...string) []byte {

@@ -106,3 +106,13 @@ func isCobraUsage(err error) bool {
 	}
 	return false
 }
+
+// Run runs optimus in-process on stdin, with buffers for standard output
+// and error, none a terminal, and returns the exit status and what it
+// wrote: what tests and benchmarks use to run a command as a user would.
+func Run(stdin []byte, args ...string) (code int, stdout []byte, stderr string) {
+	ios, in, out, errOut := iostreams.Test()
+	in.Write(stdin)
+	code = Main(ios, args)
+	return code, out.Bytes(), errOut.String()
+}

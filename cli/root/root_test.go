@@ -12,14 +12,10 @@ import (
 	"github.com/optimus-sched/optimus/io/table"
 )
 
-// run executes optimus in-process with stdin and returns the exit code,
-// stdout and stderr.
+// run runs optimus in-process (root.Run).
 func run(t *testing.T, stdin []byte, args ...string) (int, []byte, string) {
 	t.Helper()
-	ios, in, out, errOut := iostreams.Test()
-	in.Write(stdin)
-	code := Main(ios, args)
-	return code, out.Bytes(), errOut.String()
+	return Run(stdin, args...)
 }
 
 func exportTestbed(t *testing.T) string {

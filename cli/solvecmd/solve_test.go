@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/cli/root"
 	"github.com/optimus-sched/optimus/datasets"
 	"github.com/optimus-sched/optimus/io/adapt"
@@ -17,14 +16,10 @@ import (
 	"github.com/optimus-sched/optimus/io/table"
 )
 
-// run executes optimus in-process and returns the exit code, stdout and
-// stderr.
+// run runs optimus in-process (root.Run).
 func run(t *testing.T, stdin []byte, args ...string) (int, []byte, string) {
 	t.Helper()
-	ios, in, out, errOut := iostreams.Test()
-	in.Write(stdin)
-	code := root.Main(ios, args)
-	return code, out.Bytes(), errOut.String()
+	return root.Run(stdin, args...)
 }
 
 func write(t *testing.T, dir, name string, tbl *table.Table) string {

@@ -90,7 +90,7 @@ func parsePacking(s string) ([]packedNode, error) {
 }
 
 // parsePackingFast reads alloc_nodes as PackingColumn writes it, without
-// reflection (encoding/json takes longer than placing the tasks); ok is
+// reflection (encoding/json is slow at 100,000 tasks); ok is
 // false for anything else (escapes in node names, other spacing or order,
 // bad values), which ParsePacking then reads, or rejects, with
 // encoding/json.

@@ -138,7 +138,7 @@ var Models = &Table{
 	Name:    "models",
 	Version: 1,
 	Doc: "One row per job: the fitted convergence model l(k) = 1/(b0*k + b1) + b2 over normalised values, with " +
-		"what predict needs for its uncertainty, and the fitted speed model (DESIGN.md 1.1, 1.2), with their quality. " +
+		"what predict needs for its uncertainty, and the fitted speed model (docs/models.md), with their quality. " +
 		"Normalised values are (the metric, or its complement for higher-is-better metrics) divided by loss_scale; " +
 		"k counts steps.",
 	Key: "job",
