@@ -94,11 +94,11 @@ type Config struct {
 	KeepIntervals bool
 }
 
-// Defaults of Config. The restart costs follow the paper (section 2.2 and
-// 6.4): stopping a job takes about a minute (a checkpoint of its
-// parameters), restoring it minutes (containers start, the checkpoint is
-// read, the data pipeline warms up); the profiling runs follow section 3.2
-// (about 10 configurations, tens of seconds each).
+// Defaults of Config. The restart costs follow the paper's report that
+// stopping a job takes about a minute (a checkpoint of its parameters) and
+// restoring it minutes (containers start, the checkpoint is read, the data
+// pipeline warms up); the profiling runs follow its section 3.2 (about 10
+// configurations, tens of seconds each).
 const (
 	DefaultInterval           = 600.0
 	DefaultStopCost           = 60.0
