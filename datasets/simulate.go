@@ -105,7 +105,7 @@ func ProfileSpeedsTable(ps []SimProfile) (*table.Table, error) {
 	t.SetStrings("model", model, nil)
 	t.SetInt64s("ps", p, nil)
 	t.SetInt64s("workers", w, nil)
-	t.SetFloat64s("speed", speed, nil)
+	t.SetFloat64s("measured_speed", speed, nil)
 	return t, nil
 }
 

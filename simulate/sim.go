@@ -99,10 +99,13 @@ func check(in *Input, cfg *Config) error {
 	if cfg.Horizon <= 0 {
 		cfg.Horizon = DefaultHorizon
 	}
+	seen := make(map[string]bool, len(in.Jobs))
 	for i := range in.Jobs {
 		j := &in.Jobs[i]
 		p, ok := in.Profiles[j.Model]
 		switch {
+		case seen[j.Name]:
+			return fmt.Errorf("job %q appears twice in the workload", j.Name)
 		case !ok:
 			return fmt.Errorf("job %q: no profile for model %q", j.Name, j.Model)
 		case p.Kind != KindPS && p.Kind != KindMeasured:
@@ -118,6 +121,7 @@ func check(in *Input, cfg *Config) error {
 		case j.SpeedScale <= 0 || j.ConvergenceScale <= 0 || j.EpochSteps < 1 || j.GlobalBatch < 1 || j.Weight <= 0:
 			return fmt.Errorf("job %q: speed_scale, convergence_scale, epoch_steps, global_batch and weight must be positive", j.Name)
 		}
+		seen[j.Name] = true
 	}
 	return nil
 }

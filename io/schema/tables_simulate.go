@@ -26,8 +26,8 @@ var (
 			{Name: "weight", Type: Float64, Default: "1", Min: zero, MinOpen: true, Doc: "Importance in the optimus objective."},
 			{Name: "epoch_budget", Type: Float64, Unit: "epochs", Nullable: true, Min: zero, MinOpen: true,
 				Doc: "The user's stopping point; null: the job trains until its true loss curve meets the convergence rule (the convergence target)."},
-			{Name: "speed_scale", Type: Float64, Default: "1", Min: zero, MinOpen: true,
-				Doc: "The job's own speed relative to its profile (a data pipeline or hardware lot of its own)."},
+			{Name: "speed_scale", Type: Float64, Required: true, Min: zero, MinOpen: true,
+				Doc: "The job's own speed relative to its profile (a data pipeline or hardware lot of its own); 1 for the profile's. Required, which also tells a workload from a jobs table."},
 			{Name: "convergence_scale", Type: Float64, Default: "1", Min: zero, MinOpen: true,
 				Doc: "Stretches the profile's loss curve in epochs: 2 converges about twice as late."},
 			{Name: "max_ps", Type: Int64, Nullable: true, Min: one, Doc: "Most parameter servers the job may get; null for no limit."},
@@ -78,7 +78,7 @@ var (
 			{Name: "model", Type: String, Required: true, NonEmpty: true, Doc: "Model family (a row of profiles)."},
 			{Name: "ps", Type: Int64, Required: true, Min: one, Doc: "Parameter servers."},
 			{Name: "workers", Type: Int64, Required: true, Min: one, Doc: "Workers."},
-			{Name: "speed", Type: Float64, Unit: "steps/s", Required: true, Nullable: true, AllowNaN: true, Min: zero, Doc: "Measured speed of the whole job."},
+			{Name: "measured_speed", Type: Float64, Unit: "steps/s", Required: true, Nullable: true, AllowNaN: true, Min: zero, Doc: "Measured speed of the whole job."},
 		},
 	}
 

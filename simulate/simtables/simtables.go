@@ -50,7 +50,7 @@ func Profiles(t, speeds *table.Table) (map[string]simulate.Profile, error) {
 		for _, m := range t.Strings("model") {
 			known[m] = true
 		}
-		ps, w, v := speeds.Int64s("ps"), speeds.Int64s("workers"), speeds.Float64s("speed")
+		ps, w, v := speeds.Int64s("ps"), speeds.Int64s("workers"), speeds.Float64s("measured_speed")
 		for i, m := range speeds.Strings("model") {
 			if !known[m] {
 				return nil, speeds.Errorf("model", i, "model %q has no row in %s", m, t.Source)
