@@ -69,9 +69,10 @@ functions instead, which separates modelling error from policy. A job whose task
 stops (--stop-cost) and restores (--restore-cost) before it trains again.
 
 Inputs: --cluster, --workload and --profiles (optimus schema workload, profiles; with
---profile-speeds for profiles of kind measured), or none of them for the simulate-testbed dataset (a workload like the paper's testbed experiment,
-generated anew for each seed), or --philly with a Philly trace (../shared/data/traces).
-The same inputs and seeds give byte-identical outputs.
+--profile-speeds for profiles of kind measured); or none of them for the simulate-testbed
+dataset (a workload like the paper's testbed experiment, generated anew for each seed); or
+--philly with a Philly trace (../shared/data/traces). The same inputs and seeds give
+byte-identical outputs. See docs/simulate.md.
 
 Output: the sim_summary table (one row per policy and seed, with JCT and makespan ratios
 to optimus), or with --compare the sim_comparison table (each policy over the seeds:
