@@ -46,5 +46,10 @@ bench:
 bench-plan:
 	$(GO) test ./benchmarks -run '^$$' -bench 'Plan$$|Solve|Place|Pipe' -cpu 1 -count 5 -benchmem
 
+# --- simulate: the paper's comparison and the simulator's speed (benchmarks/simulate.md) ---
+bench-simulate:
+	$(GO) test ./benchmarks -run '^$$' -bench 'SimulateTestbed|Simulate160' -benchtime 5x -count 3
+	$(GO) test ./benchmarks -run '^$$' -bench 'SimulatePhilly10k|SimulateScaling' -benchtime 1x -count 1 -timeout 60m
+
 clean:
 	rm -rf bin $(OUT)
