@@ -5,6 +5,7 @@ import (
 
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/layout"
 	"github.com/optimus-sched/optimus/pipeline"
 	"github.com/optimus-sched/optimus/place"
 )
@@ -26,6 +27,9 @@ func Assignments(alloc *table.Table, c *pipeline.Cluster) ([]pipeline.Assignment
 	}
 	psDemand, err := Demands(alloc, "ps_", c)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkTaskCounts(alloc, "alloc_ps", "alloc_workers"); err != nil {
 		return nil, err
 	}
 	nodeIndex := NodeIndex(c)
@@ -101,6 +105,9 @@ func CurrentTasks(current *table.Table, nodeIndex map[string]int) (map[string][]
 		}
 		if !idxOK[r] {
 			return nil, &table.Error{Source: current.Source, Column: "index", Row: r + 1, Msg: "no value: a task row needs its index"}
+		}
+		if idx[r] >= layout.MaxJobTasks {
+			return nil, current.Errorf("index", r, "task index %d: a job has at most %d tasks of a role", idx[r], layout.MaxJobTasks)
 		}
 		k := key{jobs[r], roles[r], idx[r]}
 		if f, dup := first[k]; dup {
