@@ -2,9 +2,9 @@ package chart
 
 import (
 	"fmt"
-	"reflect"
 	"math"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -186,4 +186,19 @@ func counted(id string, r render.Renderer, ms charts.MultiSeries) *Chart {
 		c.Series = append(c.Series, SeriesCount{Name: s.Name, Data: n})
 	}
 	return c
+}
+
+// niceCeil rounds x up to 1, 2 or 5 times a power of ten, for an axis
+// maximum that several charts share.
+func niceCeil(x float64) float64 {
+	if x <= 0 {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*p >= x {
+			return m * p
+		}
+	}
+	return 10 * p
 }

@@ -208,7 +208,7 @@ func lossChart(id, job string, rows []int, steps []int64, values []float64, high
 					opts.MarkLineNameXAxisItem{Name: "now", XAxis: p.progress},
 				),
 				charts.WithMarkLineStyleOpts(opts.MarkLineStyle{Symbol: []string{"none", "none"},
-					Label: &opts.Label{Show: opts.Bool(true), Formatter: "{b}"},
+					Label:     &opts.Label{Show: opts.Bool(true), Formatter: "{b}"},
 					LineStyle: &opts.LineStyle{Color: "#c23531", Type: "dashed"}}),
 				charts.WithMarkAreaData([]opts.MarkAreaData{
 					{Name: "p10–p90", XAxis: round(p.p10*p.epochSteps, 6)},
