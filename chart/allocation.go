@@ -287,6 +287,6 @@ func utilisationSection(allocs []*table.Table, names []string, cluster *table.Ta
 		bar.AddSeries(u.name, d, charts.WithItemStyleOpts(opts.ItemStyle{Color: c}))
 	}
 	return &Section{ID: "utilisation", Heading: "Cluster utilisation",
-		Text: []string{"For each resource, the share of the cluster's total capacity the allocation's tasks would use (their per-task demands times PS and workers), next to what the jobs use now."},
+		Text:   []string{"For each resource, the share of the cluster's total capacity the allocation's tasks would use (their per-task demands times PS and workers), next to what the jobs use now."},
 		Charts: []*Chart{counted(id, bar, bar.MultiSeries)}}, nil
 }

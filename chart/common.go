@@ -85,10 +85,8 @@ func num(f float64) string {
 	switch {
 	case a >= 1e6:
 		return strconv.FormatFloat(f/1e6, 'f', 2, 64) + "M"
-	case a >= 1000:
-		return strconv.FormatFloat(f, 'f', 0, 64)
 	case a >= 100:
-		return strconv.FormatFloat(f, 'f', 1, 64)
+		return strconv.FormatFloat(f, 'f', 0, 64)
 	case a >= 1:
 		return strconv.FormatFloat(f, 'f', 2, 64)
 	}

@@ -140,10 +140,11 @@ body { font-family: system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-se
 h1 { font-size: 1.6em; margin-bottom: 0.2em; }
 h2 { font-size: 1.25em; margin-top: 1.6em; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
 p { line-height: 1.45; max-width: 70em; }
-table.grid { border-collapse: collapse; font-size: 0.9em; margin: 8px 0 16px; }
+table.grid { border-collapse: collapse; font-size: 0.85em; margin: 8px 0 16px; }
 table.grid th, table.grid td { border: 1px solid #ddd; padding: 4px 8px; vertical-align: top; }
 table.grid th { background: #f4f4f4; text-align: left; }
-table.grid td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.grid td.num { text-align: right; font-variant-numeric: tabular-nums; }
+table.grid td:last-child { min-width: 18em; }
 .charts { display: flex; flex-wrap: wrap; gap: 8px; }
 .charts .container { border: 1px solid #eee; }
 .empty { padding: 16px; background: #fff8e1; border: 1px solid #f0d98c; }
