@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"html/template"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/render"
@@ -115,19 +116,20 @@ func (p *Page) Render(w io.Writer) error {
 	return err
 }
 
-// safeScript keeps a go-echarts script element from being ended early by a
-// "</" inside it (a job called "</script>", say): inside the element, every
-// "</" but the closing tag's becomes "<\/", which JavaScript reads alike in
-// strings.
+// safeScript keeps a go-echarts script element from being ended or
+// changed by its data (a job called "</script>", say): inside the element,
+// every "</", "<!--" and "<script" (in any case) but the closing tag becomes
+// "<\/", "<\!--", "<\script", which JavaScript strings read alike.
 func safeScript(s string) string {
 	const open, end = `<script type="text/javascript">`, `</script>`
 	s = strings.TrimSpace(s)
-	if !strings.HasPrefix(s, open) || !strings.HasSuffix(s, end) {
-		return "<script>" + strings.ReplaceAll(s, "</", `<\/`) + "</script>"
+	if strings.HasPrefix(s, open) && strings.HasSuffix(s, end) {
+		s = s[len(open) : len(s)-len(end)]
 	}
-	body := s[len(open) : len(s)-len(end)]
-	return open + strings.ReplaceAll(body, "</", `<\/`) + end
+	return open + scriptHazard.ReplaceAllString(s, `<\$1`) + end
 }
+
+var scriptHazard = regexp.MustCompile(`(?i)<(/|!--|script)`)
 
 var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <html lang="en">
