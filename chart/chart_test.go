@@ -71,7 +71,7 @@ func TestKinds(t *testing.T) {
 }
 
 func TestNiceCeilAndPickEven(t *testing.T) {
-	for _, c := range []struct{ x, want float64 }{{0, 1}, {1, 1}, {3, 5}, {11, 20}, {32, 50}, {100, 100}} {
+	for _, c := range []struct{ x, want float64 }{{0, 1}, {1, 1}, {3, 3}, {11, 15}, {32, 40}, {100, 100}, {101, 150}} {
 		if got := niceCeil(c.x); got != c.want {
 			t.Errorf("niceCeil(%v) = %v, want %v", c.x, got, c.want)
 		}

@@ -186,14 +186,14 @@ func counted(id string, r render.Renderer, ms charts.MultiSeries) *Chart {
 	return c
 }
 
-// niceCeil rounds x up to 1, 2 or 5 times a power of ten, for an axis
+// niceCeil rounds x up to a round multiple of a power of ten, for an axis
 // maximum that several charts share.
 func niceCeil(x float64) float64 {
 	if x <= 0 {
 		return 1
 	}
 	p := math.Pow(10, math.Floor(math.Log10(x)))
-	for _, m := range []float64{1, 2, 5, 10} {
+	for _, m := range []float64{1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10} {
 		if m*p >= x {
 			return m * p
 		}
