@@ -204,8 +204,8 @@ func lossChart(id, job string, rows []int, steps []int64, values []float64, high
 		if conv {
 			markOpts = append(markOpts,
 				charts.WithMarkLineNameXAxisItemOpts(
-					opts.MarkLineNameXAxisItem{Name: "converged (median)", XAxis: round(p.p50*p.epochSteps, 6)},
-					opts.MarkLineNameXAxisItem{Name: "now", XAxis: p.progress},
+					opts.MarkLineNameXAxisItem{Name: fmt.Sprintf("converges: epoch %.0f", p.p50), XAxis: round(p.p50*p.epochSteps, 6)},
+					opts.MarkLineNameXAxisItem{Name: fmt.Sprintf("now: epoch %.1f", p.progress/p.epochSteps), XAxis: p.progress},
 				),
 				charts.WithMarkLineStyleOpts(opts.MarkLineStyle{Symbol: []string{"none", "none"},
 					Label:     &opts.Label{Show: opts.Bool(true), Formatter: "{b}"},
@@ -215,7 +215,7 @@ func lossChart(id, job string, rows []int, steps []int64, values []float64, high
 					{XAxis: round(p.p90*p.epochSteps, 6)},
 				}),
 				charts.WithMarkAreaStyleOpts(opts.MarkAreaStyle{ItemStyle: &opts.ItemStyle{Color: "rgba(194,53,49,0.10)"},
-					Label: &opts.Label{Show: opts.Bool(true), Position: "insideTop"}}),
+					Label: &opts.Label{Show: opts.Bool(true), Position: "insideTop", Color: "#a33"}}),
 			)
 		}
 		line.AddSeries("fitted curve", lineData(curve), append([]charts.SeriesOpts{
