@@ -82,7 +82,7 @@ type sectionHTML struct {
 // inlined. Identical pages give identical bytes.
 func (p *Page) Render(w io.Writer) error {
 	var sections []sectionHTML
-	var manifest []manifestEntry
+	manifest := []manifestEntry{} // [] rather than null for a page without charts
 	for _, s := range p.Sections {
 		sh := sectionHTML{Section: s}
 		for _, c := range s.Charts {

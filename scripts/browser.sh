@@ -33,6 +33,10 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$root/interop/browser"
 npm ci --no-audit --no-fund --loglevel=error >&2
 export CHROMIUM="$chromium"
+# A page of an empty table, which says so and draws nothing.
+printf 'job,step,value\n' > "$tmp/empty-loss.csv"
+"$bin" chart loss -i "$tmp/empty-loss.csv" -o "$tmp/out/charts/empty-loss.html"
+grep -q "is empty (0 rows)" "$tmp/out/charts/empty-loss.html"
 pages=("$tmp"/out/charts/*.html "$tmp/out/report.html")
 node check.mjs ${shots:+--screenshots "$shots"} --json "$tmp/browser.json" "${pages[@]}"
 

@@ -265,6 +265,9 @@ func TestBadInput(t *testing.T) {
 	if !bytes.Contains(html, []byte("The loss table empty-loss.csv is empty (0 rows): there is nothing to draw.")) {
 		t.Error("the page of an empty table does not say it is empty")
 	}
+	if !bytes.Contains(html, []byte(`id="optimus-charts">[]</script>`)) {
+		t.Error("the manifest of a page without charts is not an empty list")
+	}
 	if m := readManifest(t, html); len(m) != 0 {
 		t.Errorf("%d charts for an empty table", len(m))
 	}
