@@ -2,6 +2,7 @@ package chart
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -78,5 +79,33 @@ func TestNiceCeilAndPickEven(t *testing.T) {
 	}
 	if got := pickEven([]int{1, 2, 3, 4, 5, 6, 7, 8}, 4); len(got) != 4 || got[0] != 1 || got[3] != 8 {
 		t.Errorf("pickEven: %v, want 4 values from 1 to 8", got)
+	}
+}
+
+// A page draws at most MaxJobCharts per-job charts and says it left some
+// out.
+func TestManyJobsAreCapped(t *testing.T) {
+	n := MaxJobCharts + 1
+	tb := table.New(schema.Loss, n)
+	jobs, steps, vals := make([]string, n), make([]int64, n), make([]float64, n)
+	for i := range jobs {
+		jobs[i], steps[i], vals[i] = fmt.Sprintf("job-%03d", i), 1, 1
+	}
+	tb.SetStrings("job", jobs, nil)
+	tb.SetInt64s("step", steps, nil)
+	tb.SetFloat64s("value", vals, nil)
+	c, err := table.Conform(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := Lookup("loss").BuildPage(Tables{Main: {c}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(page.Charts()); got != MaxJobCharts {
+		t.Errorf("%d charts, want %d", got, MaxJobCharts)
+	}
+	if text := strings.Join(page.Sections[0].Text, " "); !strings.Contains(text, fmt.Sprintf("first %d of %d jobs", MaxJobCharts, n)) {
+		t.Errorf("the page does not say it left jobs out: %s", text)
 	}
 }

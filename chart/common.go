@@ -200,3 +200,13 @@ func niceCeil(x float64) float64 {
 	}
 	return 10 * p
 }
+
+// capJobs keeps the first MaxJobCharts jobs, and says so in the section
+// when it leaves some out.
+func capJobs(sec *Section, jobs []string) []string {
+	if len(jobs) <= MaxJobCharts {
+		return jobs
+	}
+	sec.Text = append(sec.Text, fmt.Sprintf("Showing the first %d of %d jobs, in table order; pick others with --job.", MaxJobCharts, len(jobs)))
+	return jobs[:MaxJobCharts]
+}

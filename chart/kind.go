@@ -42,7 +42,37 @@ type Kind struct {
 	Long    string // what the page shows
 	Example string
 	Inputs  []Input // Inputs[0] is the main input
-	Build   func(Tables) (*Page, error)
+	// PerJob kinds draw one chart per job of the main table (see
+	// SelectJobs).
+	PerJob bool
+	Build  func(Tables) (*Page, error)
+}
+
+// MaxJobCharts is the most per-job charts a page draws; the page says when
+// it leaves jobs out (pick them with SelectJobs).
+const MaxJobCharts = 60
+
+// SelectJobs keeps the rows of t whose job is one of jobs, and says which
+// of jobs t lacks.
+func SelectJobs(t *table.Table, jobs []string) (*table.Table, error) {
+	want := map[string]bool{}
+	for _, j := range jobs {
+		want[j] = true
+	}
+	var rows []int
+	found := map[string]bool{}
+	for i, j := range t.Strings("job") {
+		if want[j] {
+			rows = append(rows, i)
+			found[j] = true
+		}
+	}
+	for _, j := range jobs {
+		if !found[j] {
+			return nil, table.Errorf(t.Source, "no job %q in the %s table", j, t.Name)
+		}
+	}
+	return t.Take(rows), nil
 }
 
 // Tables are a kind's inputs by flag (Main for -i); an input not given is

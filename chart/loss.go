@@ -27,7 +27,8 @@ job's progress now.`,
 			{Flag: "models", Schema: schema.Models, Doc: "fitted models (optimus fit), for the curves"},
 			{Flag: "predictions", Schema: schema.Predictions, Doc: "predictions (optimus predict), for the convergence epoch and its band"},
 		},
-		Build: buildLoss,
+		PerJob: true,
+		Build:  buildLoss,
 	})
 }
 
@@ -113,6 +114,7 @@ func lossSection(loss, models, preds *table.Table) (*Section, error) {
 	steps, values, hib := loss.Int64s("step"), loss.Float64s("value"), loss.Bools("higher_is_better")
 	sec := &Section{ID: "loss", Heading: "Convergence per job",
 		Text: []string{lossLegendText(models != nil, preds != nil)}}
+	jobs = capJobs(sec, jobs)
 	for n, job := range jobs {
 		c := lossChart(idFor("loss", n+1), job, rows[job], steps, values, hib[rows[job][0]], fits, pr)
 		sec.Charts = append(sec.Charts, c)

@@ -27,7 +27,8 @@ their predicted speed.`,
 			{Flag: "models", Schema: schema.Models, Doc: "fitted models (optimus fit), for the speed model f(p, w)"},
 			{Flag: "suggestions", Schema: schema.Suggestions, Doc: "configurations to measure next (optimus fit suggest)"},
 		},
-		Build: buildSpeed,
+		PerJob: true,
+		Build:  buildSpeed,
 	})
 }
 
@@ -106,6 +107,7 @@ func speedSection(speed, models, sugg *table.Table) *Section {
 		text += " Diamonds: the configurations suggested to measure next, at the speed the model predicts for them."
 	}
 	sec := &Section{ID: "speed", Heading: "Speed per job", Text: []string{text}}
+	jobs = capJobs(sec, jobs)
 	for n, job := range jobs {
 		sec.Charts = append(sec.Charts, speedChart(idFor("speed", n+1), job, rows[job], ps, ws, sp, ms, suggs[job]))
 	}

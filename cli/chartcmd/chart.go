@@ -22,6 +22,7 @@ type Options struct {
 	IO     *iostreams.IOStreams
 	Kind   *chart.Kind
 	Inputs map[string][]string // files by flag (chart.Main for -i)
+	Jobs   []string            // --job: draw only these (per-job kinds)
 	Output string
 }
 
@@ -102,6 +103,9 @@ func newKindCmd(ios *iostreams.IOStreams, k *chart.Kind, runF func(*Options) err
 		}
 		cmd.Flags().StringArray(in.Flag, nil, what)
 	}
+	if k.PerJob {
+		cmd.Flags().StringArrayVar(&opts.Jobs, "job", nil, fmt.Sprintf("draw only job `NAME` (repeat for several; without it the first %d jobs)", chart.MaxJobCharts))
+	}
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write the page to `FILE` (written atomically) instead of standard output")
 	return cmd
 }
@@ -115,6 +119,13 @@ func Run(opts *Options) error {
 	tables, err := ReadInputs(opts.IO, k.Inputs, opts.Inputs)
 	if err != nil {
 		return err
+	}
+	if len(opts.Jobs) > 0 {
+		for i, t := range tables[chart.Main] {
+			if tables[chart.Main][i], err = chart.SelectJobs(t, opts.Jobs); err != nil {
+				return err
+			}
+		}
 	}
 	page, err := k.BuildPage(tables)
 	if err != nil {

@@ -240,6 +240,7 @@ func TestBadInput(t *testing.T) {
 		{"missing demand", []string{"chart", "allocation", "-i", d + "/allocation.parquet", "--cluster", fpga}, `needs columns "ps_fpga", "worker_fpga"`},
 		{"node not in cluster", []string{"chart", "plan", "-i", d + "/plan.parquet", "--cluster", fpga}, "is not in the cluster table"},
 		{"no kind", []string{"chart"}, "name a kind of chart"},
+		{"unknown job", []string{"chart", "loss", "-i", tb + "/loss.parquet", "--job", "resnet50-a", "--job", "nope"}, `no job "nope" in the loss table`},
 		{"report of nothing", []string{"report"}, "give at least one table"},
 		{"report, wrong table", []string{"report", "--plan", d + "/allocation.parquet"}, "is a allocation table, but a plan table is expected here"},
 	}
@@ -258,6 +259,11 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("%s was written", out)
 			}
 		})
+	}
+
+	one := draw(t, []string{"chart", "speed", "-i", tb + "/speed.parquet", "--job", "vgg16-b"}, dir+"/one.html")
+	if m := readManifest(t, one); len(m) != 1 || !bytes.Contains(one, []byte(`"text":"vgg16-b"`)) {
+		t.Errorf("--job vgg16-b: %d charts", len(m))
 	}
 
 	empty := writeFile(t, dir+"/empty-loss.csv", "job,step,value\n")
