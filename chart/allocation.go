@@ -177,7 +177,7 @@ func allocationChart(id, name string, a *table.Table, jobs []string, maxTasks in
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}}),
 		legendBottom(), gridFor("70"),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "job", NameLocation: "middle", NameGap: 52,
-			AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: "0"}}),
+			AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: everyLabel(len(jobs))}}),
 		yValueAxis("tasks (PS + workers)", 0, niceCeil(float64(maxTasks)), false),
 	)...)
 	bar.SetXAxis(jobs)

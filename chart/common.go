@@ -210,3 +210,12 @@ func capJobs(sec *Section, jobs []string) []string {
 	sec.Text = append(sec.Text, fmt.Sprintf("Showing the first %d of %d jobs, in table order; pick others with --job.", MaxJobCharts, len(jobs)))
 	return jobs[:MaxJobCharts]
 }
+
+// everyLabel asks echarts to label every category of an axis when there
+// are few enough to read, and leaves it to thin them out otherwise.
+func everyLabel(n int) string {
+	if n <= 40 {
+		return "0"
+	}
+	return "auto"
+}

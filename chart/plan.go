@@ -91,10 +91,34 @@ func planSections(plan, cluster *table.Table) ([]*Section, error) {
 			c.workers++
 		}
 	}
+	// A readable grid: at most MaxJobCharts jobs, on the nodes they use.
+	gridJobs, gridNodes := jobs, nodes
+	var note string
+	if len(jobs) > MaxJobCharts {
+		gridJobs = jobs[:MaxJobCharts]
+		used := map[int]bool{}
+		for k := range cells {
+			if k[1] < MaxJobCharts {
+				used[k[0]] = true
+			}
+		}
+		gridNodes = nil
+		for x, n := range nodes {
+			if used[x] {
+				gridNodes = append(gridNodes, n)
+			}
+		}
+		note = fmt.Sprintf("The grid shows the first %d of %d jobs (in plan order) and the %d nodes they use.", MaxJobCharts, len(jobs), len(gridNodes))
+	}
+	gridX := rowIndex(gridNodes)
 	var data []opts.HeatMapData
 	maxTasks := 1
 	for x := range nodes {
-		for y := range jobs {
+		gx, ok := gridX[nodes[x]]
+		if !ok {
+			continue
+		}
+		for y := range gridJobs {
 			c := cells[[2]int{x, y}]
 			if c == nil {
 				continue
@@ -107,12 +131,12 @@ func planSections(plan, cluster *table.Table) ([]*Section, error) {
 				label = strings.TrimSpace(label + fmt.Sprintf(" %dW", c.workers))
 			}
 			maxTasks = max(maxTasks, c.ps+c.workers)
-			data = append(data, opts.HeatMapData{Name: label + "|" + jobs[y] + " on " + nodes[x], Value: []int{x, y, c.ps + c.workers}})
+			data = append(data, opts.HeatMapData{Name: label + "|" + jobs[y] + " on " + nodes[x], Value: []int{gx, y, c.ps + c.workers}})
 		}
 	}
 	subtitle := fmt.Sprintf("%d tasks of %d jobs on %d nodes (%s)", len(jobCol)-len(waiting), len(jobs), len(nodes), sourceName(plan))
 	id := idFor("plan", 1)
-	height := fmt.Sprintf("%dpx", 170+28*len(jobs))
+	height := fmt.Sprintf("%dpx", 170+28*len(gridJobs))
 	hm := charts.NewHeatMap()
 	hm.SetGlobalOptions(append(base(id, "Tasks per node and job", subtitle, wideW, height),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item",
@@ -120,18 +144,21 @@ func planSections(plan, cluster *table.Table) ([]*Section, error) {
 			Formatter: opts.FuncOpts(`function (p) { var s = p.name.split('|'); return s.slice(1).join('|') + '<br/>' + s[0].replace('P', ' PS').replace('W', ' workers'); }`)}),
 		charts.WithGridOpts(opts.Grid{Top: "70", Bottom: "60", Left: "110", Right: "90"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: nodes, Name: "node", NameLocation: "middle", NameGap: 44,
-			AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: "0"}, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: jobs, Inverse: opts.Bool(true),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: gridNodes, Name: "node", NameLocation: "middle", NameGap: 44,
+			AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: everyLabel(len(gridNodes))}, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: gridJobs, Inverse: opts.Bool(true),
 			AxisLabel: &opts.AxisLabel{Interval: "0"}, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
 		charts.WithVisualMapOpts(opts.VisualMap{Type: "continuous", Min: 0, Max: float32(maxTasks), Calculable: opts.Bool(false),
 			Text: []string{"tasks", ""}, Orient: "vertical", Right: "10", Top: "middle",
 			InRange: &opts.VisualMapInRange{Color: []string{"#e0ecff", "#5470c6"}}}),
 	)...)
-	hm.SetXAxis(nodes)
+	hm.SetXAxis(gridNodes)
 	hm.AddSeries("tasks", data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Color: "#111",
 		Formatter: string(opts.FuncOpts(`function (p) { return p.name.split('|')[0]; }`))}))
 	text := []string{"Each cell: the job's parameter servers (P) and workers (W) on the node; darker holds more tasks."}
+	if note != "" {
+		text = append(text, note)
+	}
 	if len(waiting) > 0 {
 		text = append(text, "Not placed: "+strings.Join(waiting, "; ")+".")
 	}
@@ -163,7 +190,7 @@ func nodeFillSection(plan, cluster *table.Table, nodes []string, nodeIdx map[str
 			ValueFormatter: opts.FuncOpts(`function (v) { return v + ' %'; }`)}),
 		legendBottom(), gridFor("70"),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "node", NameLocation: "middle", NameGap: 50,
-			AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: "0"}}),
+			AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: everyLabel(len(nodes))}}),
 		yValueAxis("used (% of the node's capacity)", 0, 100, false),
 	)...)
 	bar.SetXAxis(nodes)
