@@ -9,6 +9,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/io/adapt"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 )
@@ -54,22 +55,17 @@ func lossFits(m *table.Table) map[string]lossFit {
 	if m == nil {
 		return out
 	}
-	jobs := m.Strings("job")
-	b0, b1, b2 := m.Float64s("loss_b0"), m.Float64s("loss_b1"), m.Float64s("loss_b2")
-	scale, comp := m.Float64s("loss_scale"), m.Float64s("loss_complement")
-	dropped, points := m.Int64s("loss_dropped"), m.Int64s("loss_points")
-	quality, r2, note := m.Strings("loss_quality"), m.Float64s("loss_r2"), m.Strings("loss_note")
-	for i, j := range jobs {
-		f := lossFit{dropped: int(dropped[i]), points: int(points[i]), quality: quality[i], note: note[i]}
-		if finite(r2[i]) {
-			f.r2 = fmt.Sprintf("%.3f", r2[i])
-		}
-		if finite(b0[i]) && finite(b1[i]) && finite(b2[i]) && finite(scale[i]) {
-			f.ok = true
-			f.curve = fit.Curve{B0: b0[i], B1: b1[i], B2: b2[i]}
-			f.fit = fit.LossFit{Scale: scale[i]}
-			if finite(comp[i]) {
-				f.fit.Complement = comp[i]
+	for j, model := range adapt.ReadModels(m) {
+		f := lossFit{note: model.LossNote}
+		if lf := model.Loss; lf != nil {
+			f.dropped, f.points, f.quality = lf.Dropped, lf.Used, lf.Quality
+			if finite(lf.R2) {
+				f.r2 = fmt.Sprintf("%.3f", lf.R2)
+			}
+			if c := lf.Curve; finite(c.B0) && finite(c.B1) && finite(c.B2) && finite(lf.Scale) {
+				f.ok = true
+				f.curve = c
+				f.fit = fit.LossFit{Scale: lf.Scale, Complement: lf.Complement}
 			}
 		}
 		out[j] = f

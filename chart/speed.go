@@ -8,6 +8,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/io/adapt"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 )
@@ -48,27 +49,17 @@ func speedModels(m *table.Table) map[string]speedModel {
 	if m == nil {
 		return out
 	}
-	jobs := m.Strings("job")
-	mode, gb := m.Strings("speed_mode"), m.Int64s("speed_global_batch")
-	var th [5][]float64
-	for i := range th {
-		th[i] = m.Float64s(fmt.Sprintf("speed_theta%d", i))
-	}
-	samples, failed := m.Int64s("speed_samples"), m.Int64s("speed_failed")
-	quality, medErr, note := m.Strings("speed_quality"), m.Float64s("speed_median_rel_err"), m.Strings("speed_note")
-	for i, j := range jobs {
-		s := speedModel{samples: int(samples[i]), failed: int(failed[i]), quality: quality[i], note: note[i]}
-		if finite(medErr[i]) {
-			s.medError = fmt.Sprintf("%.1f%%", 100*medErr[i])
-		}
-		s.m = fit.SpeedModel{Mode: mode[i], GlobalBatch: float64(gb[i])}
-		s.ok = mode[i] != ""
-		for k := 0; k < fit.NumTheta(mode[i]); k++ {
-			if !finite(th[k][i]) {
-				s.ok = false
-				break
+	for j, model := range adapt.ReadModels(m) {
+		s := speedModel{quality: model.SpeedQuality, note: model.SpeedNote}
+		if sf := model.Speed; sf != nil {
+			s.samples, s.failed = sf.Used, sf.Failed
+			if finite(sf.MedianRelErr) {
+				s.medError = fmt.Sprintf("%.1f%%", 100*sf.MedianRelErr)
 			}
-			s.m.Theta[k] = th[k][i]
+			s.m, s.ok = sf.Model, true
+			for k := 0; k < fit.NumTheta(sf.Model.Mode); k++ {
+				s.ok = s.ok && finite(sf.Model.Theta[k])
+			}
 		}
 		out[j] = s
 	}
