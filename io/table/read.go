@@ -187,7 +187,7 @@ func decodeParquet(data []byte) (*Table, error) {
 	t := &Table{rows: int(at.NumRows())}
 	for i := 0; i < int(at.NumCols()); i++ {
 		col := at.Column(i)
-		a, err := array.Concatenate(col.Data().Chunks(), mem)
+		a, err := oneArray(col.Data().Chunks())
 		if err != nil {
 			if len(col.Data().Chunks()) == 0 {
 				a = array.MakeArrayOfNull(mem, col.DataType(), 0)
@@ -224,7 +224,7 @@ func fromRecords(sc *arrow.Schema, recs []arrow.RecordBatch) (*Table, error) {
 			a = array.MakeArrayOfNull(mem, f.Type, 0)
 		} else {
 			var err error
-			if a, err = array.Concatenate(chunks, mem); err != nil {
+			if a, err = oneArray(chunks); err != nil {
 				return nil, err
 			}
 		}
@@ -257,4 +257,14 @@ func setMeta(t *Table, keys, vals []string) {
 			t.Meta[k] = vals[i]
 		}
 	}
+}
+
+// oneArray joins a column's chunks into one array; a single chunk is used
+// as it is (retained), without a copy.
+func oneArray(chunks []arrow.Array) (arrow.Array, error) {
+	if len(chunks) == 1 {
+		chunks[0].Retain()
+		return chunks[0], nil
+	}
+	return array.Concatenate(chunks, mem)
 }
