@@ -6,8 +6,10 @@ import (
 	"testing"
 
 	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/modelio"
 	"github.com/optimus-sched/optimus/cli/root"
 	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 )
@@ -55,7 +57,29 @@ func BenchmarkTableFitSpeed(b *testing.B) {
 	}
 	b.Run("jobs=1000/cli", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			runMain(b, nil, "fit", "--speed", f, "--parallel", "1")
+			runMain(b, nil, "fit", "--speed", f, "--parallel", "1", "-o", filepath.Join(b.TempDir(), "models.parquet"))
+		}
+	})
+	// The library alone: fit.FitSpeed and fit.Identifiable on every job's
+	// samples, grouped beforehand.
+	jobs, err := modelio.GroupSpeed(speed, nil, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("jobs=1000/library", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			for _, js := range jobs {
+				var ok []fit.Config
+				for _, s := range js.Samples {
+					if s.Speed > 0 {
+						ok = append(ok, fit.Config{PS: s.PS, Workers: s.Workers})
+					}
+				}
+				fit.Identifiable(js.Mode, js.GlobalBatch, ok)
+				if _, err := fit.FitSpeed(js.Mode, js.GlobalBatch, js.Samples); err != nil {
+					b.Fatal(err)
+				}
+			}
 		}
 	})
 }

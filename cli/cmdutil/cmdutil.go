@@ -3,6 +3,7 @@
 package cmdutil
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -140,13 +141,20 @@ func (o *OutputOptions) Write(ios *iostreams.IOStreams, t *table.Table) error {
 	if o.Path != "" && o.Path != "-" {
 		return table.WriteFile(o.Path, t)
 	}
-	switch {
-	case o.Format == "text" || o.Format == "" && ios.IsStdoutTTY():
+	if o.Format == "text" || o.Format == "" && ios.IsStdoutTTY() {
 		return table.WritePretty(ios.Out, t)
-	case o.Format == "":
-		return table.WriteStream(ios.Out, t)
 	}
-	return table.Write(ios.Out, formatNames[o.Format], t)
+	// The Arrow writer writes each buffer of each column on its own: one
+	// system call each on an unbuffered pipe.
+	w := bufio.NewWriterSize(ios.Out, 1<<20)
+	format := table.ArrowStream
+	if o.Format != "" {
+		format = formatNames[o.Format]
+	}
+	if err := table.Write(w, format, t); err != nil {
+		return err
+	}
+	return w.Flush()
 }
 
 // InputFlag registers -i/--input.
