@@ -39,10 +39,18 @@ func ExitCode(err error) int {
 		return ExitOK
 	}
 	var ue *UsageError
-	if errors.As(err, &ue) || errors.Is(err, table.ErrInvalidInput) {
+	var ie invalidInput
+	if errors.As(err, &ue) || errors.Is(err, table.ErrInvalidInput) || errors.As(err, &ie) && ie.InvalidInput() {
 		return ExitInvalid
 	}
 	return ExitFailure
+}
+
+// invalidInput is an error a library marks as caused by its caller's input
+// (place.BlockError, say), without importing this package.
+type invalidInput interface {
+	error
+	InvalidInput() bool
 }
 
 // ReadInput reads a command's main input table: from the file named by path,
