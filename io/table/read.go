@@ -151,6 +151,13 @@ func decode(source string, format Format, want *schema.Table, read func() (*Tabl
 	if err == errUnrecognised {
 		return nil, Errorf(source, "unrecognised input: expected a table (Arrow, Parquet or CSV)")
 	}
+	var te *truncatedError
+	if errors.As(err, &te) {
+		if source == "stdin" {
+			return nil, Errorf(source, "truncated: the upstream command stopped before the end of its table (Arrow IPC stream: %s)", te.detail)
+		}
+		return nil, Errorf(source, "truncated: the Arrow IPC stream ends before its end-of-stream marker (%s): the file was cut while written or copied", te.detail)
+	}
 	if err != nil {
 		return nil, Errorf(source, "not a valid %s: %v", format, err)
 	}
