@@ -6,10 +6,10 @@ import (
 	"testing"
 
 	"github.com/optimus-sched/optimus/cli/iostreams"
-	"github.com/optimus-sched/optimus/cli/modelio"
 	"github.com/optimus-sched/optimus/cli/root"
 	"github.com/optimus-sched/optimus/datasets"
 	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/io/adapt"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 )
@@ -62,7 +62,7 @@ func BenchmarkTableFitSpeed(b *testing.B) {
 	})
 	// The library alone: fit.FitSpeed and fit.Identifiable on every job's
 	// samples, grouped beforehand.
-	jobs, err := modelio.GroupSpeed(speed, nil, "")
+	jobs, err := adapt.GroupSpeed(speed, nil, "")
 	if err != nil {
 		b.Fatal(err)
 	}

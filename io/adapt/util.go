@@ -33,3 +33,17 @@ func checkTaskCounts(t *table.Table, cols ...string) error {
 	}
 	return nil
 }
+
+// values returns a float column that must have a value on every row
+// (capacities, demands), or an error naming its first empty row.
+func values(t *table.Table, col, what string) ([]float64, error) {
+	if t.NullCount(col) > 0 {
+		ok := t.Validity(col)
+		for row := range t.NumRows() {
+			if !ok.IsValid(row) {
+				return nil, t.Errorf(col, row, "no value: %s", what)
+			}
+		}
+	}
+	return t.Float64Values(col), nil
+}
