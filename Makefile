@@ -4,6 +4,7 @@
 #   make test    vet and test everything (interop checks need Node.js; see below)
 #   make docs    regenerate docs/tables.md from the schemas
 #   make bench   run the benchmarks
+#   make assets  fetch echarts' JavaScript for the chart pages (needs npm)
 
 GO      ?= go
 BIN     := bin/optimus
@@ -47,9 +48,29 @@ bench-plan:
 	$(GO) test ./benchmarks -run '^$$' -bench 'Plan$$|Solve|Place|Pipe' -cpu 1 -count 5 -benchmem
 
 # --- simulate: the paper's comparison and the simulator's speed (benchmarks/simulate.md) ---
-bench-simulate:
+bench-simulate: assets
 	$(GO) test ./benchmarks -run '^$$' -bench 'SimulateTestbed|Simulate160' -benchtime 5x -count 3
 	$(GO) test ./benchmarks -run '^$$' -bench 'SimulatePhilly10k|SimulateScaling' -benchtime 1x -count 1 -timeout 60m
 
 clean:
 	rm -rf bin $(OUT)
+
+# --- charts: echarts' JavaScript, the browser check, the notebook ----------
+# The chart package embeds chart/assets/echarts.min.js (go:embed), fetched
+# from npm at a pinned version: every build and test fetches it first.
+# `make browser` loads every chart kind and the report in headless Chromium;
+# `make notebook` runs examples/*.ipynb with Debian's Jupyter. Both are skipped
+# with a notice when Chromium, Node.js or Jupyter are missing, unless
+# REQUIRE_INTEROP=1 (as CI sets).
+.PHONY: assets browser notebook
+$(BIN) vet gotest bench bench-plan: assets
+test: browser notebook
+
+assets:
+	scripts/echarts-assets.sh
+
+browser: build
+	scripts/browser.sh $(BIN)
+
+notebook: build
+	scripts/notebook.sh $(BIN)

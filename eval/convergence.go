@@ -66,7 +66,12 @@ func (r ConvergenceResult) EpochError() float64 {
 // fit.Rule.ConvergenceEpoch. It returns the epoch (1-based) and false, or
 // the last epoch and true when the curve was still falling faster at its
 // end (censored: it converges later, or was stopped first).
+//
+// A curve without values has no epoch: it returns 0 and true.
 func TrueConvergence(values []float64, higherIsBetter bool, rule fit.Rule) (epoch int, censored bool, smoothed []float64) {
+	if len(values) == 0 {
+		return 0, true, nil
+	}
 	y := complemented(values, higherIsBetter)
 	s := isotonicDecreasing(y)
 	n := len(s)
@@ -143,11 +148,25 @@ func isotonicDecreasing(y []float64) []float64 {
 	return out
 }
 
+// NoWholeEpoch is the Err of a curve with no value: its log ends within its
+// first epoch.
+const NoWholeEpoch = "no whole epoch: the log ends before its first epoch does"
+
 // Convergence predicts each curve's convergence epoch from its first epochs
 // (each fraction of them in turn) and compares with the truth.
 func Convergence(curves []Curve, fractions []float64, rule fit.Rule, opt fit.LossOptions) []ConvergenceResult {
 	var out []ConvergenceResult
 	for _, c := range curves {
+		if len(c.Values) == 0 {
+			// No point past the first epoch (one point, a few steps inside
+			// an epoch, an epoch longer than the log): nothing to fit or
+			// to compare with.
+			for _, frac := range fractions {
+				out = append(out, ConvergenceResult{Curve: c.Name, Fraction: frac, Censored: true,
+					TrueFinal: math.NaN(), PredFinal: math.NaN(), Err: NoWholeEpoch})
+			}
+			continue
+		}
 		trueEpoch, censored, smooth := TrueConvergence(c.Values, c.HigherIsBetter, rule)
 		trueFinal := smooth[trueEpoch-1]
 		if base := complementBase(c.Values, c.HigherIsBetter); base > 0 {

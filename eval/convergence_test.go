@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -39,5 +40,41 @@ func TestTrueConvergenceMatchesRule(t *testing.T) {
 	// Too short to apply a 10-epoch window: censored.
 	if _, censored, _ := TrueConvergence(values[:8], false, fit.DefaultRule); !censored {
 		t.Error("an 8-epoch curve was not censored")
+	}
+}
+
+// TestConvergenceOnDegenerateCurves: curves too short, flat, NaN or with
+// no epoch at all give a result for every fraction, never a panic.
+func TestConvergenceOnDegenerateCurves(t *testing.T) {
+	nan := math.NaN()
+	cases := []struct {
+		name    string
+		values  []float64
+		wantErr bool
+	}{
+		{"no epoch (log ends inside the first)", nil, true},
+		{"empty, not nil", []float64{}, true},
+		{"one epoch", []float64{2.5}, true},
+		{"two epochs", []float64{2.5, 2}, true},
+		{"all NaN", []float64{nan, nan, nan, nan, nan}, true},
+		{"flat zero", make([]float64, 30), false},
+		{"one NaN among values", []float64{3, 2.5, nan, 2, 1.8, 1.7, 1.65, 1.6, 1.58, 1.57, 1.56, 1.55}, false},
+	}
+	fractions := []float64{0, 0.01, 0.5, 1}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := Convergence([]Curve{{Name: "j", Values: c.values}}, fractions, fit.DefaultRule, fit.DefaultLossOptions)
+			if len(res) != len(fractions) {
+				t.Fatalf("%d results, want one per fraction (%d)", len(res), len(fractions))
+			}
+			for _, r := range res {
+				if r.Observed > len(c.values) || r.TrueEpoch > len(c.values) {
+					t.Errorf("fraction %v: observed %d, truth %d of %d epochs", r.Fraction, r.Observed, r.TrueEpoch, len(c.values))
+				}
+			}
+			if c.wantErr && res[len(res)-1].Err == "" {
+				t.Errorf("no reason given for a curve that cannot be predicted")
+			}
+		})
 	}
 }

@@ -8,6 +8,12 @@ import (
 	"math"
 )
 
+// MaxJobTasks is the most parameter servers, and the most workers, one job
+// may have, run or be allocated: far beyond any cluster (the paper plans
+// 100,000 tasks in all), and a bound on the work and memory a plan of one
+// job can take, whatever its input says.
+const MaxJobTasks = 1 << 20
+
 // Slot is how many PS and workers of a job are on one node.
 type Slot struct {
 	Node        int // index into the cluster's nodes

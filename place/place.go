@@ -486,6 +486,9 @@ func (p *Problem) check() error {
 		if j.PS < 0 || j.Workers < 0 {
 			return fmt.Errorf("place: job %q: negative task count", j.Name)
 		}
+		if j.PS > layout.MaxJobTasks || j.Workers > layout.MaxJobTasks {
+			return fmt.Errorf("place: job %q: %d PS and %d workers, more than %d", j.Name, j.PS, j.Workers, layout.MaxJobTasks)
+		}
 		switch j.Status {
 		case Running, Waiting, Done:
 		default:
@@ -755,18 +758,26 @@ func (pl *placer) buildSplit(pool []int, holds [][4]bool, shapes [4][2]int, need
 func (pl *placer) placeOneByOne(j int, pool []int, choose func(d []float64, pool []int) int) {
 	job := &pl.p.Jobs[j]
 	var placed [2]int
-	for i := 0; i < max(job.PS, job.Workers); i++ {
+	// Free capacity only shrinks here, so once a role finds no room it
+	// never will again: stop trying it.
+	var full [2]bool
+	for i := 0; i < max(job.PS, job.Workers) && !(full[PS] && full[Worker]); i++ {
 		for _, role := range []Role{PS, Worker} {
 			want := job.PS
 			if role == Worker {
 				want = job.Workers
 			}
 			if i >= want {
+				full[role] = true
+				continue
+			}
+			if full[role] {
 				continue
 			}
 			d := pl.demand(j, role)
 			n := choose(d, pool)
 			if n < 0 {
+				full[role] = true
 				continue
 			}
 			pl.st.take(n, d, 1)

@@ -83,7 +83,10 @@ const (
 func AssignBlocks(blocks []Block, policy BlockPolicy, opts BlockOptions) ([]Piece, error) {
 	p := opts.Servers
 	if p < 1 {
-		return nil, fmt.Errorf("ps-blocks: %d parameter servers: need at least 1", p)
+		return nil, blockErrorf("ps-blocks: %d parameter servers: need at least 1", p)
+	}
+	if p > MaxServers {
+		return nil, blockErrorf("ps-blocks: %d parameter servers: at most %d", p, MaxServers)
 	}
 	if opts.TinyFraction == 0 {
 		opts.TinyFraction = DefaultTinyFraction
@@ -92,12 +95,29 @@ func AssignBlocks(blocks []Block, policy BlockPolicy, opts BlockOptions) ([]Piec
 		opts.BigArrayBound = DefaultBigArrayBound
 	}
 	if !(opts.TinyFraction > 0 && opts.TinyFraction < 1) {
-		return nil, fmt.Errorf("ps-blocks: tiny fraction %v: must be in (0, 1)", opts.TinyFraction)
+		return nil, blockErrorf("ps-blocks: tiny fraction %v: must be in (0, 1)", opts.TinyFraction)
 	}
+	if opts.BigArrayBound < 1 {
+		return nil, blockErrorf("ps-blocks: bigarray bound %d: must be at least 1 byte", opts.BigArrayBound)
+	}
+	var total int64
+	pieces := 0 // the hash policy's, the larger count
 	for _, b := range blocks {
 		if b.Bytes < 1 {
-			return nil, fmt.Errorf("ps-blocks: block %q has %d bytes", b.Name, b.Bytes)
+			return nil, blockErrorf("ps-blocks: block %q has %d bytes", b.Name, b.Bytes)
 		}
+		if b.Bytes > MaxTotalBytes-total {
+			return nil, blockErrorf("ps-blocks: the blocks add up to more than %d bytes (at block %q), beyond what the balance can sum exactly", int64(MaxTotalBytes), b.Name)
+		}
+		total += b.Bytes
+		if b.Bytes >= opts.BigArrayBound {
+			pieces += p
+		} else {
+			pieces++
+		}
+	}
+	if pieces > MaxPieces {
+		return nil, blockErrorf("ps-blocks: %d blocks on %d servers: the hash policy would cut them into %d pieces, more than %d", len(blocks), p, pieces, MaxPieces)
 	}
 	switch policy {
 	case HashBlocks:
@@ -105,7 +125,29 @@ func AssignBlocks(blocks []Block, policy BlockPolicy, opts BlockOptions) ([]Piec
 	case BalanceBlocks, "":
 		return balanceBlocks(blocks, p, opts.TinyFraction), nil
 	}
-	return nil, fmt.Errorf("ps-blocks: no policy %q (there are: optimus, hash)", policy)
+	return nil, blockErrorf("ps-blocks: no policy %q (there are: optimus, hash)", policy)
+}
+
+// Bounds of AssignBlocks' arguments, so that no input sizes an allocation
+// or a computation beyond reach (the assignment takes time in the pieces
+// times the servers) and byte sums stay exact in float64.
+const (
+	MaxServers    = 10_000
+	MaxPieces     = 10_000_000
+	MaxTotalBytes = 1 << 53
+)
+
+// BlockError is a problem with AssignBlocks' arguments: the caller's input,
+// not a failure (the CLI exits 2 on it).
+type BlockError struct{ Msg string }
+
+func (e *BlockError) Error() string { return e.Msg }
+
+// InvalidInput marks the error as one of the input.
+func (e *BlockError) InvalidInput() bool { return true }
+
+func blockErrorf(format string, args ...any) error {
+	return &BlockError{Msg: fmt.Sprintf(format, args...)}
 }
 
 // sliceBlock cuts size bytes into n near-equal slices as MXNet does: slice i

@@ -1,7 +1,10 @@
 package place
 
 import (
+	"errors"
 	"fmt"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/optimus-sched/optimus/datasets"
@@ -116,5 +119,46 @@ func TestBlockAssignmentRules(t *testing.T) {
 	}
 	if _, err := AssignBlocks(blocks, "random", BlockOptions{Servers: 2}); err == nil {
 		t.Error("unknown policy: no error")
+	}
+}
+
+// TestAssignBlocksBoundsWhatSizesAllocations: every argument that sizes an
+// allocation or a sum (servers, block bytes, pieces) is bounded, with an
+// input error rather than an out-of-memory crash or an overflow.
+func TestAssignBlocksBoundsWhatSizesAllocations(t *testing.T) {
+	many := make([]Block, 2000)
+	for i := range many {
+		many[i] = Block{Name: fmt.Sprintf("b%d", i), Bytes: 8 << 20}
+	}
+	cases := []struct {
+		name   string
+		blocks []Block
+		opts   BlockOptions
+		want   string
+	}{
+		{"no servers", []Block{{"w", 10}}, BlockOptions{Servers: 0}, "need at least 1"},
+		{"negative servers", []Block{{"w", 10}}, BlockOptions{Servers: -5}, "need at least 1"},
+		{"a billion servers", []Block{{"w", 10}}, BlockOptions{Servers: 1_000_000_000}, "at most 10000"},
+		{"one server too many", []Block{{"w", 10}}, BlockOptions{Servers: MaxServers + 1}, "at most 10000"},
+		{"block of no bytes", []Block{{"w", 0}}, BlockOptions{Servers: 2}, `block "w" has 0 bytes`},
+		{"bytes overflowing int64", []Block{{"a", math.MaxInt64}, {"b", math.MaxInt64}}, BlockOptions{Servers: 2}, "add up to more than"},
+		{"bytes beyond float64's exact integers", []Block{{"a", 1 << 52}, {"b", 1 << 52}, {"c", 1}}, BlockOptions{Servers: 2}, `at block "c"`},
+		{"pieces beyond the bound", many, BlockOptions{Servers: MaxServers}, "pieces, more than"},
+		{"negative bigarray bound", []Block{{"w", 10}}, BlockOptions{Servers: 2, BigArrayBound: -1}, "bigarray bound"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, pol := range []BlockPolicy{BalanceBlocks, HashBlocks} {
+				_, err := AssignBlocks(c.blocks, pol, c.opts)
+				var be *BlockError
+				if !errors.As(err, &be) || !strings.Contains(err.Error(), c.want) {
+					t.Errorf("%s: got %v, want a BlockError saying %q", pol, err, c.want)
+				}
+			}
+		})
+	}
+	// At the bound itself the assignment runs.
+	if _, err := AssignBlocks([]Block{{"w", 1 << 30}}, BalanceBlocks, BlockOptions{Servers: MaxServers}); err != nil {
+		t.Errorf("at MaxServers: %v", err)
 	}
 }

@@ -45,6 +45,27 @@ echo "What the optimus policy decided (optimus convert --columns picks columns):
 "$bin" convert -i "$out/allocation.parquet" --format text \
   --columns job,progress_steps,remaining_steps_p50,loss_quality,ps,workers,alloc_ps,alloc_workers,alloc_speed,alloc_completion_s,status
 
+# --- charts and report (chart/, docs/charts.md) ---------------------------
+# Speed configurations to measure next, the baselines' placement (tetris
+# leaves jobs waiting: its plan has null task indices), one page per chart
+# kind, and the report of the whole run. Every page works offline.
+"$bin" fit suggest --jobs "$tb/jobs.parquet" -i "$tb/speed.parquet" --samples 14 -o "$out/suggestions.parquet"
+"$bin" place --cluster "$tb/cluster.parquet" -i "$out/allocation-tetris.parquet" -o "$out/plan-tetris.parquet"
+mkdir -p "$out/charts"
+"$bin" chart loss -i "$tb/loss.parquet" --models "$out/models.parquet" --predictions "$out/predictions.parquet" -o "$out/charts/loss.html"
+"$bin" chart speed -i "$tb/speed.parquet" --models "$out/models.parquet" --suggestions "$out/suggestions.parquet" -o "$out/charts/speed.html"
+"$bin" chart allocation -i "$out/allocation.parquet" -i "$out/allocation-drf.parquet" -i "$out/allocation-tetris.parquet" \
+  -i "$out/allocation-fifo.parquet" --cluster "$tb/cluster.parquet" -o "$out/charts/allocation.html"
+"$bin" chart plan -i "$out/plan.parquet" --cluster "$tb/cluster.parquet" -o "$out/charts/plan.html"
+"$bin" report --loss "$tb/loss.parquet" --speed "$tb/speed.parquet" --cluster "$tb/cluster.parquet" \
+  --models "$out/models.parquet" --suggestions "$out/suggestions.parquet" --predictions "$out/predictions.parquet" \
+  --allocation "$out/allocation.parquet" --allocation "$out/allocation-drf.parquet" \
+  --allocation "$out/allocation-tetris.parquet" --allocation "$out/allocation-fifo.parquet" \
+  --plan "$out/plan.parquet" -o "$out/report.html"
+echo
+echo "charts:      $out/charts/{loss,speed,allocation,plan}.html"
+echo "report:      $out/report.html (open it in a browser; it needs no network)"
+
 # --- simulate (issue 10): a small simulation of the testbed-sized workload ---
 "$bin" simulate --seeds 1-2 --compare -q --dir "$out/simulate" -o "$out/simulate/comparison.csv"
 echo

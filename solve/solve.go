@@ -353,6 +353,9 @@ func (p *Problem) check() error {
 		if j.CurPS < 0 || j.CurWorkers < 0 || j.MaxPS < 0 || j.MaxWorkers < 0 {
 			return fmt.Errorf("solve: job %q: negative task count", j.Name)
 		}
+		if max(j.CurPS, j.CurWorkers, j.MaxPS, j.MaxWorkers) > layout.MaxJobTasks {
+			return fmt.Errorf("solve: job %q: a task count beyond %d", j.Name, layout.MaxJobTasks)
+		}
 	}
 	return nil
 }

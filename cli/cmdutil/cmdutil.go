@@ -3,9 +3,12 @@
 package cmdutil
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -38,10 +41,18 @@ func ExitCode(err error) int {
 		return ExitOK
 	}
 	var ue *UsageError
-	if errors.As(err, &ue) || errors.Is(err, table.ErrInvalidInput) {
+	var ie invalidInput
+	if errors.As(err, &ue) || errors.Is(err, table.ErrInvalidInput) || errors.As(err, &ie) && ie.InvalidInput() {
 		return ExitInvalid
 	}
 	return ExitFailure
+}
+
+// invalidInput is an error a library marks as caused by its caller's input
+// (place.BlockError, say), without importing this package.
+type invalidInput interface {
+	error
+	InvalidInput() bool
 }
 
 // ReadInput reads a command's main input table: from the file named by path,
@@ -58,7 +69,64 @@ func ReadInput(ios *iostreams.IOStreams, path string, want *schema.Table) (*tabl
 		}
 		return table.Read(ios.In, "stdin", want)
 	}
-	return table.ReadFile(path, want)
+	return readFile(path, want)
+}
+
+// readFile reads a table file and notes it among the command's inputs.
+func readFile(path string, want *schema.Table) (*table.Table, error) {
+	t, err := table.ReadFile(path, want)
+	if err == nil {
+		noteInput(path, t.Name)
+	}
+	return t, err
+}
+
+// inputs lists the files the running command has read (Validate starts the
+// list afresh), so that Write can refuse to replace one with its output.
+var inputs struct {
+	sync.Mutex
+	files []inputFile
+}
+
+type inputFile struct {
+	path, kind string
+	info       os.FileInfo
+}
+
+func noteInput(path, kind string) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return
+	}
+	inputs.Lock()
+	defer inputs.Unlock()
+	inputs.files = append(inputs.files, inputFile{path: path, kind: kind, info: info})
+}
+
+// checkNotAnInput refuses an output path that is one of the command's
+// input files (the same file by device and inode, whatever the name: a
+// hard link, a symbolic link, ./x and x) holding another kind of table:
+// writing there would silently replace the input. An input of the output's
+// own kind may be replaced: place --current plan.parquet -o plan.parquet
+// updates the running plan, and the new file is only renamed over it once
+// written whole.
+func checkNotAnInput(path, kind string) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	inputs.Lock()
+	defer inputs.Unlock()
+	for _, in := range inputs.files {
+		if os.SameFile(info, in.info) && in.kind != kind {
+			what := "the " + in.kind + " table"
+			if in.kind == "" {
+				what = "an input"
+			}
+			return Usagef("-o %s is the file of %s read from %s: writing the %s table there would replace it; choose another file", path, what, in.path, kind)
+		}
+	}
+	return nil
 }
 
 // ReadOptionalInput reads the main input like ReadInput, but returns nil
@@ -66,7 +134,7 @@ func ReadInput(ios *iostreams.IOStreams, path string, want *schema.Table) (*tabl
 // under cron). Commands whose inputs may all come by flag use it.
 func ReadOptionalInput(ios *iostreams.IOStreams, path string, want *schema.Table) (*table.Table, error) {
 	if path != "" && path != "-" {
-		return table.ReadFile(path, want)
+		return readFile(path, want)
 	}
 	if ios.IsStdinTTY() {
 		return nil, nil
@@ -90,7 +158,7 @@ func ReadSide(flag, path string, want *schema.Table) (*table.Table, error) {
 	if path == "-" {
 		return nil, Usagef("--%s: give a file; standard input carries the main input", flag)
 	}
-	return table.ReadFile(path, want)
+	return readFile(path, want)
 }
 
 // OutputOptions are the flags that say where a command's table goes.
@@ -112,8 +180,12 @@ var formatNames = map[string]table.Format{
 	"arrows": table.ArrowStream, "arrow": table.ArrowFile, "parquet": table.Parquet, "csv": table.CSV,
 }
 
-// Validate checks the output flags before any work is done.
+// Validate checks the output flags before any work is done. It also starts
+// the command's list of inputs (see checkNotAnInput).
 func (o *OutputOptions) Validate() error {
+	inputs.Lock()
+	inputs.files = nil
+	inputs.Unlock()
 	if o.Format != "" && o.Format != "text" {
 		if _, ok := formatNames[o.Format]; !ok {
 			return Usagef("--format %q: use arrows, arrow, parquet, csv or text", o.Format)
@@ -138,15 +210,25 @@ func (o *OutputOptions) Write(ios *iostreams.IOStreams, t *table.Table) error {
 		return err
 	}
 	if o.Path != "" && o.Path != "-" {
+		if err := checkNotAnInput(o.Path, t.Name); err != nil {
+			return err
+		}
 		return table.WriteFile(o.Path, t)
 	}
-	switch {
-	case o.Format == "text" || o.Format == "" && ios.IsStdoutTTY():
+	if o.Format == "text" || o.Format == "" && ios.IsStdoutTTY() {
 		return table.WritePretty(ios.Out, t)
-	case o.Format == "":
-		return table.WriteStream(ios.Out, t)
 	}
-	return table.Write(ios.Out, formatNames[o.Format], t)
+	// The Arrow writer writes each buffer of each column on its own: one
+	// system call each on an unbuffered pipe.
+	w := bufio.NewWriterSize(ios.Out, 1<<20)
+	format := table.ArrowStream
+	if o.Format != "" {
+		format = formatNames[o.Format]
+	}
+	if err := table.Write(w, format, t); err != nil {
+		return err
+	}
+	return w.Flush()
 }
 
 // InputFlag registers -i/--input.

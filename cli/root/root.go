@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/optimus-sched/optimus/cli/chartcmd"
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/convertcmd"
 	"github.com/optimus-sched/optimus/cli/datasetscmd"
@@ -16,6 +17,7 @@ import (
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/cli/placecmd"
 	"github.com/optimus-sched/optimus/cli/predictcmd"
+	"github.com/optimus-sched/optimus/cli/reportcmd"
 	"github.com/optimus-sched/optimus/cli/schemacmd"
 	"github.com/optimus-sched/optimus/cli/simulatecmd"
 	"github.com/optimus-sched/optimus/cli/solvecmd"
@@ -63,6 +65,7 @@ failures.`,
 	}
 	for _, c := range []*cobra.Command{
 		convertcmd.NewCmd(ios),
+		chartcmd.NewCmd(ios), reportcmd.NewCmd(ios),
 		datasetscmd.NewCmd(ios),
 		schemacmd.NewCmd(ios),
 	} {

@@ -39,7 +39,11 @@ func Cluster(cluster *table.Table) (*pipeline.Cluster, error) {
 		c.Capacity[i] = flat[i*nr : (i+1)*nr]
 	}
 	for r, name := range c.Resources {
-		for i, x := range cluster.Float64s(name) {
+		caps, err := values(cluster, name, "every node needs its capacity of each resource (0 for none)")
+		if err != nil {
+			return nil, err
+		}
+		for i, x := range caps {
 			c.Capacity[i][r] = x
 		}
 	}
@@ -69,7 +73,11 @@ func Demands(jobs *table.Table, prefix string, c *pipeline.Cluster) ([][]float64
 			return nil, &table.Error{Source: jobs.Source, Column: col,
 				Msg: fmt.Sprintf("missing: the cluster (%s) has resource %q, so every job needs worker_%s and ps_%s demands", c.Source, name, name, name)}
 		}
-		for i, x := range jobs.Float64s(col) {
+		ds, err := values(jobs, col, "every job needs its tasks' demand of each resource (0 for none)")
+		if err != nil {
+			return nil, err
+		}
+		for i, x := range ds {
 			demand[i][r] = x
 		}
 	}

@@ -1,39 +1,65 @@
 package adapt
 
 import (
+	"strings"
+
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
 )
 
-// GroupLoss splits a loss table by job, in order of first appearance. Steps
-// must increase within a job (row order is log order), and a job's
+// GroupLoss splits a loss table by job, in order of first appearance, each
+// job's points in an exactly sized slice that does not share the table's
+// memory (so that the table can go before fitting starts). Steps must
+// increase within a job (row order is log order), and a job's
 // higher_is_better flag must not change; either mistake is an input error
-// naming the row. known, when not nil, lists the jobs the table may name.
+// naming the first such row of the table. known, when not nil, lists the
+// jobs the table may name.
 func GroupLoss(t *table.Table, known map[string]bool, knownSource string) ([]pipeline.LossSeries, error) {
-	jobs, steps, values := t.Strings("job"), t.Int64s("step"), t.Float64s("value")
-	higher := t.Bools("higher_is_better")
-	index := map[string]int{}
-	var out []pipeline.LossSeries
-	for r := range jobs {
-		j := jobs[r]
-		if known != nil && !known[j] {
-			return nil, t.Errorf("job", r, "unknown job %q (not in %s)", j, knownSource)
+	steps, values := t.Int64Values("step"), t.Float64Values("value")
+	valueOK := t.Validity("value")
+	higher := t.BoolValues("higher_is_better")
+	g := t.GroupBy("job")
+	out := make([]pipeline.LossSeries, g.Len())
+	// The first bad row of the table, whichever job it is in: the message
+	// names the row a user fixes first.
+	var first *table.Error
+	bad := func(e *table.Error) {
+		if first == nil || e.Row < first.Row {
+			first = e
 		}
-		i, seen := index[j]
-		if !seen {
-			i = len(out)
-			index[j] = i
-			out = append(out, pipeline.LossSeries{Job: j, HigherIsBetter: higher[r]})
+	}
+	var rows []int
+	for i := range g.Len() {
+		rows = g.Rows(i, rows)
+		job := g.Key(i)
+		if known != nil && !known[job] {
+			bad(t.Errorf("job", rows[0], "unknown job %q (not in %s)", job, knownSource))
+			continue
 		}
-		jl := &out[i]
-		if jl.HigherIsBetter != higher[r] {
-			return nil, t.Errorf("higher_is_better", r, "job %q changes its higher_is_better flag", j)
+		js := pipeline.LossSeries{Job: strings.Clone(job), HigherIsBetter: higher.Value(rows[0]), Points: make([]fit.LossPoint, 0, len(rows))}
+		for _, r := range rows {
+			if first != nil && r+1 > first.Row {
+				break // a row after the first bad one cannot come first
+			}
+			if higher.Value(r) != js.HigherIsBetter {
+				bad(t.Errorf("higher_is_better", r, "job %q changes its higher_is_better flag", job))
+				break
+			}
+			if n := len(js.Points); n > 0 && float64(steps[r]) <= js.Points[n-1].Step {
+				bad(t.Errorf("step", r, "step %d of job %q does not follow its previous step %v: steps must increase within a job", steps[r], job, js.Points[n-1].Step))
+				break
+			}
+			v := values[r]
+			if !valueOK.IsValid(r) {
+				v = nan
+			}
+			js.Points = append(js.Points, fit.LossPoint{Step: float64(steps[r]), Value: v})
 		}
-		if n := len(jl.Points); n > 0 && float64(steps[r]) <= jl.Points[n-1].Step {
-			return nil, t.Errorf("step", r, "step %d of job %q does not follow its previous step %v: steps must increase within a job", steps[r], j, jl.Points[n-1].Step)
-		}
-		jl.Points = append(jl.Points, fit.LossPoint{Step: float64(steps[r]), Value: values[r]})
+		out[i] = js
+	}
+	if first != nil {
+		return nil, first
 	}
 	return out, nil
 }

@@ -188,9 +188,8 @@ func ModelsTable(ms []pipeline.Model) *table.Table {
 	return t
 }
 
-// ReadModels indexes a models table by job. Only what predict needs is
-// restored: the curves, their covariance and early fits, the quality
-// verdicts, and the speed model.
+// ReadModels indexes a models table by job: the inverse of ModelsTable
+// for every column it writes (a fit's null figures read as NaN).
 func ReadModels(t *table.Table) map[string]pipeline.Model {
 	jobs := t.Strings("job")
 	get := func(name string) []float64 { return t.Float64s(name) }
@@ -203,8 +202,12 @@ func ReadModels(t *table.Table) map[string]pipeline.Model {
 		cov[c] = get("loss_cov_" + c)
 	}
 	scale, comp := get("loss_scale"), get("loss_complement")
+	points, dropped := t.Int64s("loss_points"), t.Int64s("loss_dropped")
+	first, last := t.Int64s("loss_first_step"), t.Int64s("loss_last_step")
+	r2, rmse, autocorr := get("loss_r2"), get("loss_rmse"), get("loss_autocorr")
 	lossQ, lossQOK := t.Strings("loss_quality"), t.Valid("loss_quality")
 	lossNote := t.Strings("loss_note")
+	lossMethod, lossMethodOK := t.Strings("loss_method"), t.Valid("loss_method")
 	mode, batch := t.Strings("speed_mode"), t.Int64s("speed_global_batch")
 	var theta [5][]float64
 	for k := range theta {
@@ -219,7 +222,11 @@ func ReadModels(t *table.Table) map[string]pipeline.Model {
 		m := pipeline.Model{Job: j, LossNote: lossNote[i], SpeedNote: speedNote[i], Identifiable: ident[i],
 			SpeedMode: mode[i], SpeedBatch: float64(batch[i]), SpeedQuality: speedQ[i]}
 		if lossQOK[i] {
-			lf := &fit.LossFit{Quality: lossQ[i], Scale: scale[i]}
+			lf := &fit.LossFit{Quality: lossQ[i], Scale: scale[i], Used: int(points[i]), Dropped: int(dropped[i]),
+				FirstStep: float64(first[i]), LastStep: float64(last[i]), R2: r2[i], RMSE: rmse[i], Autocorr: autocorr[i]}
+			if lossMethodOK[i] {
+				lf.Method = lossMethod[i]
+			}
 			if !math.IsNaN(comp[i]) {
 				lf.Complement = comp[i]
 			}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/layout"
 	"github.com/optimus-sched/optimus/pipeline"
 	"github.com/optimus-sched/optimus/place"
 )
@@ -26,6 +27,9 @@ func Assignments(alloc *table.Table, c *pipeline.Cluster) ([]pipeline.Assignment
 	}
 	psDemand, err := Demands(alloc, "ps_", c)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkTaskCounts(alloc, "alloc_ps", "alloc_workers"); err != nil {
 		return nil, err
 	}
 	nodeIndex := NodeIndex(c)
@@ -102,6 +106,9 @@ func CurrentTasks(current *table.Table, nodeIndex map[string]int) (map[string][]
 		if !idxOK[r] {
 			return nil, &table.Error{Source: current.Source, Column: "index", Row: r + 1, Msg: "no value: a task row needs its index"}
 		}
+		if idx[r] >= layout.MaxJobTasks {
+			return nil, current.Errorf("index", r, "task index %d: a job has at most %d tasks of a role", idx[r], layout.MaxJobTasks)
+		}
 		k := key{jobs[r], roles[r], idx[r]}
 		if f, dup := first[k]; dup {
 			return nil, &table.Error{Source: current.Source, Column: "index", Row: r + 1,
@@ -121,71 +128,75 @@ func CurrentTasks(current *table.Table, nodeIndex map[string]int) (map[string][]
 	return out, nil
 }
 
-// PlanTable writes a placement as the plan table.
+// PlanTable writes a placement as the plan table: one row per task, a job
+// without a task placed on one row of its own; the per-job columns are runs
+// of one value per job.
 func PlanTable(prob *place.Problem, res *place.Result) (*table.Table, error) {
-	var (
-		job, role, node, status, reason []string
-		method                          []string
-		methodOK                        []bool
-		roleOK, nodeOK, reasonOK        []bool
-		index                           []int64
-		indexOK, kept, even             []bool
-		jps, jw, servers                []int64
-		cross                           []float64
-		use                             = make([][]float64, len(prob.Resources))
-	)
-	row := func(j int, jp *place.JobPlacement) {
-		job = append(job, prob.Jobs[j].Name)
-		status = append(status, string(jp.Status))
-		reason, reasonOK = append(reason, jp.Reason), append(reasonOK, jp.Reason != "")
-		jps, jw, servers = append(jps, int64(jp.PS)), append(jw, int64(jp.Workers)), append(servers, int64(jp.Servers))
-		even, cross = append(even, jp.Even), append(cross, jp.CrossTraffic)
-		method, methodOK = append(method, jp.Method), append(methodOK, jp.Method != "")
+	nj := len(prob.Jobs)
+	runs := make([]int, nj) // rows per job: its tasks, or one row when none
+	for _, task := range res.Tasks {
+		runs[task.Job]++
 	}
-	t := 0
+	rows := 0
+	for j := range runs {
+		runs[j] = max(runs[j], 1)
+		rows += runs[j]
+	}
+	name, status, reason, method := make([]string, nj), make([]string, nj), make([]string, nj), make([]string, nj)
+	reasonOK, methodOK, even := make([]bool, nj), make([]bool, nj), make([]bool, nj)
+	jps, jw, servers := make([]int64, nj), make([]int64, nj), make([]int64, nj)
+	cross := make([]float64, nj)
 	for j := range prob.Jobs {
 		jp := &res.Jobs[j]
+		name[j], status[j] = prob.Jobs[j].Name, string(jp.Status)
+		reason[j], reasonOK[j] = jp.Reason, jp.Reason != ""
+		method[j], methodOK[j] = jp.Method, jp.Method != ""
+		jps[j], jw[j], servers[j] = int64(jp.PS), int64(jp.Workers), int64(jp.Servers)
+		even[j], cross[j] = jp.Even, jp.CrossTraffic
+	}
+	role, node := make([]string, rows), make([]string, rows)
+	roleOK, nodeOK, indexOK, kept := make([]bool, rows), make([]bool, rows), make([]bool, rows), make([]bool, rows)
+	index := make([]int64, rows)
+	use := make([][]float64, len(prob.Resources))
+	for r := range use {
+		use[r] = make([]float64, rows)
+	}
+	row, t := 0, 0
+	for j := range prob.Jobs {
 		if t >= len(res.Tasks) || res.Tasks[t].Job != j {
-			row(j, jp)
-			role, roleOK = append(role, ""), append(roleOK, false)
-			index, indexOK = append(index, 0), append(indexOK, false)
-			node, nodeOK = append(node, ""), append(nodeOK, false)
-			kept = append(kept, false)
-			for r := range use {
-				use[r] = append(use[r], 0)
-			}
+			row++ // the job's one row without a task: nulls and zeros
 			continue
 		}
 		for ; t < len(res.Tasks) && res.Tasks[t].Job == j; t++ {
 			task := res.Tasks[t]
-			row(j, jp)
-			role, roleOK = append(role, task.Role.String()), append(roleOK, true)
-			index, indexOK = append(index, int64(task.Index)), append(indexOK, true)
-			node, nodeOK = append(node, prob.Nodes[task.Node]), append(nodeOK, true)
-			kept = append(kept, task.Kept)
+			role[row], roleOK[row] = task.Role.String(), true
+			index[row], indexOK[row] = int64(task.Index), true
+			node[row], nodeOK[row] = prob.Nodes[task.Node], true
+			kept[row] = task.Kept
 			d := prob.Jobs[j].WorkerDemand
 			if task.Role == place.PS {
 				d = prob.Jobs[j].PSDemand
 			}
 			for r := range use {
-				use[r] = append(use[r], d[r])
+				use[r][row] = d[r]
 			}
+			row++
 		}
 	}
-	out := table.New(schema.Plan, len(job))
-	out.SetStrings("job", job, nil)
+	out := table.New(schema.Plan, rows)
+	out.SetStringsRepeated("job", name, nil, runs)
 	out.SetStrings("role", role, roleOK)
 	out.SetInt64s("index", index, indexOK)
 	out.SetStrings("node", node, nodeOK)
 	out.SetBools("kept", kept, nil)
-	out.SetStrings("status", status, nil)
-	out.SetStrings("reason", reason, reasonOK)
-	out.SetInt64s("job_ps", jps, nil)
-	out.SetInt64s("job_workers", jw, nil)
-	out.SetInt64s("job_servers", servers, nil)
-	out.SetStrings("job_method", method, methodOK)
-	out.SetBools("job_even", even, nil)
-	out.SetFloat64sNaNAsNull("job_cross_traffic", cross)
+	out.SetStringsRepeated("status", status, nil, runs)
+	out.SetStringsRepeated("reason", reason, reasonOK, runs)
+	out.SetInt64sRepeated("job_ps", jps, nil, runs)
+	out.SetInt64sRepeated("job_workers", jw, nil, runs)
+	out.SetInt64sRepeated("job_servers", servers, nil, runs)
+	out.SetStringsRepeated("job_method", method, methodOK, runs)
+	out.SetBoolsRepeated("job_even", even, nil, runs)
+	out.SetFloat64sRepeatedNaNAsNull("job_cross_traffic", cross, runs)
 	for r, name := range prob.Resources {
 		out.SetFloat64s(name, use[r], nil)
 	}

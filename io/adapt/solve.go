@@ -25,6 +25,9 @@ func Requests(pred *table.Table, c *pipeline.Cluster, quantile string) ([]pipeli
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTaskCounts(pred, "ps", "workers", "max_ps", "max_workers"); err != nil {
+		return nil, err
+	}
 	n := pred.NumRows()
 	remCol := "remaining_steps_" + quantile
 	remaining, remOK := pred.Float64s(remCol), pred.Valid(remCol)

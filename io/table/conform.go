@@ -21,26 +21,28 @@ func conform(raw *Table, want *schema.Table) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cols []column
-	for i, f := range raw.fields {
-		cols = append(cols, column{name: f.Name, arrowType: f.Type, convert: func(typ schema.Type) (*values, *Error) {
-			return toValues(raw.Source, f.Name, raw.cols[i], typ)
-		}})
+	return build(raw.Source, s, raw.rows, arrowColumns(raw), nil, raw.Meta)
+}
+
+// arrowColumns are the columns of a decoded or in-memory table, with the
+// rule each was last checked against.
+func arrowColumns(t *Table) []column {
+	cols := make([]column, len(t.fields))
+	for i, f := range t.fields {
+		a := t.cols[i]
+		cols[i] = column{name: f.Name, arrowType: f.Type, arr: a, checked: t.checkedAt(i),
+			convert: func(typ schema.Type) (*values, *Error) {
+				return toValues(t.Source, f.Name, a, typ)
+			}}
 	}
-	return build(raw.Source, s, raw.rows, cols, nil, raw.Meta)
+	return cols
 }
 
 // ConformTo checks t against the declaration s, which need not be one of
 // the registered tables (eval reads speed measurements keyed by another
 // column, say), and returns it in canonical form.
 func ConformTo(t *Table, s *schema.Table) (*Table, error) {
-	var cols []column
-	for i, f := range t.fields {
-		cols = append(cols, column{name: f.Name, arrowType: f.Type, convert: func(typ schema.Type) (*values, *Error) {
-			return toValues(t.Source, f.Name, t.cols[i], typ)
-		}})
-	}
-	return build(t.Source, s, t.rows, cols, nil, t.Meta)
+	return build(t.Source, s, t.rows, arrowColumns(t), nil, t.Meta)
 }
 
 // column is one input column, not yet converted: CSV and Arrow inputs differ
@@ -52,6 +54,22 @@ type column struct {
 	arrowType arrow.DataType
 	natural   schema.Type
 	convert   func(schema.Type) (*values, *Error)
+	// arr is the column of a binary input or in-memory table (nil for
+	// CSV), checked the rule it was last checked against ("" for none).
+	arr     arrow.Array
+	checked string
+}
+
+// take returns the column as it is, without converting or checking it
+// again, when it was already checked against rule c or passes fastCheck.
+func (in *column) take(c schema.Column, key string) (arrow.Array, bool) {
+	if in.arr == nil || !shortcuts {
+		return nil, false
+	}
+	if in.checked == key || fastCheck(c, in.arr) {
+		return asBuilt(in.arr, c.Nullable), true
+	}
+	return nil, false
 }
 
 // resolveSchema decides which schema a table is checked against: the one
@@ -156,10 +174,15 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 		}
 		for _, c := range s.AllColumns() {
 			in := find(c.Name)
+			key := ruleKey(c)
 			var v *values
 			if in == nil {
 				v = filled(c, rows)
 			} else {
+				if a, ok := in.take(c, key); ok {
+					out.setChecked(c.Name, a, c.Nullable, key)
+					continue
+				}
 				var e *Error
 				if v, e = in.convert(c.Type); e != nil {
 					if lines != nil && e.Row > 0 {
@@ -170,7 +193,7 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 				}
 				checkColumn(c, v, loc)
 			}
-			out.set(c.Name, v.array(), c.Nullable)
+			out.setChecked(c.Name, v.array(), c.Nullable, key)
 		}
 	}
 	patterns := 0
@@ -194,6 +217,12 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 			if pat, ok := s.MatchPattern(in.name); ok && (pat.Prefix != "" || typ == schema.Int64 || typ == schema.Float64) {
 				typ, nullable = pat.Type, false
 				patterns++
+				c := patternColumn(in.name, pat)
+				key := ruleKey(c)
+				if a, ok := in.take(c, key); ok {
+					out.setChecked(in.name, a, false, key)
+					continue
+				}
 				v, e := in.convert(typ)
 				if e != nil {
 					if lines != nil && e.Row > 0 {
@@ -202,17 +231,22 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 					p.add(e)
 					continue
 				}
-				checkColumn(schema.Column{Name: in.name, Type: pat.Type, Min: pat.Min}, v, loc)
-				out.set(in.name, v.array(), false)
+				checkColumn(c, v, loc)
+				out.setChecked(in.name, v.array(), false, key)
 				continue
 			}
+		}
+		key := naturalKey(in.name, typ)
+		if a, ok := in.take(schema.Column{Name: in.name, Type: typ, Nullable: true, AllowNaN: true}, key); ok {
+			out.setChecked(in.name, a, nullable, key)
+			continue
 		}
 		v, e := in.convert(typ)
 		if e != nil {
 			p.add(e)
 			continue
 		}
-		out.set(in.name, v.array(), nullable)
+		out.setChecked(in.name, v.array(), nullable, key)
 	}
 	if s != nil && patterns < s.MinPatternColumns {
 		p.add(Errorf(source, "no %s columns: a %s table needs at least one (%s)", patternNoun(s), s.Name, s.Patterns[0].Doc))

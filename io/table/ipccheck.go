@@ -2,6 +2,7 @@ package table
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 )
 
@@ -41,27 +42,38 @@ func newIPCWalk(data []byte) *ipcWalk {
 // rowLimit bounds the rows of all batches together.
 func (w *ipcWalk) rowLimit() int64 { return 8 * (int64(len(w.data)) + w.inflated) }
 
-// checkArrowStream walks the messages of an Arrow IPC stream.
+// checkArrowStream walks the messages of an Arrow IPC stream. A stream
+// must end with its end-of-stream marker, as every Arrow writer ends one
+// it closes: a stream cut after its schema (the command upstream died) is
+// not an empty table, and one cut inside a message is not corrupt but
+// truncated (errTruncated).
 func checkArrowStream(data []byte) error {
 	w := newIPCWalk(data)
-	for p := 0; len(data)-p >= 4; {
+	p := 0
+	for len(data)-p >= 4 {
 		cont := binary.LittleEndian.Uint32(data[p:])
 		var metaLen int32
 		switch cont {
 		case 0:
-			return nil // end of stream
+			return nil // end of stream (before Arrow 0.15)
 		case 0xffffffff:
 			if len(data)-p < 8 {
-				return nil // the reader reports the truncation
+				return truncatedf("the stream stops inside a message header")
 			}
 			metaLen = int32(binary.LittleEndian.Uint32(data[p+4:]))
+			if metaLen == 0 {
+				return nil // end of stream
+			}
 			p += 8
 		default: // a stream written before Arrow 0.15: no continuation marker
 			metaLen = int32(cont)
 			p += 4
 		}
-		if metaLen < 4 || int64(metaLen) > int64(len(data)-p) {
+		if metaLen < 4 {
 			return nil // the reader rejects it before allocating
+		}
+		if int64(metaLen) > int64(len(data)-p) {
+			return truncatedf("a message's metadata needs %d bytes, %d remain", metaLen, len(data)-p)
 		}
 		meta := data[p : p+int(metaLen)]
 		p += int(metaLen)
@@ -69,8 +81,11 @@ func checkArrowStream(data []byte) error {
 		if err != nil {
 			return err
 		}
-		if bodyLen < 0 || bodyLen > int64(len(data)-p) {
+		if bodyLen < 0 {
 			return nil // the reader rejects it before allocating
+		}
+		if bodyLen > int64(len(data)-p) {
+			return truncatedf("a message's body needs %d bytes, %d remain", bodyLen, len(data)-p)
 		}
 		body := data[p : p+int(bodyLen)]
 		p += int(bodyLen)
@@ -78,7 +93,23 @@ func checkArrowStream(data []byte) error {
 			return err
 		}
 	}
-	return nil
+	if p == len(data) {
+		return truncatedf("the stream ends after a whole message, without its end-of-stream marker")
+	}
+	return truncatedf("the stream stops inside a message header")
+}
+
+// errTruncated marks an Arrow stream that ends before its end-of-stream
+// marker.
+var errTruncated = errors.New("truncated")
+
+type truncatedError struct{ detail string }
+
+func (e *truncatedError) Error() string { return "truncated: " + e.detail }
+func (e *truncatedError) Unwrap() error { return errTruncated }
+
+func truncatedf(format string, args ...any) error {
+	return &truncatedError{detail: fmt.Sprintf(format, args...)}
 }
 
 // checkArrowFile walks the footer of an Arrow IPC file and the messages its

@@ -7,12 +7,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
@@ -25,7 +29,7 @@ import (
 // then validated against the schema named in its metadata, or recognised by
 // its columns.
 func ReadFile(path string, want *schema.Table) (*Table, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) && errors.Is(err, os.ErrNotExist) {
@@ -33,15 +37,41 @@ func ReadFile(path string, want *schema.Table) (*Table, error) {
 		}
 		return nil, err
 	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, 8)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, err
+	}
+	head = head[:n]
 	format, ferr := FormatOf(path)
-	sniffed := Sniff(data)
+	sniffed := Sniff(head)
 	switch {
 	case ferr != nil:
 		format = sniffed // not a table extension: go by the content
-	case len(data) > 0 && sniffed != format:
-		return nil, Errorf(path, "not a valid %s file (its first bytes %s)", format, describeHead(data))
+	case len(head) > 0 && sniffed != format:
+		return nil, Errorf(path, "not a valid %s file (its first bytes %s)", format, describeHead(head))
 	}
-	return Decode(data, format, path, want)
+	if format == Parquet && info.Mode().IsRegular() {
+		// Parquet is read where it lies, column chunk by column chunk,
+		// rather than copied into memory whole first.
+		return decode(path, format, want, func() (*Table, error) {
+			return decodeParquet(io.NewSectionReader(f, 0, info.Size()))
+		})
+	}
+	var buf bytes.Buffer
+	if info.Mode().IsRegular() {
+		buf.Grow(int(info.Size()) + bytes.MinRead)
+	}
+	buf.Write(head)
+	if _, err := buf.ReadFrom(f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return Decode(buf.Bytes(), format, path, want)
 }
 
 // Read reads a table of any format from r, recognising the format by its
@@ -72,32 +102,61 @@ func describeHead(data []byte) string {
 var onRecover func(r any, stack []byte)
 
 // Decode decodes data in the given format and validates it against want.
-func Decode(data []byte, format Format, source string, want *schema.Table) (t *Table, err error) {
+func Decode(data []byte, format Format, source string, want *schema.Table) (*Table, error) {
 	if len(data) == 0 {
 		return nil, Errorf(source, "empty input: expected a table (Arrow, Parquet or CSV)")
 	}
-	// The Arrow and Parquet decoders can panic on corrupt input; a corrupt
-	// file is bad input, not a crash.
-	defer func() {
-		if r := recover(); r != nil {
-			if onRecover != nil {
-				onRecover(r, debug.Stack())
-			}
-			t, err = nil, Errorf(source, "corrupt %s data: %v", format, r)
+	if format == CSV {
+		return decodeCSVGuarded(data, source, want)
+	}
+	return decode(source, format, want, func() (*Table, error) {
+		switch format {
+		case ArrowStream:
+			return decodeArrowStream(data)
+		case ArrowFile:
+			return decodeArrowFile(data)
+		case Parquet:
+			return decodeParquet(bytes.NewReader(data))
 		}
-	}()
-	var raw *Table
-	switch format {
-	case CSV:
-		return decodeCSV(data, source, want)
-	case ArrowStream:
-		raw, err = decodeArrowStream(data)
-	case ArrowFile:
-		raw, err = decodeArrowFile(data)
-	case Parquet:
-		raw, err = decodeParquet(data)
-	default:
+		return nil, errUnrecognised
+	})
+}
+
+var errUnrecognised = errors.New("unrecognised input")
+
+// decodeCSVGuarded decodes CSV, turning a panic into an error as decode
+// does.
+func decodeCSVGuarded(data []byte, source string, want *schema.Table) (t *Table, err error) {
+	defer recoverCorrupt(source, CSV, &t, &err)
+	return decodeCSV(data, source, want)
+}
+
+// recoverCorrupt turns a decoder's panic on corrupt input into an error:
+// a corrupt file is bad input, not a crash.
+func recoverCorrupt(source string, format Format, t **Table, err *error) {
+	if r := recover(); r != nil {
+		if onRecover != nil {
+			onRecover(r, debug.Stack())
+		}
+		*t, *err = nil, Errorf(source, "corrupt %s data: %v", format, r)
+	}
+}
+
+// decode runs a binary decoder (read), checks the raw table's names and
+// metadata and validates it against want.
+func decode(source string, format Format, want *schema.Table, read func() (*Table, error)) (t *Table, err error) {
+	// The Arrow and Parquet decoders can panic on corrupt input.
+	defer recoverCorrupt(source, format, &t, &err)
+	raw, err := read()
+	if err == errUnrecognised {
 		return nil, Errorf(source, "unrecognised input: expected a table (Arrow, Parquet or CSV)")
+	}
+	var te *truncatedError
+	if errors.As(err, &te) {
+		if source == "stdin" {
+			return nil, Errorf(source, "truncated: the upstream command stopped before the end of its table (Arrow IPC stream: %s)", te.detail)
+		}
+		return nil, Errorf(source, "truncated: the Arrow IPC stream ends before its end-of-stream marker (%s): the file was cut while written or copied", te.detail)
 	}
 	if err != nil {
 		return nil, Errorf(source, "not a valid %s: %v", format, err)
@@ -169,8 +228,8 @@ func decodeArrowFile(data []byte) (*Table, error) {
 	return fromRecords(r.Schema(), recs)
 }
 
-func decodeParquet(data []byte) (*Table, error) {
-	pf, err := file.NewParquetReader(bytes.NewReader(data))
+func decodeParquet(r parquet.ReaderAtSeeker) (*Table, error) {
+	pf, err := file.NewParquetReader(r)
 	if err != nil {
 		return nil, err
 	}
@@ -179,25 +238,80 @@ func decodeParquet(data []byte) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	at, err := fr.ReadTable(context.Background())
+	cols := make([]int, pf.MetaData().Schema.NumColumns())
+	for i := range cols {
+		cols[i] = i
+	}
+	groups := make([]int, pf.NumRowGroups())
+	for i := range groups {
+		groups[i] = i
+	}
+	readers, sc, err := fr.GetFieldReaders(context.Background(), cols, groups)
 	if err != nil {
 		return nil, err
 	}
-	defer at.Release()
-	t := &Table{rows: int(at.NumRows())}
-	for i := 0; i < int(at.NumCols()); i++ {
-		col := at.Column(i)
-		a, err := array.Concatenate(col.Data().Chunks(), mem)
-		if err != nil {
-			if len(col.Data().Chunks()) == 0 {
-				a = array.MakeArrayOfNull(mem, col.DataType(), 0)
-			} else {
+	defer func() {
+		for _, rdr := range readers {
+			rdr.Release()
+		}
+	}()
+	t := &Table{rows: -1}
+	// Column by column and row group by row group, each column joined
+	// (exactly sized) before the next is decoded and the decoder's spare
+	// capacity freed, so that a large table is not held in memory twice.
+	for i, rdr := range readers {
+		var chunks []arrow.Array
+		release := func() {
+			for _, c := range chunks {
+				c.Release()
+			}
+		}
+		for _, g := range groups {
+			chunked, err := fr.ReadColumn([]int{g}, rdr)
+			if err != nil {
+				if chunked != nil {
+					chunked.Release()
+				}
+				release()
+				return nil, err
+			}
+			for _, c := range chunked.Chunks() {
+				c.Retain()
+				chunks = append(chunks, c)
+			}
+			chunked.Release()
+		}
+		var a arrow.Array
+		var size int
+		switch len(chunks) {
+		case 0:
+			a = array.MakeArrayOfNull(mem, sc.Field(i).Type, 0)
+		case 1:
+			a, size = compact(chunks[0])
+		default:
+			a, err = array.Concatenate(chunks, mem)
+			for _, c := range chunks {
+				size += arraySize(c)
+			}
+			release()
+			if err != nil {
 				return nil, err
 			}
 		}
-		f := at.Schema().Field(i)
+		if size > 64<<20 {
+			runtime.GC()
+		}
+		if t.rows < 0 {
+			t.rows = a.Len()
+		} else if a.Len() != t.rows {
+			return nil, fmt.Errorf("column %d has %d rows, column 1 has %d", i+1, a.Len(), t.rows)
+		}
+		f := sc.Field(i)
 		t.fields = append(t.fields, arrow.Field{Name: f.Name, Type: f.Type, Nullable: f.Nullable})
 		t.cols = append(t.cols, a)
+	}
+	if t.rows < 0 {
+		t.rows = int(pf.NumRows())
 	}
 	setMeta(t, pf.MetaData().KeyValueMetadata().Keys(), pf.MetaData().KeyValueMetadata().Values())
 	return t, nil
@@ -224,7 +338,7 @@ func fromRecords(sc *arrow.Schema, recs []arrow.RecordBatch) (*Table, error) {
 			a = array.MakeArrayOfNull(mem, f.Type, 0)
 		} else {
 			var err error
-			if a, err = array.Concatenate(chunks, mem); err != nil {
+			if a, err = oneArray(chunks); err != nil {
 				return nil, err
 			}
 		}
@@ -257,4 +371,56 @@ func setMeta(t *Table, keys, vals []string) {
 			t.Meta[k] = vals[i]
 		}
 	}
+}
+
+// oneArray joins a column's chunks into one array; a single chunk is used
+// as it is (retained), without a copy.
+func oneArray(chunks []arrow.Array) (arrow.Array, error) {
+	if len(chunks) == 1 {
+		chunks[0].Retain()
+		return chunks[0], nil
+	}
+	return array.Concatenate(chunks, mem)
+}
+
+// compact returns a, or a copy of it whose buffers are no larger than
+// their contents when a's are much larger, and the bytes that frees: the
+// Parquet decoder grows its buffers by doubling, which can leave a large
+// table holding half again its size for as long as it is used.
+func compact(a arrow.Array) (arrow.Array, int) {
+	d := a.Data()
+	if len(d.Children()) > 0 || d.DataType().ID() == arrow.DICTIONARY {
+		return a, 0
+	}
+	bufs := d.Buffers()
+	var fixed []*memory.Buffer
+	freed := 0
+	for i, b := range bufs {
+		if b == nil || cap(b.Buf()) <= b.Len()+b.Len()/8+4096 {
+			continue
+		}
+		if fixed == nil {
+			fixed = slices.Clone(bufs)
+		}
+		freed += cap(b.Buf()) - b.Len()
+		fixed[i] = memory.NewBufferBytes(slices.Clone(b.Bytes()))
+	}
+	if fixed == nil {
+		return a, 0
+	}
+	nd := array.NewData(d.DataType(), d.Len(), fixed, nil, d.NullN(), d.Offset())
+	defer nd.Release()
+	defer a.Release()
+	return array.MakeFromData(nd), freed
+}
+
+// arraySize is the capacity of an array's buffers, in bytes.
+func arraySize(a arrow.Array) int {
+	n := 0
+	for _, b := range a.Data().Buffers() {
+		if b != nil {
+			n += cap(b.Buf())
+		}
+	}
+	return n
 }

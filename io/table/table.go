@@ -36,8 +36,11 @@ type Table struct {
 
 	fields []arrow.Field
 	cols   []arrow.Array
-	rows   int
-	lines  []int // CSV line of each row, when read from CSV
+	// checked holds, per column, the rule it was last checked against ("":
+	// not checked since it was set); see check.go.
+	checked []string
+	rows    int
+	lines   []int // CSV line of each row, when read from CSV
 }
 
 // Errorf is an input error about a row (0-based) of a column ("" for the
@@ -163,17 +166,33 @@ func (t *Table) Valid(name string) []bool {
 }
 
 // set replaces the named column, or appends it when the table lacks it.
-func (t *Table) set(name string, a arrow.Array, nullable bool) {
+func (t *Table) set(name string, a arrow.Array, nullable bool) { t.setChecked(name, a, nullable, "") }
+
+// setChecked sets a column with the rule it was checked against ("" for
+// none).
+func (t *Table) setChecked(name string, a arrow.Array, nullable bool, checked string) {
 	if a.Len() != t.rows {
 		panic(fmt.Sprintf("table %s: column %q has %d rows, table has %d", t.Name, name, a.Len(), t.rows))
 	}
 	f := arrow.Field{Name: name, Type: a.DataType(), Nullable: nullable}
+	for len(t.checked) < len(t.fields) {
+		t.checked = append(t.checked, "")
+	}
 	if i := t.Index(name); i >= 0 {
-		t.fields[i], t.cols[i] = f, a
+		t.fields[i], t.cols[i], t.checked[i] = f, a, checked
 		return
 	}
 	t.fields = append(t.fields, f)
 	t.cols = append(t.cols, a)
+	t.checked = append(t.checked, checked)
+}
+
+// checkedAt is the rule column i was last checked against, or "".
+func (t *Table) checkedAt(i int) string {
+	if i < len(t.checked) {
+		return t.checked[i]
+	}
+	return ""
 }
 
 // nullableFor reports whether the schema lets the named column hold nulls;
@@ -236,6 +255,9 @@ func (t *Table) Drop(names ...string) {
 		if i := t.Index(n); i >= 0 {
 			t.fields = append(t.fields[:i], t.fields[i+1:]...)
 			t.cols = append(t.cols[:i], t.cols[i+1:]...)
+			if i < len(t.checked) {
+				t.checked = append(t.checked[:i], t.checked[i+1:]...)
+			}
 		}
 	}
 }
@@ -252,18 +274,58 @@ func (t *Table) Select(names []string) (*Table, error) {
 		}
 		out.fields = append(out.fields, t.fields[i])
 		out.cols = append(out.cols, t.cols[i])
+		out.checked = append(out.checked, t.checkedAt(i))
 	}
 	return out, nil
 }
 
-// Take returns a table of the given rows, in the given order.
+// Take returns a table of the given rows, in the given order. Taking every
+// row in order shares the columns (Arrow arrays do not change); taking each
+// row at most once keeps the columns' checks (see check.go), which hold for
+// any subset of the rows in any order.
 func (t *Table) Take(rows []int) *Table {
 	out := &Table{Name: t.Name, Version: t.Version, Source: t.Source, Meta: t.Meta, rows: len(rows)}
+	all, distinct := takesAll(rows, t.rows)
 	for i, f := range t.fields {
 		out.fields = append(out.fields, f)
-		out.cols = append(out.cols, takeRows(t.cols[i], rows))
+		var a arrow.Array
+		if all {
+			a = t.cols[i]
+			a.Retain()
+		} else {
+			a = takeRows(t.cols[i], rows)
+		}
+		out.cols = append(out.cols, a)
+		if distinct {
+			out.checked = append(out.checked, t.checkedAt(i))
+		} else {
+			out.checked = append(out.checked, "")
+		}
 	}
 	return out
+}
+
+// takesAll reports whether rows lists 0..n-1 in order, and whether it
+// names each row at most once (and only rows of the table).
+func takesAll(rows []int, n int) (all, distinct bool) {
+	all = len(rows) == n
+	for i, r := range rows {
+		if r != i {
+			all = false
+			break
+		}
+	}
+	if all {
+		return true, true
+	}
+	seen := make([]uint64, (n+63)/64)
+	for _, r := range rows {
+		if r < 0 || r >= n || seen[r/64]&(1<<(r%64)) != 0 {
+			return false, false
+		}
+		seen[r/64] |= 1 << (r % 64)
+	}
+	return false, true
 }
 
 func takeRows(a arrow.Array, rows []int) arrow.Array {

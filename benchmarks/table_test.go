@@ -1,0 +1,112 @@
+package benchmarks
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+
+	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/root"
+	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/io/adapt"
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+)
+
+// runMain runs one optimus command in-process and returns its standard
+// output.
+func runMain(b *testing.B, stdin []byte, args ...string) []byte {
+	b.Helper()
+	ios, sin, out, errOut := iostreams.Test()
+	sin.Write(stdin)
+	if code := root.Main(ios, args); code != 0 {
+		b.Fatalf("%v: exit %d: %s", args, code, errOut)
+	}
+	return out.Bytes()
+}
+
+// BenchmarkTablePipe runs `optimus datasets generate --tasks 100000 --nodes
+// 16000 | optimus solve | optimus place` in-process on Arrow streams, as
+// benchmarks/table-layer.md measures it as whole processes.
+func BenchmarkTablePipe(b *testing.B) {
+	dir := b.TempDir()
+	c := filepath.Join(dir, "cluster.arrows")
+	for i := 0; i < b.N; i++ {
+		pred := runMain(b, nil, "datasets", "generate", "--tasks", "100000", "--nodes", "16000", "--cluster", c)
+		alloc := runMain(b, pred, "solve", "--cluster", c)
+		runMain(b, alloc, "place", "--cluster", c)
+	}
+}
+
+// BenchmarkTableFitSpeed runs `optimus fit --speed FILE` in-process on
+// 1,000 jobs of 20 speed samples, to compare with BenchmarkFitSpeed's
+// per-job time of the library.
+func BenchmarkTableFitSpeed(b *testing.B) {
+	_, speed, err := datasets.Metrics(1000, 1, 20, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	speed, err = table.Conform(speed)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := filepath.Join(b.TempDir(), "speed.parquet")
+	if err := table.WriteFile(f, speed); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("jobs=1000/cli", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			runMain(b, nil, "fit", "--speed", f, "--parallel", "1", "-o", filepath.Join(b.TempDir(), "models.parquet"))
+		}
+	})
+	// The library alone: fit.FitSpeed and fit.Identifiable on every job's
+	// samples, grouped beforehand.
+	jobs, err := adapt.GroupSpeed(speed, nil, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("jobs=1000/library", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			for _, js := range jobs {
+				var ok []fit.Config
+				for _, s := range js.Samples {
+					if s.Speed > 0 {
+						ok = append(ok, fit.Config{PS: s.PS, Workers: s.Workers})
+					}
+				}
+				fit.Identifiable(js.Mode, js.GlobalBatch, ok)
+				if _, err := fit.FitSpeed(js.Mode, js.GlobalBatch, js.Samples); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
+
+// BenchmarkTableRead reads and validates the loss table of 1,000 jobs x
+// 1,000 points from Parquet and from an Arrow stream.
+func BenchmarkTableRead(b *testing.B) {
+	loss, _, err := datasets.Metrics(1000, 1000, 1, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	loss, err = table.Conform(loss)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, format := range []table.Format{table.Parquet, table.ArrowStream} {
+		var buf bytes.Buffer
+		if err := table.Write(&buf, format, loss); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(format.String(), func(b *testing.B) {
+			b.SetBytes(int64(buf.Len()))
+			for i := 0; i < b.N; i++ {
+				if _, err := table.Decode(buf.Bytes(), format, "loss", schema.Loss); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

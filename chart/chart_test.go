@@ -1,0 +1,111 @@
+package chart
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+)
+
+func lossTable(t *testing.T, job string, values []float64) *table.Table {
+	t.Helper()
+	tb := table.New(schema.Loss, len(values))
+	jobs := make([]string, len(values))
+	steps := make([]int64, len(values))
+	for i := range values {
+		jobs[i], steps[i] = job, int64(100*(i+1))
+	}
+	tb.SetStrings("job", jobs, nil)
+	tb.SetInt64s("step", steps, nil)
+	tb.SetFloat64s("value", values, nil)
+	tb.Source = "loss.csv"
+	c, err := table.Conform(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// A job name cannot end the page's script elements or inject markup: the
+// page holds exactly the script elements it writes.
+func TestHostileNamesStayInsideTheirScript(t *testing.T) {
+	for _, job := range []string{"</script><img src=x onerror=alert(1)>", `"'\<!--`, "a|b"} {
+		page, err := Lookup("loss").BuildPage(Tables{Main: {lossTable(t, job, []float64{3, 2, 1.5, 1.3})}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := page.Render(&buf); err != nil {
+			t.Fatal(err)
+		}
+		html := strings.Replace(buf.String(), echartsJS, "", 1)
+		// echarts, one chart, the manifest.
+		if strings.Contains(html, "<!--") {
+			t.Errorf("job %q: a comment opener inside a script", job)
+		}
+		if n := strings.Count(html, "</script>"); n != 3 {
+			t.Errorf("job %q: %d </script> in the page, want 3", job, n)
+		}
+		outside := regexp.MustCompile(`(?s)<script[^>]*>.*?</script>`).ReplaceAllString(html, "")
+		if strings.Contains(outside, "<img") {
+			t.Errorf("job %q: markup injected", job)
+		}
+	}
+}
+
+// The kinds are registered once each, with a main input first.
+func TestKinds(t *testing.T) {
+	var names []string
+	for _, k := range Kinds() {
+		names = append(names, k.Name)
+		if k.Inputs[0].Flag != Main || !k.Inputs[0].Required {
+			t.Errorf("%s: the first input must be the required main input", k.Name)
+		}
+	}
+	if got := strings.Join(names, ","); got != "allocation,loss,plan,speed" {
+		t.Errorf("kinds %s", got)
+	}
+}
+
+func TestNiceCeilAndPickEven(t *testing.T) {
+	for _, c := range []struct{ x, want float64 }{{0, 1}, {1, 1}, {3, 3}, {11, 15}, {32, 40}, {100, 100}, {101, 150}} {
+		if got := niceCeil(c.x); got != c.want {
+			t.Errorf("niceCeil(%v) = %v, want %v", c.x, got, c.want)
+		}
+	}
+	if got := pickEven([]int{1, 2, 3, 4, 5, 6, 7, 8}, 4); len(got) != 4 || got[0] != 1 || got[3] != 8 {
+		t.Errorf("pickEven: %v, want 4 values from 1 to 8", got)
+	}
+}
+
+// A page draws at most MaxJobCharts per-job charts and says it left some
+// out.
+func TestManyJobsAreCapped(t *testing.T) {
+	n := MaxJobCharts + 1
+	tb := table.New(schema.Loss, n)
+	jobs, steps, vals := make([]string, n), make([]int64, n), make([]float64, n)
+	for i := range jobs {
+		jobs[i], steps[i], vals[i] = fmt.Sprintf("job-%03d", i), 1, 1
+	}
+	tb.SetStrings("job", jobs, nil)
+	tb.SetInt64s("step", steps, nil)
+	tb.SetFloat64s("value", vals, nil)
+	c, err := table.Conform(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := Lookup("loss").BuildPage(Tables{Main: {c}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(page.Charts()); got != MaxJobCharts {
+		t.Errorf("%d charts, want %d", got, MaxJobCharts)
+	}
+	if text := strings.Join(page.Sections[0].Text, " "); !strings.Contains(text, fmt.Sprintf("first %d of %d jobs", MaxJobCharts, n)) {
+		t.Errorf("the page does not say it left jobs out: %s", text)
+	}
+}

@@ -1,0 +1,302 @@
+package chart
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/io/adapt"
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+)
+
+func init() {
+	register(&Kind{
+		Name:  "loss",
+		Short: "Each job's loss points, fitted convergence curve and predicted convergence epoch",
+		Long: `One chart per job (small multiples): the observed loss (or metric) points, the points
+the fit dropped (outliers) marked with a cross, the fitted curve 1/(b0*k+b1)+b2 from --models,
+and from --predictions the predicted convergence step (median) with its p10-p90 band and the
+job's progress now.`,
+		Example: `  optimus chart loss -i tb/loss.parquet --models models.parquet --predictions predictions.parquet -o loss.html`,
+		Inputs: []Input{
+			{Flag: Main, Schema: schema.Loss, Required: true, Doc: "loss points"},
+			{Flag: "models", Schema: schema.Models, Doc: "fitted models (optimus fit), for the curves"},
+			{Flag: "predictions", Schema: schema.Predictions, Doc: "predictions (optimus predict), for the convergence epoch and its band"},
+		},
+		PerJob: true,
+		Build:  buildLoss,
+	})
+}
+
+// lossFit is what the models table says about one job's curve.
+type lossFit struct {
+	curve       fit.Curve
+	fit         fit.LossFit // Scale and Complement, for Value
+	ok          bool
+	dropped     int
+	points      int
+	quality, r2 string
+	note        string
+}
+
+type lossPrediction struct {
+	epochSteps, progress float64
+	p10, p50, p90        float64 // total epochs
+	source               string
+}
+
+func lossFits(m *table.Table) map[string]lossFit {
+	out := map[string]lossFit{}
+	if m == nil {
+		return out
+	}
+	for j, model := range adapt.ReadModels(m) {
+		f := lossFit{note: model.LossNote}
+		if lf := model.Loss; lf != nil {
+			f.dropped, f.points, f.quality = lf.Dropped, lf.Used, lf.Quality
+			if finite(lf.R2) {
+				f.r2 = fmt.Sprintf("%.3f", lf.R2)
+			}
+			if c := lf.Curve; finite(c.B0) && finite(c.B1) && finite(c.B2) && finite(lf.Scale) {
+				f.ok = true
+				f.curve = c
+				f.fit = fit.LossFit{Scale: lf.Scale, Complement: lf.Complement}
+			}
+		}
+		out[j] = f
+	}
+	return out
+}
+
+func lossPredictions(p *table.Table) map[string]lossPrediction {
+	out := map[string]lossPrediction{}
+	if p == nil {
+		return out
+	}
+	jobs := p.Strings("job")
+	es, prog := p.Int64s("epoch_steps"), p.Int64s("progress_steps")
+	p10, p50, p90 := p.Float64s("total_epochs_p10"), p.Float64s("total_epochs_p50"), p.Float64s("total_epochs_p90")
+	src := p.Strings("remaining_source")
+	for i, j := range jobs {
+		out[j] = lossPrediction{epochSteps: float64(es[i]), progress: float64(prog[i]), p10: p10[i], p50: p50[i], p90: p90[i], source: src[i]}
+	}
+	return out
+}
+
+func buildLoss(in Tables) (*Page, error) {
+	loss := in.One(Main)
+	const title = "Convergence: loss points and fitted curves"
+	if loss.NumRows() == 0 {
+		return emptyPage(title, loss), nil
+	}
+	sec, err := lossSection(loss, in.One("models"), in.One("predictions"))
+	if err != nil {
+		return nil, err
+	}
+	return &Page{Title: title, Lead: []string{
+		"Each chart is one job: the loss (or metric) it reported against training steps, the curve optimus fitted to it, and where that curve is predicted to converge.",
+	}, Sections: []*Section{sec}}, nil
+}
+
+// lossSection draws one chart per job of the loss table.
+func lossSection(loss, models, preds *table.Table) (*Section, error) {
+	fits, pr := lossFits(models), lossPredictions(preds)
+	jobs, rows := groups(loss.Strings("job"))
+	steps, values, hib := loss.Int64s("step"), loss.Float64s("value"), loss.Bools("higher_is_better")
+	sec := &Section{ID: "loss", Heading: "Convergence per job",
+		Text: []string{lossLegendText(models != nil, preds != nil)}}
+	jobs = capJobs(sec, jobs)
+	for n, job := range jobs {
+		c := lossChart(idFor("loss", n+1), job, rows[job], steps, values, hib[rows[job][0]], fits, pr)
+		sec.Charts = append(sec.Charts, c)
+	}
+	return sec, nil
+}
+
+func lossLegendText(models, preds bool) string {
+	s := "Dots: observed values; crosses: points the fit dropped as outliers (non-finite values cannot be drawn and are counted in the subtitle)."
+	if models {
+		s += " Line: the fitted curve 1/(b0·k+b1)+b2, in the metric's own units."
+	} else {
+		s += " No models table was given (--models), so no fitted curves."
+	}
+	if preds {
+		s += " Vertical line: predicted convergence (median), shaded band: its 10th to 90th percentile, dashed line: the job's progress now."
+	}
+	return s
+}
+
+func lossChart(id, job string, rows []int, steps []int64, values []float64, higherIsBetter bool, fits map[string]lossFit, preds map[string]lossPrediction) *Chart {
+	f, hasFit := fits[job]
+	p, hasPred := preds[job]
+	var kept, outliers, all [][2]float64
+	nonFinite := 0
+	for _, r := range rows {
+		if !finite(values[r]) {
+			nonFinite++
+			continue
+		}
+		all = append(all, [2]float64{float64(steps[r]), values[r]})
+	}
+	dropIdx := map[int]bool{}
+	if hasFit && f.ok {
+		for _, i := range farthest(all, f, f.dropped-nonFinite) {
+			dropIdx[i] = true
+		}
+	}
+	for i, pt := range all {
+		if dropIdx[i] {
+			outliers = append(outliers, pt)
+		} else {
+			kept = append(kept, pt)
+		}
+	}
+	yName := "loss"
+	if higherIsBetter {
+		yName = "metric (higher is better)"
+	}
+
+	subtitle := fmt.Sprintf("%d points", len(rows))
+	if hasFit {
+		subtitle = fmt.Sprintf("%d points: %d used, %d dropped (%d non-finite)", len(rows), f.points, f.dropped, nonFinite)
+		if f.quality != "" {
+			subtitle += "; fit " + f.quality
+		}
+		if f.r2 != "" {
+			subtitle += ", R² " + f.r2
+		}
+		if !f.ok && f.note != "" {
+			subtitle += "; no fit: " + f.note
+		}
+	}
+	conv := hasPred && finite(p.p50) && p.epochSteps > 0
+	if conv {
+		subtitle += fmt.Sprintf("\npredicted to converge at epoch %.0f (p10 %.0f, p90 %.0f; from %s)", p.p50, p.p10, p.p90, p.source)
+	}
+
+	line := charts.NewLine()
+	gopts := append(base(id, job, subtitle, smallW, smallH),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item",
+			Formatter: opts.FuncOpts(`function (p) { return p.seriesName + '<br/>step ' + p.value[0] + ': ' + p.value[1]; }`)}),
+		legendBottom(), gridFor("95"),
+		xValueAxis("training step", 0),
+		yValueAxis(yName, nil, nil, true),
+	)
+	line.SetGlobalOptions(gopts...)
+
+	xmax := 0.0
+	for _, pt := range all {
+		xmax = math.Max(xmax, pt[0])
+	}
+	if conv {
+		xmax = math.Max(xmax, p.p90*p.epochSteps)
+	}
+	if hasFit && f.ok {
+		curve := curvePoints(f, xmax*1.05, 120)
+		var markOpts []charts.SeriesOpts
+		if conv {
+			markOpts = append(markOpts,
+				charts.WithMarkLineNameXAxisItemOpts(
+					opts.MarkLineNameXAxisItem{Name: fmt.Sprintf("converges: epoch %.0f", p.p50), XAxis: round(p.p50*p.epochSteps, 6)},
+					opts.MarkLineNameXAxisItem{Name: fmt.Sprintf("now: epoch %.1f", p.progress/p.epochSteps), XAxis: p.progress},
+				),
+				charts.WithMarkLineStyleOpts(opts.MarkLineStyle{Symbol: []string{"none", "none"},
+					Label:     &opts.Label{Show: opts.Bool(true), Formatter: "{b}"},
+					LineStyle: &opts.LineStyle{Color: "#c23531", Type: "dashed"}}),
+				charts.WithMarkAreaData([]opts.MarkAreaData{
+					{Name: "p10–p90", XAxis: round(p.p10*p.epochSteps, 6)},
+					{XAxis: round(p.p90*p.epochSteps, 6)},
+				}),
+				charts.WithMarkAreaStyleOpts(opts.MarkAreaStyle{ItemStyle: &opts.ItemStyle{Color: "rgba(194,53,49,0.10)"},
+					Label: &opts.Label{Show: opts.Bool(true), Position: "insideTop", Color: "#a33"}}),
+			)
+		}
+		line.AddSeries("fitted curve", lineData(curve), append([]charts.SeriesOpts{
+			charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false), Smooth: opts.Bool(false)}),
+			charts.WithLineStyleOpts(opts.LineStyle{Color: "#c23531", Width: 2}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: "#c23531"}),
+		}, markOpts...)...)
+	}
+	sc := charts.NewScatter()
+	sc.AddSeries("observed", scatterData(kept), charts.WithItemStyleOpts(opts.ItemStyle{Color: "#5470c6", Opacity: opts.Float(0.7)}),
+		charts.WithScatterChartOpts(opts.ScatterChart{SymbolSize: 5}))
+	if hasFit {
+		sc.AddSeries("dropped (outlier)", scatterData(outliers), charts.WithItemStyleOpts(opts.ItemStyle{Color: "#000"}),
+			charts.WithScatterChartOpts(opts.ScatterChart{Symbol: crossSymbol, SymbolSize: 10}))
+	}
+	line.Overlap(sc)
+	return counted(id, line, line.MultiSeries)
+}
+
+// crossSymbol is a filled X, for dropped points.
+const crossSymbol = "path://M2,0L5,3L8,0L10,2L7,5L10,8L8,10L5,7L2,10L0,8L3,5L0,2Z"
+
+// farthest returns the indices of the n points farthest from the fitted
+// curve in normalised units: the models table counts the outliers the fit
+// dropped but does not say which, and the fit drops the points that lie
+// farthest from a fit of the whole log.
+func farthest(pts [][2]float64, f lossFit, n int) []int {
+	if n <= 0 {
+		return nil
+	}
+	type res struct {
+		i int
+		d float64
+	}
+	rs := make([]res, len(pts))
+	for i, pt := range pts {
+		v := pt[1]
+		if f.fit.Complement > 0 {
+			v = f.fit.Complement - v
+		}
+		rs[i] = res{i, math.Abs(v/f.fit.Scale - f.curve.At(pt[0]))}
+	}
+	sort.SliceStable(rs, func(a, b int) bool { return rs[a].d > rs[b].d })
+	if n > len(rs) {
+		n = len(rs)
+	}
+	out := make([]int, n)
+	for i := range out {
+		out[i] = rs[i].i
+	}
+	return out
+}
+
+// curvePoints samples the fitted curve, in the metric's units, at n steps
+// from the first positive step to xmax.
+func curvePoints(f lossFit, xmax float64, n int) [][2]float64 {
+	if xmax <= 0 {
+		xmax = 1
+	}
+	var out [][2]float64
+	for i := 0; i <= n; i++ {
+		k := xmax * float64(i) / float64(n)
+		y := f.curve.At(k)
+		if !finite(y) {
+			continue
+		}
+		out = append(out, [2]float64{round(k, 6), round(f.fit.Value(y), 5)})
+	}
+	return out
+}
+
+func lineData(pts [][2]float64) []opts.LineData {
+	out := make([]opts.LineData, len(pts))
+	for i, p := range pts {
+		out[i] = opts.LineData{Value: []float64{p[0], p[1]}}
+	}
+	return out
+}
+
+func scatterData(pts [][2]float64) []opts.ScatterData {
+	out := make([]opts.ScatterData, len(pts))
+	for i, p := range pts {
+		out[i] = opts.ScatterData{Value: []float64{p[0], round(p[1], 6)}}
+	}
+	return out
+}

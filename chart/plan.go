@@ -1,0 +1,219 @@
+package chart
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+)
+
+func init() {
+	register(&Kind{
+		Name:  "plan",
+		Short: "Which job's PS and workers sit on which node, and how full each node is",
+		Long: `A grid of nodes by jobs (optimus place's plan): each cell counts the job's parameter
+servers (P) and workers (W) on the node. With --cluster, every node of the cluster is shown
+(empty ones too) with a chart of how much of each of its resources the plan uses.`,
+		Example: `  optimus chart plan -i plan.parquet --cluster tb/cluster.parquet -o plan.html`,
+		Inputs: []Input{
+			{Flag: Main, Schema: schema.Plan, Required: true, Doc: "plan (optimus place)"},
+			{Flag: "cluster", Schema: schema.Cluster, Doc: "the cluster's nodes, for empty nodes and how full each is"},
+		},
+		Build: buildPlan,
+	})
+}
+
+func buildPlan(in Tables) (*Page, error) {
+	plan := in.One(Main)
+	const title = "Plan: tasks on nodes"
+	if plan.NumRows() == 0 {
+		return emptyPage(title, plan), nil
+	}
+	secs, err := planSections(plan, in.One("cluster"))
+	if err != nil {
+		return nil, err
+	}
+	return &Page{Title: title, Lead: []string{
+		"Where optimus place put every job's parameter servers (P) and workers (W), and how full that leaves each node.",
+	}, Sections: secs}, nil
+}
+
+func planSections(plan, cluster *table.Table) ([]*Section, error) {
+	jobCol, role, node := plan.Strings("job"), plan.Strings("role"), plan.Strings("node")
+	placed := plan.Valid("node")
+	status, reason := plan.Strings("status"), plan.Strings("reason")
+	var nodes []string
+	nodeIdx := map[string]int{}
+	addNode := func(n string) {
+		if _, ok := nodeIdx[n]; !ok {
+			nodeIdx[n] = len(nodes)
+			nodes = append(nodes, n)
+		}
+	}
+	if cluster != nil {
+		for _, n := range cluster.Strings("node") {
+			addNode(n)
+		}
+	}
+	jobs, _ := groups(jobCol)
+	jobIdx := rowIndex(jobs)
+	type cell struct{ ps, workers int }
+	cells := map[[2]int]*cell{}
+	var waiting []string
+	for i := range jobCol {
+		if !placed[i] {
+			w := jobCol[i] + " (" + status[i]
+			if reason[i] != "" {
+				w += ": " + reason[i]
+			}
+			waiting = append(waiting, w+")")
+			continue
+		}
+		if _, ok := nodeIdx[node[i]]; !ok {
+			if cluster != nil {
+				return nil, plan.Errorf("node", i, "node %q is not in the cluster table %s", node[i], sourceName(cluster))
+			}
+			addNode(node[i])
+		}
+		k := [2]int{nodeIdx[node[i]], jobIdx[jobCol[i]]}
+		c := cells[k]
+		if c == nil {
+			c = &cell{}
+			cells[k] = c
+		}
+		if role[i] == "ps" {
+			c.ps++
+		} else {
+			c.workers++
+		}
+	}
+	// A readable grid: at most MaxJobCharts jobs, on the nodes they use.
+	gridJobs, gridNodes := jobs, nodes
+	var note string
+	if len(jobs) > MaxJobCharts {
+		gridJobs = jobs[:MaxJobCharts]
+		used := map[int]bool{}
+		for k := range cells {
+			if k[1] < MaxJobCharts {
+				used[k[0]] = true
+			}
+		}
+		gridNodes = nil
+		for x, n := range nodes {
+			if used[x] {
+				gridNodes = append(gridNodes, n)
+			}
+		}
+		note = fmt.Sprintf("The grid shows the first %d of %d jobs (in plan order) and the %d nodes they use.", MaxJobCharts, len(jobs), len(gridNodes))
+	}
+	gridX := rowIndex(gridNodes)
+	var data []opts.HeatMapData
+	maxTasks := 1
+	for x := range nodes {
+		gx, ok := gridX[nodes[x]]
+		if !ok {
+			continue
+		}
+		for y := range gridJobs {
+			c := cells[[2]int{x, y}]
+			if c == nil {
+				continue
+			}
+			label := ""
+			if c.ps > 0 {
+				label = fmt.Sprintf("%dP", c.ps)
+			}
+			if c.workers > 0 {
+				label = strings.TrimSpace(label + fmt.Sprintf(" %dW", c.workers))
+			}
+			maxTasks = max(maxTasks, c.ps+c.workers)
+			data = append(data, opts.HeatMapData{Name: label + "|" + jobs[y] + " on " + nodes[x], Value: []int{gx, y, c.ps + c.workers}})
+		}
+	}
+	subtitle := fmt.Sprintf("%d tasks of %d jobs on %d nodes (%s)", len(jobCol)-len(waiting), len(jobs), len(nodes), sourceName(plan))
+	id := idFor("plan", 1)
+	height := fmt.Sprintf("%dpx", 170+28*len(gridJobs))
+	hm := charts.NewHeatMap()
+	hm.SetGlobalOptions(append(base(id, "Tasks per node and job", subtitle, wideW, height),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item",
+			// The cell's name is "label|job on node".
+			Formatter: opts.FuncOpts(`function (p) { var s = p.name.split('|'); return s.slice(1).join('|') + '<br/>' + s[0].replace('P', ' PS').replace('W', ' workers'); }`)}),
+		charts.WithGridOpts(opts.Grid{Top: "70", Bottom: "60", Left: "110", Right: "90"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: gridNodes, Name: "node", NameLocation: "middle", NameGap: 44,
+			AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: everyLabel(len(gridNodes))}, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: gridJobs, Inverse: opts.Bool(true),
+			AxisLabel: &opts.AxisLabel{Interval: "0"}, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
+		charts.WithVisualMapOpts(opts.VisualMap{Type: "continuous", Min: 0, Max: float32(maxTasks), Calculable: opts.Bool(false),
+			Text: []string{"tasks", ""}, Orient: "vertical", Right: "10", Top: "middle",
+			InRange: &opts.VisualMapInRange{Color: []string{"#e0ecff", "#5470c6"}}}),
+	)...)
+	hm.SetXAxis(gridNodes)
+	hm.AddSeries("tasks", data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Color: "#111",
+		Formatter: string(opts.FuncOpts(`function (p) { return p.name.split('|')[0]; }`))}))
+	text := []string{"Each cell: the job's parameter servers (P) and workers (W) on the node; darker holds more tasks."}
+	if note != "" {
+		text = append(text, note)
+	}
+	if len(waiting) > 0 {
+		text = append(text, "Not placed: "+strings.Join(waiting, "; ")+".")
+	}
+	sec := &Section{ID: "plan", Heading: "Tasks per node", Text: text, Charts: []*Chart{counted(id, hm, hm.MultiSeries)}}
+	secs := []*Section{sec}
+	if cluster != nil {
+		fill, err := nodeFillSection(plan, cluster, nodes, nodeIdx)
+		if err != nil {
+			return nil, err
+		}
+		secs = append(secs, fill)
+	}
+	return secs, nil
+}
+
+// nodeFillSection charts the share of each resource of each node the plan
+// uses.
+func nodeFillSection(plan, cluster *table.Table, nodes []string, nodeIdx map[string]int) (*Section, error) {
+	res := resources(cluster)
+	if err := needColumns(plan, "how full each node is", res...); err != nil {
+		return nil, err
+	}
+	capIdx := rowIndex(cluster.Strings("node"))
+	placed, node := plan.Valid("node"), plan.Strings("node")
+	id := idFor("nodefill", 1)
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(append(base(id, "How full each node is", fmt.Sprintf("share of each node's capacity the plan uses (%s)", sourceName(cluster)), wideW, wideH),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"},
+			ValueFormatter: opts.FuncOpts(`function (v) { return v + ' %'; }`)}),
+		legendBottom(), gridFor("70"),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "node", NameLocation: "middle", NameGap: 50,
+			AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: everyLabel(len(nodes))}}),
+		yValueAxis("used (% of the node's capacity)", 0, 100, false),
+	)...)
+	bar.SetXAxis(nodes)
+	for k, r := range res {
+		caps := numbers(cluster, r)
+		used := make([]float64, len(nodes))
+		vals := numbers(plan, r)
+		for i := range node {
+			if placed[i] {
+				used[nodeIdx[node[i]]] += vals[i]
+			}
+		}
+		var d []opts.BarData
+		for x, n := range nodes {
+			v := 0.0
+			if c := caps[capIdx[n]]; c > 0 {
+				v = round(100*used[x]/c, 4)
+			}
+			d = append(d, opts.BarData{Value: v})
+		}
+		bar.AddSeries(r, d, charts.WithItemStyleOpts(opts.ItemStyle{Color: colour(k)}))
+	}
+	return &Section{ID: "nodefill", Heading: "How full each node is",
+		Text:   []string{"For each node, the share of each of its resources that the tasks placed on it use (a node without a resource, such as a CPU server's GPUs, shows 0)."},
+		Charts: []*Chart{counted(id, bar, bar.MultiSeries)}}, nil
+}

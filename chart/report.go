@@ -1,0 +1,178 @@
+package chart
+
+import (
+	"fmt"
+
+	"github.com/optimus-sched/optimus/io/table"
+)
+
+// ReportFile is one table given to the report, for its list of inputs.
+type ReportFile struct {
+	Flag, Path string
+	Table      *table.Table
+}
+
+// ReportInputs are the tables of one pipeline run; any may be nil.
+// Allocations[0] is the allocation the run applies; the others (baseline
+// policies on the same predictions) are drawn beside it.
+type ReportInputs struct {
+	Files                            []ReportFile
+	Loss, Speed, Models, Suggestions *table.Table
+	Predictions, Plan, Cluster       *table.Table
+	Allocations                      []*table.Table
+}
+
+// Report builds the page of one pipeline run: what it was given, the
+// decision for every job with its reasons, and the charts of every kind
+// its tables allow.
+func Report(in ReportInputs) (*Page, error) {
+	p := &Page{Title: "optimus report"}
+	p.Lead = append(p.Lead, reportLead(in)...)
+	p.Sections = append(p.Sections, inputsSection(in.Files))
+	if len(in.Allocations) > 0 {
+		p.Sections = append(p.Sections, decisionsSection(in.Allocations[0], in.Plan))
+	} else if in.Predictions != nil {
+		p.Sections = append(p.Sections, &Section{ID: "decisions", Heading: "Decisions per job",
+			Empty: "No allocation table was given (--allocation): there are no decisions to explain."})
+	}
+	add := func(secs []*Section, err error) error {
+		if err != nil {
+			return err
+		}
+		p.Sections = append(p.Sections, secs...)
+		return nil
+	}
+	if len(in.Allocations) > 0 && nonEmpty(in.Allocations[0]) {
+		if err := add(allocationSections(in.Allocations, in.Cluster)); err != nil {
+			return nil, err
+		}
+	}
+	if nonEmpty(in.Plan) {
+		if err := add(planSections(in.Plan, in.Cluster)); err != nil {
+			return nil, err
+		}
+	}
+	if nonEmpty(in.Loss) {
+		preds := in.Predictions
+		if preds == nil && len(in.Allocations) > 0 {
+			preds = in.Allocations[0] // an allocation is a predictions table too
+		}
+		if err := add(one(lossSection(in.Loss, in.Models, preds))); err != nil {
+			return nil, err
+		}
+	}
+	if nonEmpty(in.Speed) {
+		p.Sections = append(p.Sections, speedSection(in.Speed, in.Models, in.Suggestions))
+	}
+	return p, nil
+}
+
+func one(s *Section, err error) ([]*Section, error) { return []*Section{s}, err }
+
+func nonEmpty(t *table.Table) bool { return t != nil && t.NumRows() > 0 }
+
+func reportLead(in ReportInputs) []string {
+	lead := []string{"One run of the optimus pipeline (fit → predict → solve → place): the tables it was given, what it decided for every job and why, and charts of the fits, the allocation and the placement. Everything here comes from the tables listed below; the page works offline."}
+	if len(in.Allocations) == 0 {
+		return lead
+	}
+	a := in.Allocations[0]
+	row := policySummary(policyName(a), a)
+	s := fmt.Sprintf("Policy %s: %s of %d jobs run, %s wait, with %s tasks in all; their mean predicted completion is %s.",
+		row[0], row[1], a.NumRows(), row[2], row[3], row[4])
+	for _, b := range in.Allocations[1:] {
+		r := policySummary(policyName(b), b)
+		s += fmt.Sprintf(" %s: %s run, %s wait, mean %s.", r[0], r[1], r[2], r[4])
+	}
+	return append(lead, s)
+}
+
+func inputsSection(files []ReportFile) *Section {
+	g := &Grid{Header: []string{"flag", "file", "table", "schema version", "rows", "columns"},
+		Numeric: []bool{false, false, false, true, true, true}}
+	for _, f := range files {
+		name, version := f.Table.Name, "-"
+		if name == "" {
+			name = "(unknown)"
+		}
+		if f.Table.Version > 0 {
+			version = fmt.Sprint(f.Table.Version)
+		}
+		g.Rows = append(g.Rows, []string{"--" + f.Flag, f.Path, name, version, fmt.Sprint(f.Table.NumRows()), fmt.Sprint(f.Table.NumCols())})
+	}
+	return &Section{ID: "inputs", Heading: "Inputs and outputs", Grid: g,
+		Text: []string{"The tables this report was made from: the pipeline's inputs (loss, speed, cluster) and what its steps wrote (models, predictions, allocation, plan)."}}
+}
+
+// decisionsSection explains the allocation job by job.
+func decisionsSection(a, plan *table.Table) *Section {
+	if a.NumRows() == 0 {
+		return &Section{ID: "decisions", Heading: "Decisions per job", Empty: fmt.Sprintf("The allocation table %s is empty (0 rows): no job to decide for.", sourceName(a))}
+	}
+	jobs, status, reason := a.Strings("job"), a.Strings("status"), a.Strings("reason")
+	prog, es := a.Int64s("progress_steps"), a.Int64s("epoch_steps")
+	r10, r50, r90 := a.Float64s("remaining_steps_p10"), a.Float64s("remaining_steps_p50"), a.Float64s("remaining_steps_p90")
+	src := a.Strings("remaining_source")
+	nowP, nowW, ps, ws := a.Int64s("ps"), a.Int64s("workers"), a.Int64s("alloc_ps"), a.Int64s("alloc_workers")
+	speed, comp := a.Float64s("alloc_speed"), a.Float64s("alloc_completion_s")
+	gain, next := a.Float64s("alloc_gain"), a.Float64s("alloc_next_gain")
+	changed := a.Bools("alloc_changed")
+	placed := map[string]string{}
+	if plan != nil {
+		pj, servers, method := plan.Strings("job"), plan.Int64s("job_servers"), plan.Strings("job_method")
+		pstatus, preason := plan.Strings("status"), plan.Strings("reason")
+		for i, j := range pj {
+			if _, ok := placed[j]; ok {
+				continue
+			}
+			s := pstatus[i]
+			if servers[i] > 0 {
+				s = fmt.Sprintf("%d node%s (%s)", servers[i], map[bool]string{true: "", false: "s"}[servers[i] == 1], method[i])
+			}
+			if preason[i] != "" {
+				s += ": " + preason[i]
+			}
+			placed[j] = s
+		}
+	}
+	header := []string{"job", "status", "progress", "remaining steps: median (p10–p90)", "now → decided (PS + workers)", "predicted speed", "predicted completion", "last marginal gain", "next gain", "why"}
+	numeric := []bool{false, false, true, true, true, true, true, true, true, false}
+	if plan != nil {
+		header = append(header[:9], "placed", "why")
+		numeric = append(numeric[:9], false, false)
+	}
+	g := &Grid{Header: header, Numeric: numeric}
+	for i, j := range jobs {
+		progress := fmt.Sprintf("%d steps", prog[i])
+		if prog[i] == 0 {
+			progress = "not started"
+		} else if es[i] > 0 {
+			progress += fmt.Sprintf(" (epoch %.1f)", float64(prog[i])/float64(es[i]))
+		}
+		remaining := fmt.Sprintf("%s (%s–%s)", num(r50[i]), num(r10[i]), num(r90[i]))
+		if src[i] != "" {
+			remaining += ", from " + src[i]
+		}
+		alloc := fmt.Sprintf("%d+%d → %d+%d", nowP[i], nowW[i], ps[i], ws[i])
+		if changed[i] {
+			alloc += " (restart)"
+		}
+		sp := "-"
+		if finite(speed[i]) {
+			sp = num(speed[i]) + " steps/s"
+		}
+		why := reason[i]
+		if why == "" && status[i] == "running" {
+			why = "runs with what it asked for"
+		}
+		row := []string{j, status[i], progress, remaining, alloc, sp, duration(comp[i]), num(gain[i]), num(next[i])}
+		if plan != nil {
+			row = append(row, placed[j])
+		}
+		g.Rows = append(g.Rows, append(row, why))
+	}
+	return &Section{ID: "decisions", Heading: "Decisions per job (" + policyName(a) + ")", Grid: g, Text: []string{
+		"For every job: how far it is, how much work the fitted convergence curve says is left, what it runs with now and what it gets, the speed and completion time that gives, and why it got no more (or waits).",
+		"The marginal gain of a task is the weighted seconds of remaining time it saves per unit of the task's dominant share of the cluster: optimus adds, one at a time, the task with the largest gain. \"Last\" is the gain of the last task the job got; \"next\" is what one more would gain (positive: it would help but did not fit; not positive: it would not help).",
+	}}
+}

@@ -1,0 +1,280 @@
+package chartcmd_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/root"
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+)
+
+func run(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	ios, _, _, errOut := iostreams.Test()
+	code := root.Main(ios, args)
+	return code, errOut.String()
+}
+
+func mustRun(t *testing.T, args ...string) {
+	t.Helper()
+	if code, stderr := run(t, args...); code != 0 {
+		t.Fatalf("optimus %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+	}
+}
+
+var (
+	pipelineOnce sync.Once
+	pipelineDir  string
+)
+
+// pipeline runs the demo's pipeline over the embedded testbed once, into a
+// folder shared by the tests: fit, predict, four policies, place, suggest.
+func pipeline(t *testing.T) string {
+	t.Helper()
+	pipelineOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "optimus-chart-test-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb := filepath.Join(dir, "testbed")
+		mustRun(t, "datasets", "export", "testbed", "-o", tb)
+		mustRun(t, "fit", "-i", tb+"/loss.parquet", "--speed", tb+"/speed.parquet", "--jobs", tb+"/jobs.parquet", "-o", dir+"/models.parquet")
+		mustRun(t, "fit", "suggest", "--jobs", tb+"/jobs.parquet", "-i", tb+"/speed.parquet", "--samples", "14", "-o", dir+"/suggestions.parquet")
+		mustRun(t, "predict", "-i", tb+"/jobs.parquet", "--models", dir+"/models.parquet", "-o", dir+"/predictions.parquet")
+		mustRun(t, "solve", "--cluster", tb+"/cluster.parquet", "-i", dir+"/predictions.parquet", "-o", dir+"/allocation.parquet")
+		for _, p := range []string{"drf", "tetris", "fifo"} {
+			mustRun(t, "solve", "--cluster", tb+"/cluster.parquet", "-i", dir+"/predictions.parquet", "--policy", p, "-o", dir+"/allocation-"+p+".parquet")
+		}
+		mustRun(t, "place", "--cluster", tb+"/cluster.parquet", "-i", dir+"/allocation.parquet", "-o", dir+"/plan.parquet")
+		pipelineDir = dir
+	})
+	if pipelineDir == "" {
+		t.Fatal("the pipeline failed in an earlier test")
+	}
+	return pipelineDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if pipelineDir != "" {
+		os.RemoveAll(pipelineDir)
+	}
+	os.Exit(code)
+}
+
+// kindArgs are the commands that draw each kind from the pipeline's tables.
+func kindArgs(d string) map[string][]string {
+	tb := d + "/testbed"
+	return map[string][]string{
+		"loss":  {"chart", "loss", "-i", tb + "/loss.parquet", "--models", d + "/models.parquet", "--predictions", d + "/predictions.parquet"},
+		"speed": {"chart", "speed", "-i", tb + "/speed.parquet", "--models", d + "/models.parquet", "--suggestions", d + "/suggestions.parquet"},
+		"allocation": {"chart", "allocation", "-i", d + "/allocation.parquet", "-i", d + "/allocation-drf.parquet", "-i", d + "/allocation-tetris.parquet",
+			"-i", d + "/allocation-fifo.parquet", "--cluster", tb + "/cluster.parquet"},
+		"plan": {"chart", "plan", "-i", d + "/plan.parquet", "--cluster", tb + "/cluster.parquet"},
+		"report": {"report", "--loss", tb + "/loss.parquet", "--speed", tb + "/speed.parquet", "--cluster", tb + "/cluster.parquet",
+			"--models", d + "/models.parquet", "--suggestions", d + "/suggestions.parquet", "--predictions", d + "/predictions.parquet",
+			"--allocation", d + "/allocation.parquet", "--allocation", d + "/allocation-drf.parquet", "--plan", d + "/plan.parquet"},
+	}
+}
+
+type manifest []struct {
+	ID     string `json:"id"`
+	Series []struct {
+		Name string `json:"name"`
+		Data int    `json:"data"`
+	} `json:"series"`
+}
+
+var manifestRE = regexp.MustCompile(`<script type="application/json" id="optimus-charts">(.*)</script>`)
+
+func readManifest(t *testing.T, html []byte) manifest {
+	t.Helper()
+	m := manifestRE.FindSubmatch(html)
+	if m == nil {
+		t.Fatal("no chart manifest in the page")
+	}
+	var out manifest
+	if err := json.Unmarshal(m[1], &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func draw(t *testing.T, args []string, out string) []byte {
+	t.Helper()
+	mustRun(t, append(args, "-o", out)...)
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Every kind draws the testbed's tables into a page that needs no network,
+// with the series and data counts the tables imply.
+func TestKindsOnTestbed(t *testing.T) {
+	d := pipeline(t)
+	out := t.TempDir()
+	plan, err := table.ReadFile(d+"/plan.parquet", schema.Plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := map[string]bool{}
+	for i, j := range plan.Strings("job") {
+		cells[j+"@"+plan.Strings("node")[i]] = true
+	}
+	for kind, args := range kindArgs(d) {
+		t.Run(kind, func(t *testing.T) {
+			html := draw(t, args, filepath.Join(out, kind+".html"))
+			if bytes.Contains(html, []byte("<script src")) || bytes.Contains(html, []byte("<link ")) {
+				t.Error("the page loads a script or stylesheet: it would not work offline")
+			}
+			if !bytes.Contains(html, []byte("echarts.init(")) || !bytes.Contains(html, []byte("Apache License")) {
+				t.Error("echarts is not inlined")
+			}
+			m := readManifest(t, html)
+			byID := map[string][]int{}
+			for _, c := range m {
+				for _, s := range c.Series {
+					byID[c.ID] = append(byID[c.ID], s.Data)
+				}
+			}
+			switch kind {
+			case "loss":
+				// resnet50-a: 123 points, 2 non-finite, 1 outlier; the
+				// fitted curve is sampled at 121 steps.
+				if got := byID["loss_1"]; len(m) != 9 || !equal(got, []int{121, 120, 1}) {
+					t.Errorf("%d charts, loss_1 series %v; want 9 charts, [121 120 1]", len(m), got)
+				}
+			case "speed":
+				if len(m) != 9 {
+					t.Errorf("%d charts, want 9", len(m))
+				}
+			case "allocation":
+				for _, id := range []string{"allocation_1", "allocation_2", "allocation_3", "allocation_4"} {
+					if got := byID[id]; !equal(got, []int{9, 9, 9}) {
+						t.Errorf("%s: %v, want PS, workers and now for 9 jobs", id, got)
+					}
+				}
+				if got := byID["utilisation_1"]; !equal(got, []int{4, 4, 4, 4, 4}) {
+					t.Errorf("utilisation: %v, want now and 4 policies over 4 resources", got)
+				}
+			case "plan":
+				if got := byID["plan_1"]; !equal(got, []int{len(cells)}) {
+					t.Errorf("plan cells %v, want %d (job, node) pairs", got, len(cells))
+				}
+				if got := byID["nodefill_1"]; !equal(got, []int{13, 13, 13, 13}) {
+					t.Errorf("node fill %v, want 4 resources over 13 nodes", got)
+				}
+			case "report":
+				if len(m) != 2+1+2+9+9 {
+					t.Errorf("%d charts, want 23", len(m))
+				}
+				for _, want := range []string{"Inputs and outputs", "Decisions per job (optimus)", "<td>resnet50-a</td>", "<td class=\"num\">341</td>"} {
+					if !bytes.Contains(html, []byte(want)) {
+						t.Errorf("report lacks %q", want)
+					}
+				}
+			}
+		})
+	}
+}
+
+func equal(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Identical input gives identical bytes.
+func TestPagesAreDeterministic(t *testing.T) {
+	d := pipeline(t)
+	out := t.TempDir()
+	for kind, args := range kindArgs(d) {
+		a := draw(t, args, filepath.Join(out, kind+"-a.html"))
+		b := draw(t, args, filepath.Join(out, kind+"-b.html"))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s: two runs differ", kind)
+		}
+	}
+}
+
+func writeFile(t *testing.T, path, text string) string {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Wrong tables and missing columns exit 2 naming what is wrong, and write
+// nothing; an empty table gives a page that says so.
+func TestBadInput(t *testing.T) {
+	d := pipeline(t)
+	dir := t.TempDir()
+	tb := d + "/testbed"
+	noValue := writeFile(t, dir+"/loss.csv", "job,step\na,1\na,2\n")
+	fpga := writeFile(t, dir+"/cluster.csv", "node,gpu,cpu,memory_gb,net_gbps,fpga\nn1,4,16,64,10,2\n")
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"wrong table", []string{"chart", "loss", "-i", tb + "/jobs.parquet"}, "is a jobs table, but a loss table is expected here"},
+		{"wrong side table", []string{"chart", "speed", "-i", tb + "/speed.parquet", "--models", d + "/predictions.parquet"}, "is a predictions table, but a models table is expected here"},
+		{"missing column", []string{"chart", "loss", "-i", noValue}, `"value"`},
+		{"missing demand", []string{"chart", "allocation", "-i", d + "/allocation.parquet", "--cluster", fpga}, `needs columns "ps_fpga", "worker_fpga"`},
+		{"node not in cluster", []string{"chart", "plan", "-i", d + "/plan.parquet", "--cluster", fpga}, "is not in the cluster table"},
+		{"no kind", []string{"chart"}, "name a kind of chart"},
+		{"unknown job", []string{"chart", "loss", "-i", tb + "/loss.parquet", "--job", "resnet50-a", "--job", "nope"}, `no job "nope" in the loss table`},
+		{"report of nothing", []string{"report"}, "give at least one table"},
+		{"report, wrong table", []string{"report", "--plan", d + "/allocation.parquet"}, "is a allocation table, but a plan table is expected here"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".html")
+			args := c.args
+			if len(args) > 1 { // "optimus chart" alone takes no -o
+				args = append(args, "-o", out)
+			}
+			code, stderr := run(t, args...)
+			if code != 2 || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, c.want)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("%s was written", out)
+			}
+		})
+	}
+
+	one := draw(t, []string{"chart", "speed", "-i", tb + "/speed.parquet", "--job", "vgg16-b"}, dir+"/one.html")
+	if m := readManifest(t, one); len(m) != 1 || !bytes.Contains(one, []byte(`"text":"vgg16-b"`)) {
+		t.Errorf("--job vgg16-b: %d charts", len(m))
+	}
+
+	empty := writeFile(t, dir+"/empty-loss.csv", "job,step,value\n")
+	html := draw(t, []string{"chart", "loss", "-i", empty}, dir+"/empty.html")
+	if !bytes.Contains(html, []byte("The loss table empty-loss.csv is empty (0 rows): there is nothing to draw.")) {
+		t.Error("the page of an empty table does not say it is empty")
+	}
+	if !bytes.Contains(html, []byte(`id="optimus-charts">[]</script>`)) {
+		t.Error("the manifest of a page without charts is not an empty list")
+	}
+	if m := readManifest(t, html); len(m) != 0 {
+		t.Errorf("%d charts for an empty table", len(m))
+	}
+}

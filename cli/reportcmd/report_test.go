@@ -1,0 +1,64 @@
+package reportcmd_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/root"
+)
+
+func run(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	ios, _, _, errOut := iostreams.Test()
+	return root.Main(ios, args), errOut.String()
+}
+
+// A report of some of the tables has the parts those tables allow: here the
+// cluster and a plan without an allocation, so no decisions and no fits.
+func TestReportOfSomeTables(t *testing.T) {
+	dir := t.TempDir()
+	tb := filepath.Join(dir, "testbed")
+	for _, args := range [][]string{
+		{"datasets", "export", "testbed", "-o", tb},
+		{"fit", "-i", tb + "/loss.parquet", "--speed", tb + "/speed.parquet", "--jobs", tb + "/jobs.parquet", "-o", dir + "/models.parquet"},
+		{"predict", "-i", tb + "/jobs.parquet", "--models", dir + "/models.parquet", "-o", dir + "/predictions.parquet"},
+		{"solve", "--cluster", tb + "/cluster.parquet", "-i", dir + "/predictions.parquet", "--policy", "tetris", "-o", dir + "/allocation.parquet"},
+		{"place", "--cluster", tb + "/cluster.parquet", "-i", dir + "/allocation.parquet", "-o", dir + "/plan.parquet"},
+		{"report", "--cluster", tb + "/cluster.parquet", "--plan", dir + "/plan.parquet", "-o", dir + "/plan-only.html"},
+		{"report", "--allocation", dir + "/allocation.parquet", "--plan", dir + "/plan.parquet", "-o", dir + "/tetris.html"},
+	} {
+		if code, stderr := run(t, args...); code != 0 {
+			t.Fatalf("optimus %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+		}
+	}
+	page, err := os.ReadFile(dir + "/plan-only.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(page)
+	for _, want := range []string{`<td>--cluster</td>`, `<td>--plan</td>`, `id="plan_1"`, `id="nodefill_1"`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("plan-only report lacks %s", want)
+		}
+	}
+	for _, absent := range []string{"Decisions per job", `id="loss_1"`, `id="allocation_1"`} {
+		if strings.Contains(html, absent) {
+			t.Errorf("plan-only report has %s", absent)
+		}
+	}
+	// Tetris leaves jobs waiting: the report says why, job by job.
+	page, err = os.ReadFile(dir + "/tetris.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	html = string(page)
+	if !strings.Contains(html, "Decisions per job (tetris)") || strings.Count(html, "<td>waiting</td>") != 6 {
+		t.Errorf("the tetris report does not list its 6 waiting jobs:\n%s", html[strings.Index(html, "Decisions"):][:2000])
+	}
+	if !strings.Contains(html, "tetris: cluster full") {
+		t.Error("the tetris report does not say why jobs wait")
+	}
+}

@@ -1,0 +1,161 @@
+// Browser check of optimus' HTML pages (optimus chart KIND, optimus report):
+// each page is loaded from file:// in headless Chromium (Debian's
+// /usr/bin/chromium, driven by playwright-core) with no network, and must
+//   - log no console error and throw no page error,
+//   - make no request other than for the page itself (every other request
+//     is blocked and counted: the page must be self-contained),
+//   - draw every chart its manifest lists (the JSON in #optimus-charts): the
+//     echarts instance on the chart's element has the listed series with
+//     the listed number of data items each,
+//   - show pixels: a screenshot of each chart is not blank.
+// Usage: node check.mjs [--screenshots DIR] [--json FILE] PAGE.html...
+// Exit status 0 when every page passes, 1 otherwise.
+import { chromium } from "playwright-core";
+import { mkdtempSync, rmSync, statSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const args = process.argv.slice(2);
+let shots = "";
+let jsonOut = "";
+const pages = [];
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === "--screenshots") shots = args[++i];
+  else if (args[i] === "--json") jsonOut = args[++i];
+  else pages.push(args[i]);
+}
+if (pages.length === 0) {
+  console.error("usage: node check.mjs [--screenshots DIR] [--json FILE] PAGE.html...");
+  process.exit(2);
+}
+const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
+
+// The flags the project runs Chromium with (as root, in CI); the fresh
+// --user-data-dir is the profile directory given to launchPersistentContext.
+const chromiumArgs = [
+  "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+];
+
+// Counts the pixels of a PNG that differ from the background (white), by
+// drawing it on a canvas in a blank page of the same browser.
+async function inkOf(ctx, png) {
+  const p = await ctx.newPage();
+  try {
+    return await p.evaluate(async (b64) => {
+      const img = new Image();
+      img.src = "data:image/png;base64," + b64;
+      await img.decode();
+      const c = document.createElement("canvas");
+      c.width = img.width; c.height = img.height;
+      const g = c.getContext("2d");
+      g.drawImage(img, 0, 0);
+      const d = g.getImageData(0, 0, c.width, c.height).data;
+      let ink = 0;
+      const colours = new Set();
+      for (let i = 0; i < d.length; i += 4) {
+        if (d[i] < 245 || d[i + 1] < 245 || d[i + 2] < 245) ink++;
+        if (colours.size < 64) colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+      }
+      return { width: c.width, height: c.height, ink, colours: colours.size };
+    }, png.toString("base64"));
+  } finally {
+    await p.close();
+  }
+}
+
+async function checkPage(file) {
+  const path = resolve(file);
+  const url = pathToFileURL(path).href;
+  const profile = mkdtempSync(join(tmpdir(), "optimus-chromium-"));
+  const problems = [];
+  const result = { page: basename(path), bytes: statSync(path).size, charts: [], problems };
+  const ctx = await chromium.launchPersistentContext(profile, {
+    executablePath, headless: true, args: chromiumArgs, offline: true,
+    viewport: { width: 1300, height: 900 }, deviceScaleFactor: 1,
+  });
+  try {
+    // Everything but the page itself (and the screenshots decoded from data:
+    // URLs) is blocked and reported.
+    await ctx.route("**/*", (route) => {
+      const u = route.request().url();
+      if (u === url || u.startsWith("data:")) return route.continue();
+      problems.push("request left the page: " + u);
+      return route.abort();
+    });
+    const page = await ctx.newPage();
+    page.on("console", (m) => { if (m.type() === "error") problems.push("console error: " + m.text()); });
+    page.on("pageerror", (e) => problems.push("page error: " + e.message));
+    page.on("requestfailed", (r) => { if (r.url() !== url) problems.push("request failed: " + r.url()); });
+    await page.goto(url, { waitUntil: "load" });
+    const drawn = await page.evaluate(() => {
+      const m = document.getElementById("optimus-charts");
+      if (!m) return { error: "no chart manifest (#optimus-charts)" };
+      if (typeof echarts === "undefined") return { error: "echarts is not defined: its script did not load" };
+      const want = JSON.parse(m.textContent);
+      return {
+        want,
+        got: want.map((c) => {
+          const el = document.getElementById(c.id);
+          const inst = el && echarts.getInstanceByDom(el);
+          if (!inst) return { id: c.id, error: "no echarts instance" };
+          const opt = inst.getOption();
+          return { id: c.id, series: (opt.series || []).map((s) => ({ name: s.name, data: (s.data || []).length })) };
+        }),
+      };
+    });
+    if (drawn.error) {
+      problems.push(drawn.error);
+      return result;
+    }
+    for (let i = 0; i < drawn.want.length; i++) {
+      const w = drawn.want[i], g = drawn.got[i];
+      const chart = { id: w.id, series: g.series || [] };
+      result.charts.push(chart);
+      if (g.error) { problems.push(`${w.id}: ${g.error}`); continue; }
+      const ws = JSON.stringify(w.series), gs = JSON.stringify(g.series);
+      if (ws !== gs) problems.push(`${w.id}: echarts holds series ${gs}, the page meant ${ws}`);
+      if (w.series.reduce((n, s) => n + s.data, 0) === 0) problems.push(`${w.id}: no data at all`);
+      const png = await page.locator("#" + w.id).screenshot();
+      const ink = await inkOf(ctx, png);
+      chart.ink = ink.ink / (ink.width * ink.height);
+      chart.colours = ink.colours;
+      // A drawn chart has axes, labels and marks: well over 1% of its area
+      // inked and more than a handful of colours.
+      if (chart.ink < 0.01 || ink.colours < 4) problems.push(`${w.id}: the chart looks blank (${(100 * chart.ink).toFixed(2)}% inked, ${ink.colours} colours)`);
+    }
+    const full = await page.screenshot({ fullPage: true });
+    const ink = await inkOf(ctx, full);
+    result.ink = ink.ink / (ink.width * ink.height);
+    if (ink.ink === 0) problems.push("the page screenshot is blank");
+    if (shots) {
+      mkdirSync(shots, { recursive: true });
+      writeFileSync(join(shots, basename(path).replace(/\.html$/, "") + ".png"), full);
+    }
+  } catch (e) {
+    problems.push("check failed: " + e.message);
+  } finally {
+    await ctx.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+  return result;
+}
+
+let failed = 0;
+const results = [];
+for (const f of pages) {
+  const r = await checkPage(f);
+  results.push(r);
+  const summary = r.charts.map((c) => `${c.id}[${c.series.map((s) => s.data).join(",")}]`).join(" ");
+  if (r.problems.length) {
+    failed++;
+    console.log(`FAIL ${r.page} (${r.bytes} bytes)`);
+    for (const p of r.problems) console.log("  " + p);
+  } else {
+    console.log(`ok   ${r.page} (${r.bytes} bytes): ${r.charts.length} charts drawn: ${summary}`);
+  }
+}
+if (jsonOut) writeFileSync(jsonOut, JSON.stringify(results, null, 2) + "\n");
+console.log(failed ? `browser: ${failed} of ${pages.length} pages failed` : `browser: ${pages.length} pages passed`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Browser check of the HTML pages optimus writes: runs the demo pipeline
+# (scripts/demo.sh) into a temporary folder, which draws every chart kind and
+# the report, and loads each page in headless Chromium from file:// with no
+# network (interop/browser/check.mjs, playwright-core from npm driving
+# Debian's /usr/bin/chromium). A deliberately broken copy of a page must
+# fail the same check, so that the check is known to be able to fail.
+# Usage: scripts/browser.sh BIN [SHOTDIR]   (SHOTDIR keeps the screenshots)
+# Without Node.js 18+, npm or Chromium the check is skipped with a notice,
+# unless REQUIRE_INTEROP=1 (as .ci/run sets), when that is an error.
+set -euo pipefail
+bin=$(cd "$(dirname "${1:-bin/optimus}")" && pwd)/$(basename "${1:-bin/optimus}")
+shots=${2:-}
+root=$(cd "$(dirname "$0")/.." && pwd)
+chromium=${CHROMIUM:-/usr/bin/chromium}
+
+missing() {
+  if [ "${REQUIRE_INTEROP:-0}" = 1 ]; then
+    echo "browser: $1 (REQUIRE_INTEROP=1)" >&2; exit 1
+  fi
+  echo "browser: skipped ($1; rerun 'make browser' once it is installed)" >&2; exit 0
+}
+command -v node >/dev/null && command -v npm >/dev/null || missing "Node.js and npm are required"
+major=$(node -p 'process.versions.node.split(".")[0]')
+[ "$major" -ge 18 ] || missing "Node.js 18 or later is required, found $(node --version)"
+[ -x "$chromium" ] || missing "Chromium is required at $chromium (Debian: apt-get install chromium)"
+[ -x "$bin" ] || { echo "browser: no optimus binary at $bin (run 'make build')" >&2; exit 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$root/scripts/demo.sh" "$bin" "$tmp/out" >/dev/null
+
+cd "$root/interop/browser"
+npm ci --no-audit --no-fund --loglevel=error >&2
+export CHROMIUM="$chromium"
+# A page of an empty table, which says so and draws nothing.
+printf 'job,step,value\n' > "$tmp/empty-loss.csv"
+"$bin" chart loss -i "$tmp/empty-loss.csv" -o "$tmp/out/charts/empty-loss.html"
+grep -q "is empty (0 rows)" "$tmp/out/charts/empty-loss.html"
+pages=("$tmp"/out/charts/*.html "$tmp/out/report.html")
+node check.mjs ${shots:+--screenshots "$shots"} --json "$tmp/browser.json" "${pages[@]}"
+
+# The negative control: a page that fetches a script from the network and
+# throws must fail.
+sed 's#</head>#<script src="https://cdn.example.invalid/echarts.min.js"></script><script>throw new Error("deliberate")</script></head>#' \
+  "$tmp/out/charts/plan.html" > "$tmp/broken.html"
+if node check.mjs "$tmp/broken.html" > "$tmp/broken.log"; then
+  cat "$tmp/broken.log" >&2
+  echo "browser: the check passed a broken page; it cannot be trusted" >&2
+  exit 1
+fi
+grep -q "request left the page" "$tmp/broken.log" && grep -q "deliberate" "$tmp/broken.log" || {
+  cat "$tmp/broken.log" >&2; echo "browser: the broken page failed for the wrong reasons" >&2; exit 1; }
+echo "browser: a broken page (network request, script error) is caught"
