@@ -43,6 +43,14 @@ type Profile struct {
 	// Loss is the true loss curve with k counted in epochs:
 	// l(e) = 1/(B0·e + B1) + B2.
 	Loss fit.Curve
+	// Drops, when not empty, make it a step learning-rate schedule (as
+	// ImageNet jobs train): at each of these epochs (stretched with the
+	// job's ConvergenceScale) the loss's excess over B2 falls to DropFactor
+	// of itself, l(e) = B2 + DropFactor^(drops passed)/(B0·e + B1). Such a
+	// job trains until the rule is met after its last drop; the scheduler's
+	// 1/k fit does not know the drops are coming.
+	Drops      []float64
+	DropFactor float64
 	// LossNoise and SpeedNoise are the relative (log-normal) noise of an
 	// observed loss value and speed sample.
 	LossNoise, SpeedNoise float64

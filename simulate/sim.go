@@ -110,6 +110,8 @@ func check(in *Input, cfg *Config) error {
 			return fmt.Errorf("job %q: no profile for model %q", j.Name, j.Model)
 		case p.Kind != KindPS && p.Kind != KindMeasured:
 			return fmt.Errorf("job %q: profile kind %q of model %q is not supported", j.Name, p.Kind, j.Model)
+		case len(p.Drops) > 0 && !(p.DropFactor > 0 && p.DropFactor < 1):
+			return fmt.Errorf("job %q: the loss drops of model %q need a drop factor between 0 and 1, not %g", j.Name, j.Model, p.DropFactor)
 		case p.Kind == KindMeasured && p.Measured == nil:
 			return fmt.Errorf("job %q: the measured profile of model %q has no measurements", j.Name, j.Model)
 		case j.Mode != fit.Sync && j.Mode != fit.Async:
@@ -132,8 +134,8 @@ func (s *sim) newJob(i int) *jobRun {
 	jr := &jobRun{job: j, rng: rand.New(rand.NewPCG(s.cfg.Seed, uint64(i)+1)), sampled: map[fit.Config]int{},
 		start: math.NaN(), finish: math.NaN()}
 	jr.truth.speed = TrueSpeed(j, &p)
-	jr.truth.curve = TrueCurve(j, &p)
-	jr.truth.total = TotalSteps(j, jr.truth.curve, s.cfg.Rule)
+	jr.truth.loss = trueLoss(j, &p)
+	jr.truth.total = totalSteps(j, jr.truth.loss, s.cfg.Rule)
 	jr.truth.never = neverFits(j, s.in.Cluster)
 	jr.truth.speedAt = trueSpeedAt(j, &p, jr.truth.speed)
 	if p.Kind == KindMeasured {
@@ -181,7 +183,7 @@ func (s *sim) observeSpeed(j *jobRun, p, w int, noise float64) {
 }
 
 func (j *jobRun) observeLoss(step, noise float64) {
-	v := j.truth.curve.At(step) * math.Exp(noise*j.rng.NormFloat64())
+	v := j.truth.loss.At(step) * math.Exp(noise*j.rng.NormFloat64())
 	j.loss = append(j.loss, fit.LossPoint{Step: step, Value: v})
 	j.dirty = j.dirty || !j.job.HasBudget // a budget job's loss is not fitted
 }

@@ -294,3 +294,38 @@ func TestRandomWorkloadsKeepTheInvariants(t *testing.T) {
 		}
 	}
 }
+
+func TestStepScheduleLossCurves(t *testing.T) {
+	plain := testbedInput(t, 4)
+	stepped := testbedInput(t, 4)
+	for m, p := range stepped.Profiles {
+		p.Drops, p.DropFactor = []float64{15, 30}, 0.5
+		stepped.Profiles[m] = p
+	}
+	a, b := run(t, plain, solve.Optimus, 1, false), run(t, stepped, solve.Optimus, 1, false)
+	longer := 0
+	for i, j := range b.Jobs {
+		if j.Status != simulate.StatusFinished {
+			t.Errorf("%s: %s with a step schedule", j.Job, j.Status)
+		}
+		if plain.Jobs[i].HasBudget {
+			if j.TotalSteps != a.Jobs[i].TotalSteps {
+				t.Errorf("%s: its budget changed with the schedule: %g, %g steps", j.Job, a.Jobs[i].TotalSteps, j.TotalSteps)
+			}
+			continue
+		}
+		if j.TotalSteps < (30*plain.Jobs[i].ConvergenceScale+10)*float64(plain.Jobs[i].EpochSteps) {
+			t.Errorf("%s: %g steps: it stopped before the rule's window after its last drop", j.Job, j.TotalSteps)
+		}
+		if j.TotalSteps > a.Jobs[i].TotalSteps {
+			longer++
+		}
+	}
+	if longer == 0 {
+		t.Error("no job trains longer with learning-rate drops")
+	}
+	t.Logf("median prediction error: 1/k curves %.3f, step schedule %.3f", a.Summary.MeanPredErr, b.Summary.MeanPredErr)
+	if !(b.Summary.MeanPredErr > a.Summary.MeanPredErr) {
+		t.Errorf("prediction error %.3f with a step schedule, %.3f without: the 1/k fit should do worse on steps", b.Summary.MeanPredErr, a.Summary.MeanPredErr)
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 // truth is what the simulator knows of a job and the scheduler does not.
 type truth struct {
+	loss  lossCurve
 	speed fit.SpeedModel // the oracle's speed model
 	// speedAt is the true speed: speed's, or the profile's measurements
 	// scaled by the job's SpeedScale.
@@ -34,20 +35,57 @@ func TrueSpeed(j *Job, p *Profile) fit.SpeedModel {
 	return s
 }
 
-// TrueCurve is a job's true loss curve in steps: the profile's curve in
-// epochs, stretched by ConvergenceScale.
-func TrueCurve(j *Job, p *Profile) fit.Curve {
-	return fit.Curve{B0: p.Loss.B0 / (float64(j.EpochSteps) * j.ConvergenceScale), B1: p.Loss.B1, B2: p.Loss.B2}
+// lossCurve is a job's true loss in steps: a 1/k curve, with the excess
+// over b2 cut by factor at each drop (in steps).
+type lossCurve struct {
+	curve  fit.Curve
+	drops  []float64
+	factor float64
 }
 
-// TotalSteps is what a job trains: its budget, or until its true curve
-// meets the rule.
-func TotalSteps(j *Job, c fit.Curve, rule fit.Rule) float64 {
-	if j.HasBudget {
-		return math.Ceil(j.EpochBudget * float64(j.EpochSteps))
+func (l lossCurve) At(step float64) float64 {
+	excess := l.curve.At(step) - l.curve.B2
+	for _, d := range l.drops {
+		if step >= d {
+			excess *= l.factor
+		}
 	}
-	e, _ := rule.ConvergenceEpoch(c, float64(j.EpochSteps), c.At(0))
-	return float64(max(e, 1)) * float64(j.EpochSteps)
+	return l.curve.B2 + excess
+}
+
+// trueLoss is a job's true loss curve in steps: the profile's curve in
+// epochs, stretched by ConvergenceScale.
+func trueLoss(j *Job, p *Profile) lossCurve {
+	steps := float64(j.EpochSteps) * j.ConvergenceScale
+	l := lossCurve{curve: fit.Curve{B0: p.Loss.B0 / steps, B1: p.Loss.B1, B2: p.Loss.B2}, factor: p.DropFactor}
+	for _, d := range p.Drops {
+		l.drops = append(l.drops, d*steps)
+	}
+	return l
+}
+
+// totalSteps is what a job trains: its budget, or until its true curve
+// meets the rule (after its last learning-rate drop, if any).
+func totalSteps(j *Job, l lossCurve, rule fit.Rule) float64 {
+	epochSteps := float64(j.EpochSteps)
+	if j.HasBudget {
+		return math.Ceil(j.EpochBudget * epochSteps)
+	}
+	if len(l.drops) == 0 {
+		e, _ := rule.ConvergenceEpoch(l.curve, epochSteps, l.curve.At(0))
+		return float64(max(e, 1)) * epochSteps
+	}
+	// Scan whole epochs from the last drop: the first at which the loss
+	// fell by no more than the threshold (relative to the loss at the
+	// start) over the window, at most the cap after the last drop.
+	last := int(math.Ceil(slices.Max(l.drops) / epochSteps))
+	scale := l.At(0)
+	for e := last + rule.Window; e <= last+rule.Cap; e++ {
+		if (l.At(float64(e-rule.Window)*epochSteps)-l.At(float64(e)*epochSteps))/scale <= rule.Threshold {
+			return float64(e) * epochSteps
+		}
+	}
+	return float64(last+rule.Cap) * epochSteps
 }
 
 // neverFits says why a job can never run on the cluster: one of its tasks

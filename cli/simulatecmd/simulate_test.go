@@ -2,8 +2,10 @@ package simulatecmd_test
 
 import (
 	"bytes"
+	"encoding/csv"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -96,25 +98,26 @@ func TestSameInputsGiveByteIdenticalTables(t *testing.T) {
 // spoil rewrites one field of a CSV file: row (1-based data row), column.
 func spoil(t *testing.T, path string, row int, column, value string) {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(string(data), "\n")
-	header := strings.Split(lines[0], ",")
-	col := -1
-	for i, h := range header {
-		if h == column {
-			col = i
-		}
+	recs, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
 	}
+	col := slices.Index(recs[0], column)
 	if col < 0 {
 		t.Fatalf("no column %s in %s", column, path)
 	}
-	fields := strings.Split(lines[row], ",")
-	fields[col] = value
-	lines[row] = strings.Join(fields, ",")
-	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+	recs[row][col] = value
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	if err := w.WriteAll(recs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -232,5 +235,21 @@ func TestMeasuredProfilesNeedTheirSpeeds(t *testing.T) {
 	code, _, stderr = run(t, append(args, "--profile-speeds", filepath.Join(dir, "profile_speeds.csv"))...)
 	if want := `profile_speeds.csv: column "model", row 7 (line 8): model "bert" has no row in `; code != 2 || !strings.Contains(stderr, want) {
 		t.Errorf("unknown model: exit %d, stderr %q, want %q", code, stderr, want)
+	}
+}
+
+func TestLossDropsAreChecked(t *testing.T) {
+	for _, tc := range []struct{ drops, factor, want string }{
+		{"30,10", "0.5", `profiles.csv: column "loss_drops", row 2 (line 3): "30,10": want increasing positive epochs, comma-separated`},
+		{"10,x", "0.5", `profiles.csv: column "loss_drops", row 2 (line 3): "10,x"`},
+		{"10", "1.5", `profiles.csv: column "loss_drop_factor", row 2 (line 3): 1.5: a drop leaves less than all of the loss, so below 1`},
+	} {
+		dir := export(t)
+		spoil(t, filepath.Join(dir, "profiles.csv"), 2, "loss_drops", tc.drops)
+		spoil(t, filepath.Join(dir, "profiles.csv"), 2, "loss_drop_factor", tc.factor)
+		code, _, stderr := run(t, append([]string{"simulate", "-q"}, inputs(dir)...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("loss_drops %q, factor %s: exit %d, stderr %q, want %q", tc.drops, tc.factor, code, stderr, tc.want)
+		}
 	}
 }

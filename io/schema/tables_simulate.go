@@ -62,6 +62,10 @@ var (
 				Doc: "b0 of the true loss curve l(e) = 1/(b0·e + b1) + b2, e in epochs."},
 			{Name: "loss_b1", Type: Float64, Required: true, Min: zero, MinOpen: true, Doc: "b1: the loss at the start is 1/b1 + b2."},
 			{Name: "loss_b2", Type: Float64, Required: true, Min: zero, Doc: "b2: the loss the curve tends to."},
+			{Name: "loss_drops", Type: String, Nullable: true,
+				Doc: "A step learning-rate schedule: the epochs (comma-separated, increasing) at which the loss's excess over b2 falls to loss_drop_factor of itself; " +
+					"a job without a budget then trains until the convergence rule is met after the last drop. Null: a plain 1/k curve."},
+			{Name: "loss_drop_factor", Type: Float64, Default: "0.5", Min: zero, MinOpen: true, Doc: "What is left of the excess loss at each drop (below 1)."},
 			{Name: "loss_noise", Type: Float64, Default: "0.03", Min: zero, Doc: "Relative (log-normal) noise of a logged loss value."},
 			{Name: "speed_noise", Type: Float64, Default: "0.02", Min: zero, Doc: "Relative (log-normal) noise of a measured speed."},
 		},

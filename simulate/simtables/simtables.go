@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/adapt"
@@ -66,6 +68,7 @@ func Profiles(t, speeds *table.Table) (map[string]simulate.Profile, error) {
 	}
 	b0, b1, b2 := t.Float64s("loss_b0"), t.Float64s("loss_b1"), t.Float64s("loss_b2")
 	ln, sn := t.Float64s("loss_noise"), t.Float64s("speed_noise")
+	drops, dropsOK, dropFactor := t.Strings("loss_drops"), t.Valid("loss_drops"), t.Float64s("loss_drop_factor")
 	for i, m := range model {
 		if kind[i] != simulate.KindPS && kind[i] != simulate.KindMeasured {
 			return nil, t.Errorf("kind", i, "kind %q is not supported yet: %q (parameter-server speed model) or %q (profile_speeds)", kind[i], simulate.KindPS, simulate.KindMeasured)
@@ -80,6 +83,19 @@ func Profiles(t, speeds *table.Table) (map[string]simulate.Profile, error) {
 		}
 		if mode[i] == fit.Async {
 			p.Speed.Theta[4] = 0
+		}
+		if dropsOK[i] && strings.TrimSpace(drops[i]) != "" {
+			for _, f := range strings.Split(drops[i], ",") {
+				e, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+				if err != nil || !(e > 0) || math.IsInf(e, 0) || len(p.Drops) > 0 && e <= p.Drops[len(p.Drops)-1] {
+					return nil, t.Errorf("loss_drops", i, "%q: want increasing positive epochs, comma-separated", drops[i])
+				}
+				p.Drops = append(p.Drops, e)
+			}
+			if !(dropFactor[i] < 1) {
+				return nil, t.Errorf("loss_drop_factor", i, "%g: a drop leaves less than all of the loss, so below 1", dropFactor[i])
+			}
+			p.DropFactor = dropFactor[i]
 		}
 		if p.Speed.Speed(1, 1) <= 0 || math.IsInf(p.Speed.Speed(1, 1), 0) {
 			return nil, t.Errorf("speed_theta0", i, "the speed model of %q gives no finite positive speed at 1 PS and 1 worker", m)
