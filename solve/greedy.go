@@ -1,9 +1,9 @@
 package solve
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
+	"sync"
 )
 
 // candidate is one task a job could get next: a worker or a PS, with its
@@ -17,11 +17,12 @@ type candidate struct {
 
 // gainQueue is a max-heap of candidates by gain; ties go to the earlier
 // arrival, then to the worker, so that the order is total and the plan
-// deterministic.
+// deterministic. Its methods are container/heap's algorithms written for
+// the candidate type: the greedy's hottest loop, without calls through an
+// interface.
 type gainQueue []*candidate
 
-func (q gainQueue) Len() int { return len(q) }
-func (q gainQueue) Less(a, b int) bool {
+func (q gainQueue) less(a, b int) bool {
 	x, y := q[a], q[b]
 	if x.gain != y.gain {
 		return x.gain > y.gain
@@ -31,22 +32,83 @@ func (q gainQueue) Less(a, b int) bool {
 	}
 	return x.role < y.role
 }
-func (q gainQueue) Swap(a, b int) {
+
+func (q gainQueue) swap(a, b int) {
 	q[a], q[b] = q[b], q[a]
 	q[a].index, q[b].index = a, b
 }
-func (q *gainQueue) Push(x any) {
-	c := x.(*candidate)
+
+func (q *gainQueue) push(c *candidate) {
 	c.index = len(*q)
 	*q = append(*q, c)
+	q.up(len(*q) - 1)
 }
-func (q *gainQueue) Pop() any {
+
+// pop takes the best candidate off.
+func (q *gainQueue) pop() *candidate {
+	n := len(*q) - 1
+	q.swap(0, n)
+	q.down(0, n)
+	return q.dropLast()
+}
+
+// remove takes the candidate at index i off.
+func (q *gainQueue) remove(i int) *candidate {
+	n := len(*q) - 1
+	if n != i {
+		q.swap(i, n)
+		if !q.down(i, n) {
+			q.up(i)
+		}
+	}
+	return q.dropLast()
+}
+
+// fix restores the order after the gain at index i changed.
+func (q gainQueue) fix(i int) {
+	if !q.down(i, len(q)) {
+		q.up(i)
+	}
+}
+
+func (q *gainQueue) dropLast() *candidate {
 	old := *q
 	c := old[len(old)-1]
 	old[len(old)-1] = nil
 	*q = old[:len(old)-1]
 	c.index = -1
 	return c
+}
+
+func (q gainQueue) up(j int) {
+	for {
+		i := (j - 1) / 2 // parent
+		if i == j || !q.less(j, i) {
+			break
+		}
+		q.swap(i, j)
+		j = i
+	}
+}
+
+func (q gainQueue) down(i0, n int) bool {
+	i := i0
+	for {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 {
+			break
+		}
+		j := j1
+		if j2 := j1 + 1; j2 < n && q.less(j2, j1) {
+			j = j2
+		}
+		if !q.less(j, i) {
+			break
+		}
+		q.swap(i, j)
+		i = j
+	}
+	return i > i0
 }
 
 // gain is the marginal gain of giving job j one more task of the role at
@@ -153,10 +215,10 @@ func (in *instance) greedy(pinned []bool) *plan {
 			}
 			c := &candidate{job: j, role: role, rank: in.rank[j], gain: in.gain(j, role, pl.ps[j], pl.wk[j])}
 			cands[j][role] = c
-			heap.Push(&q, c)
+			q.push(c)
 		}
 	}
-	for q.Len() > 0 && q[0].gain > 0 {
+	for len(q) > 0 && q[0].gain > 0 {
 		c := q[0]
 		j, role := c.job, c.role
 		nw, np := 1, 0
@@ -167,7 +229,7 @@ func (in *instance) greedy(pinned []bool) *plan {
 			if in.stopAtFirstMisfit {
 				break
 			}
-			heap.Pop(&q)
+			q.pop()
 			cands[j][role] = nil
 			states[j][role].noFit, states[j][role].noFitAt, states[j][role].misfit = true, c.gain, misfit
 			continue
@@ -180,13 +242,13 @@ func (in *instance) greedy(pinned []bool) *plan {
 				continue
 			}
 			if in.atLimit(pl, j, r) {
-				heap.Remove(&q, c.index)
+				q.remove(c.index)
 				cands[j][r] = nil
 				states[j][r].atLimit = true
 				continue
 			}
 			c.gain = in.gain(j, r, pl.ps[j], pl.wk[j])
-			heap.Fix(&q, c.index)
+			q.fix(c.index)
 		}
 	}
 	for _, c := range q {
@@ -272,15 +334,23 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 		return fromScratch
 	}
 	// Candidates from the most stable to the least; ties keep the first.
-	var plans []*plan
+	// greedy only reads the instance, so the candidates are computed at
+	// the same time; the choice below does not depend on which ends first.
+	var pins [][]bool
 	for _, pin := range [][]bool{all, noPay, growNoPay} {
-		if !anyTrue(pin) {
-			continue
+		if anyTrue(pin) {
+			pins = append(pins, pin)
 		}
-		pl := in.greedy(pin)
-		in.chargeRestarts(pl, restartCost)
-		plans = append(plans, pl)
 	}
+	plans := make([]*plan, len(pins), len(pins)+1)
+	var wg sync.WaitGroup
+	for k, pin := range pins {
+		wg.Go(func() {
+			plans[k] = in.greedy(pin)
+			in.chargeRestarts(plans[k], restartCost)
+		})
+	}
+	wg.Wait()
 	plans = append(plans, fromScratch)
 	best := plans[0]
 	bw, bo := in.objective(best)
