@@ -204,7 +204,7 @@ func TestSameSeedSameResultOtherSeedOtherNoise(t *testing.T) {
 	}
 }
 
-func TestOracleAndNoiselessFitsPredictBetterThanNoisy(t *testing.T) {
+func TestOracleMispredictsLessThanFitting(t *testing.T) {
 	in := testbedInput(t, 3)
 	noisy := run(t, in, solve.Optimus, 1, false).Summary.MeanPredErr
 	oracle := run(t, in, solve.Optimus, 1, true).Summary.MeanPredErr
