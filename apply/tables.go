@@ -30,7 +30,7 @@ func PlanFromTable(t *table.Table) (Plan, error) {
 		use[r] = t.Float64s(name)
 	}
 	var p Plan
-	seenJob := map[string]int{} // job -> index in p.Jobs
+	seenJob := map[string]int{}      // job -> index in p.Jobs
 	firstTask := map[string]int{}    // task name -> row
 	jobFirstTask := map[string]int{} // job -> row of its first task
 	taskless := map[string]int{}
