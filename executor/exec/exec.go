@@ -56,12 +56,20 @@ type Executor struct {
 
 var _ executor.Executor = (*Executor)(nil)
 
-// New returns an exec executor; the program is looked up by Validate.
-func New(opts Options) *Executor {
+// New returns an exec executor for the program, which must exist and be
+// executable (a name without a slash is looked up in PATH).
+func New(opts Options) (*Executor, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
-	return &Executor{opts: opts}
+	if opts.Program == "" {
+		return nil, errors.New("the exec executor needs a program")
+	}
+	path, err := osexec.LookPath(opts.Program)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", opts.Program, unwrapExecError(err))
+	}
+	return &Executor{opts: opts, path: path}, nil
 }
 
 // Name is "exec".
@@ -70,17 +78,9 @@ func (e *Executor) Name() string { return "exec" }
 // Current returns the tasks given in Options.
 func (e *Executor) Current(context.Context) ([]executor.Task, error) { return e.opts.Current, nil }
 
-// Validate checks the program is there and executable, and the plan as
-// executor.ValidatePlan does (no image needed: the program decides).
+// Validate checks the plan as executor.ValidatePlan does (no image needed:
+// the program decides what runs).
 func (e *Executor) Validate(_ context.Context, plan []executor.Task, jobs map[string]executor.Job) error {
-	if e.opts.Program == "" {
-		return executor.Invalidf("the exec executor needs --program PATH")
-	}
-	path, err := osexec.LookPath(e.opts.Program)
-	if err != nil {
-		return executor.Invalidf("--program %s: %v", e.opts.Program, unwrapExecError(err))
-	}
-	e.path = path
 	return executor.ValidatePlan(plan, jobs, executor.ValidateOptions{Capacity: e.opts.Capacity})
 }
 
@@ -161,13 +161,6 @@ func Args(c executor.Change) []string {
 // failure: every change gets its result. With dryRun nothing runs and each
 // change is planned, its message the command line that would run.
 func (e *Executor) Apply(ctx context.Context, changes []executor.Change, dryRun bool) ([]executor.Result, error) {
-	if e.path == "" && !dryRun {
-		path, err := osexec.LookPath(e.opts.Program)
-		if err != nil {
-			return nil, fmt.Errorf("--program %s: %v", e.opts.Program, unwrapExecError(err))
-		}
-		e.path = path
-	}
 	results := make([]executor.Result, len(changes))
 	for i, c := range changes {
 		args := Args(c)

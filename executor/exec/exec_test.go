@@ -54,7 +54,7 @@ func TestExecRecordsArgsAndStdin(t *testing.T) {
 cat > "`+record+`.$2.json"
 echo "launched $1 $2" >&2
 `)
-	e := New(Options{Program: prog})
+	e := mustNew(t, Options{Program: prog})
 	changes := []executor.Change{change("resnet50-a", executor.ActionStart), change("x$(touch pwned);y", executor.ActionResize), change("vgg16-b", executor.ActionStop)}
 	if err := e.Validate(context.Background(), changes[0].To, map[string]executor.Job{"resnet50-a": changes[0].Job}); err != nil {
 		t.Fatal(err)
@@ -109,7 +109,7 @@ func TestExecFailureIsPerChange(t *testing.T) {
 	prog := script(t, "launcher", `if [ "$2" = dssm-a ]; then echo "quota exceeded for $2" >&2; exit 3; fi
 echo ok >&2
 `)
-	e := New(Options{Program: prog})
+	e := mustNew(t, Options{Program: prog})
 	res, err := e.Apply(context.Background(), []executor.Change{change("a", "start"), change("dssm-a", "start"), change("z", "stop")}, false)
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +132,7 @@ echo $! > "`+pidFile+`"
 echo "waiting forever" >&2
 wait
 `)
-	e := New(Options{Program: prog, Timeout: 300 * time.Millisecond})
+	e := mustNew(t, Options{Program: prog, Timeout: 300 * time.Millisecond})
 	res, err := e.Apply(context.Background(), []executor.Change{change("a", "start")}, false)
 	if err != nil {
 		t.Fatal(err)
@@ -159,24 +159,37 @@ wait
 }
 
 func TestExecMissingProgram(t *testing.T) {
-	for _, prog := range []string{"", filepath.Join(t.TempDir(), "no-such-launcher"), "no-such-launcher-in-path"} {
-		e := New(Options{Program: prog})
-		err := e.Validate(context.Background(), nil, nil)
-		if !errors.Is(err, executor.ErrInvalidPlan) {
-			t.Errorf("program %q: error %v, want an invalid-plan error", prog, err)
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "plain")
+	if err := os.WriteFile(notExec, []byte("echo hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ prog, want string }{
+		{"", "the exec executor needs a program"},
+		{dir + "/no-such-launcher", dir + "/no-such-launcher: stat " + dir + "/no-such-launcher: no such file or directory"},
+		{"no-such-launcher-in-path", `no-such-launcher-in-path: executable file not found in $PATH`},
+		{notExec, notExec + ": permission denied"},
+	}
+	for _, tt := range tests {
+		if _, err := New(Options{Program: tt.prog}); err == nil || err.Error() != tt.want {
+			t.Errorf("program %q: error %v, want %q", tt.prog, err, tt.want)
 		}
 	}
-	notExec := filepath.Join(t.TempDir(), "plain")
-	os.WriteFile(notExec, []byte("echo hi\n"), 0o644)
-	if err := New(Options{Program: notExec}).Validate(context.Background(), nil, nil); err == nil || !strings.Contains(err.Error(), "permission denied") {
-		t.Errorf("non-executable program: error %v", err)
+}
+
+func mustNew(t *testing.T, o Options) *Executor {
+	t.Helper()
+	e, err := New(o)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return e
 }
 
 func TestExecDryRunRunsNothing(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "ran")
 	prog := script(t, "launcher", `touch "`+marker+`"`)
-	res, err := New(Options{Program: prog}).Apply(context.Background(), []executor.Change{change("a", "start")}, true)
+	res, err := mustNew(t, Options{Program: prog}).Apply(context.Background(), []executor.Change{change("a", "start")}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
