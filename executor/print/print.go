@@ -5,6 +5,7 @@
 package print
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -48,22 +49,47 @@ func (e *Executor) Name() string { return "print" }
 // Current returns the tasks given in Options.
 func (e *Executor) Current(context.Context) ([]executor.Task, error) { return e.opts.Current, nil }
 
-// Validate checks the plan as executor.ValidatePlan does; with manifests
-// every job needs an image.
+// Validate checks the plan as executor.ValidatePlan does. With manifests
+// every job needs an image, and the objects of every planned job must build
+// (the manifest writer's own checks: names Kubernetes accepts, whole GPUs).
 func (e *Executor) Validate(_ context.Context, plan []executor.Task, jobs map[string]executor.Job) error {
-	return executor.ValidatePlan(plan, jobs, executor.ValidateOptions{NeedImage: e.opts.Manifests != nil, Capacity: e.opts.Capacity})
+	if err := executor.ValidatePlan(plan, jobs, executor.ValidateOptions{NeedImage: e.opts.Manifests != nil, Capacity: e.opts.Capacity}); err != nil {
+		return err
+	}
+	if e.opts.Manifests == nil {
+		return nil
+	}
+	var starts []executor.Change
+	byJob := map[string]int{}
+	for _, t := range plan {
+		i, ok := byJob[t.Job]
+		if !ok {
+			i = len(starts)
+			byJob[t.Job] = i
+			starts = append(starts, executor.Change{Job: jobs[t.Job], Action: executor.ActionStart})
+		}
+		starts[i].To = append(starts[i].To, t)
+	}
+	if err := e.opts.Manifest(io.Discard, starts); err != nil {
+		return executor.Invalidf("%v", err)
+	}
+	return nil
 }
 
 // Apply changes nothing: every change is planned, with one task result per
 // task it would start, restart, move or stop (kept tasks: skipped). With
-// manifests it writes them after the results are known.
+// manifests it writes them, all or nothing.
 func (e *Executor) Apply(_ context.Context, changes []executor.Change, _ bool) ([]executor.Result, error) {
 	results := make([]executor.Result, len(changes))
 	for i, c := range changes {
 		results[i] = executor.Result{Change: c, Outcome: executor.OutcomePlanned, Tasks: TaskPlan(c)}
 	}
 	if e.opts.Manifests != nil {
-		if err := e.opts.Manifest(e.opts.Manifests, changes); err != nil {
+		var buf bytes.Buffer
+		if err := e.opts.Manifest(&buf, changes); err != nil {
+			return nil, fmt.Errorf("manifests: %w", err)
+		}
+		if _, err := e.opts.Manifests.Write(buf.Bytes()); err != nil {
 			return nil, fmt.Errorf("manifests: %w", err)
 		}
 	}

@@ -3,9 +3,11 @@ package print
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/optimus-sched/optimus/executor"
@@ -71,6 +73,11 @@ func TestApplyChangesNothingAndWritesManifests(t *testing.T) {
 	jobs := map[string]executor.Job{"j": {Job: "j"}}
 	if err := e.Validate(context.Background(), changes[0].To, jobs); err == nil {
 		t.Error("with manifests, a job without an image must not validate")
+	}
+	failing, _ := New(Options{Manifests: &yaml, Manifest: func(io.Writer, []executor.Change) error { return errors.New(`job "J" cannot name a Service`) }})
+	err = failing.Validate(context.Background(), changes[0].To, map[string]executor.Job{"j": {Job: "j", Image: "img"}})
+	if !errors.Is(err, executor.ErrInvalidPlan) || !strings.Contains(err.Error(), "cannot name a Service") {
+		t.Errorf("a manifest that does not build: %v, want an invalid plan", err)
 	}
 	if _, err := New(Options{Manifests: &yaml}); err == nil {
 		t.Error("manifests without a writer must be refused")
