@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/optimus-sched/optimus/cli/applycmd"
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/convertcmd"
 	"github.com/optimus-sched/optimus/cli/datasetscmd"
@@ -55,6 +56,7 @@ failures.`,
 		predictcmd.NewCmd(ios, nil),
 		solvecmd.NewCmd(ios, nil),
 		placecmd.NewCmd(ios, nil),
+		applycmd.NewCmd(ios, nil),
 	} {
 		c.GroupID = "pipeline"
 		cmd.AddCommand(c)
