@@ -18,6 +18,7 @@ import (
 	"github.com/optimus-sched/optimus/cli/placecmd"
 	"github.com/optimus-sched/optimus/cli/predictcmd"
 	"github.com/optimus-sched/optimus/cli/schemacmd"
+	"github.com/optimus-sched/optimus/cli/snapshotcmd"
 	"github.com/optimus-sched/optimus/cli/solvecmd"
 	"github.com/optimus-sched/optimus/cli/versioncmd"
 )
@@ -52,6 +53,7 @@ failures.`,
 		&cobra.Group{ID: "tables", Title: "Tables and data:"},
 	)
 	for _, c := range []*cobra.Command{
+		snapshotcmd.NewCmd(ios, nil),
 		fitcmd.NewCmd(ios, nil),
 		predictcmd.NewCmd(ios, nil),
 		solvecmd.NewCmd(ios, nil),

@@ -62,18 +62,38 @@ var (
 // outside CI, and fails it when the server cannot start.
 func Shared(t testing.TB) *Server {
 	t.Helper()
-	apiserver, etcd, missing := Binaries()
-	if missing != "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("ktest: CI=true but %s; build them with scripts/k8s-build.sh", missing)
-		}
-		t.Skipf("ktest: skipping: %s (build them with scripts/k8s-build.sh, or `make k8s-build`)", missing)
-	}
+	apiserver, etcd := need(t)
 	sharedOnce.Do(func() { shared, sharedErr = Start(apiserver, etcd) })
 	if sharedErr != nil {
 		t.Fatalf("ktest: starting the API server: %v", sharedErr)
 	}
 	return shared
+}
+
+// StartT starts a server for one test and stops it when the test ends;
+// skips and failures as Shared.
+func StartT(t testing.TB) *Server {
+	t.Helper()
+	apiserver, etcd := need(t)
+	s, err := Start(apiserver, etcd)
+	if err != nil {
+		t.Fatalf("ktest: starting the API server: %v", err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// need finds the binaries, or skips t (fails it under CI=true).
+func need(t testing.TB) (apiserver, etcd string) {
+	t.Helper()
+	apiserver, etcd, missing := Binaries()
+	if missing != "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("ktest: CI=true but %s; build them with scripts/k8s-build.sh", missing)
+		}
+		t.Skipf("ktest: skipping: %s (build them with scripts/k8s-build.sh, or make k8s-build)", missing)
+	}
+	return apiserver, etcd
 }
 
 // StopShared stops the shared server, if one was started.
