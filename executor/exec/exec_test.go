@@ -200,3 +200,19 @@ func TestExecDryRunRunsNothing(t *testing.T) {
 		t.Error("dry run ran the program")
 	}
 }
+
+// A chatty program's message keeps the end of its standard error.
+func TestExecMessageKeepsTheEnd(t *testing.T) {
+	prog := script(t, "chatty", `for i in $(seq 1 2000); do echo "line $i of the log" >&2; done
+echo "the real error" >&2
+exit 1
+`)
+	res, err := mustNew(t, Options{Program: prog}).Apply(context.Background(), []executor.Change{change("a", "start")}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := res[0].Message
+	if !strings.HasPrefix(msg, "exit status 1: ...") || !strings.HasSuffix(msg, "line 2000 of the log\nthe real error") || len(msg) > maxMessage+len("exit status 1: ...") {
+		t.Errorf("message of %d bytes: %.40q ... %q", len(msg), msg, msg[len(msg)-40:])
+	}
+}
