@@ -169,10 +169,10 @@ func Run(opts *Options) error {
 		if errors.Is(err, executor.ErrInvalidPlan) {
 			return &table.Error{Source: planTable.Source, Msg: strings.TrimPrefix(err.Error(), executor.ErrInvalidPlan.Error()+": ")}
 		}
-		return fmt.Errorf("%s: %w", ex.Name(), err)
+		return named(ex, err)
 	}
 	if current, err = ex.Current(ctx); err != nil {
-		return fmt.Errorf("%s: reading what runs now: %w", ex.Name(), err)
+		return named(ex, err)
 	}
 	generation := opts.Generation
 	if generation == "" {
@@ -181,7 +181,7 @@ func Run(opts *Options) error {
 	changes, skipped := apply.Diff(plan, current, jobs, apply.Options{Prune: opts.Prune, Generation: generation})
 	results, err := ex.Apply(ctx, changes, opts.DryRun)
 	if err != nil {
-		return fmt.Errorf("%s: %w", ex.Name(), err)
+		return named(ex, err)
 	}
 	all := append(results, skipped...)
 	actions, err := apply.ActionsTable(all)
@@ -203,6 +203,15 @@ func Run(opts *Options) error {
 		return fmt.Errorf("%d of %d changes failed (see the actions table); apply the plan again to retry them", failed, len(results))
 	}
 	return nil
+}
+
+// named prefixes an executor's error with the executor's name, unless the
+// executor said it already.
+func named(ex executor.Executor, err error) error {
+	if strings.HasPrefix(err.Error(), ex.Name()+": ") {
+		return err
+	}
+	return fmt.Errorf("%s: %w", ex.Name(), err)
 }
 
 // check validates the flags before any input is read.
