@@ -479,3 +479,48 @@ func TestPrintManifests(t *testing.T) {
 	}
 	t.Logf("%d bytes of YAML, %d pods", len(text), strings.Count(text, "\nkind: Pod\n")+strings.Count(text[:20], "kind: Pod"))
 }
+
+// The next round of the pipeline with nothing changed: place --current keeps
+// every task where it runs (kept), and apply then has nothing to do.
+func TestNextRoundKeepsEverything(t *testing.T) {
+	dir := testbedPlan(t)
+	tmp := t.TempDir()
+	mustRun(t, "place", "--cluster", dir+"/testbed/cluster.parquet", "-i", dir+"/allocation.parquet", "--current", dir+"/plan.parquet", "-o", tmp+"/plan2.parquet")
+	pt, err := table.ReadFile(tmp+"/plan2.parquet", schema.Plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := 0
+	for _, k := range pt.Bools("kept") {
+		if k {
+			kept++
+		}
+	}
+	mustRun(t, "apply", "-i", tmp+"/plan2.parquet", "--jobs", dir+"/testbed/jobs.parquet", "--executor", "print", "--current", dir+"/plan.parquet", "-o", tmp+"/actions.csv")
+	got := actions(t, tmp+"/actions.csv")
+	if kept != 60 || len(got) != 9 || count(got, "skipped: already running as planned") != 9 {
+		t.Errorf("%d of 60 tasks kept; actions:\n%s", kept, strings.Join(got, "\n"))
+	}
+}
+
+// The plan lets a running job wait: it is stopped, without --prune.
+func TestWaitingJobIsStopped(t *testing.T) {
+	dir := testbedPlan(t)
+	tmp := t.TempDir()
+	first := true
+	plan := editCSV(t, dir+"/plan.csv", tmp+"/plan.csv", func(l string) string {
+		if !strings.HasPrefix(l, "vgg16-b,") {
+			return l
+		}
+		if first {
+			first = false
+			return "vgg16-b,,,,false,waiting,cluster full,0,0,0,,false,,0.0,0.0,0.0,0.0"
+		}
+		return ""
+	})
+	mustRun(t, "apply", "-i", plan, "--jobs", dir+"/jobs.csv", "--executor", "print", "--current", dir+"/plan.parquet", "-o", tmp+"/actions.csv")
+	got := actions(t, tmp+"/actions.csv")
+	if count(got, "vgg16-b stop [", "] planned: stop on ") != 7 || count(got, "skipped: already running as planned") != 8 {
+		t.Errorf("actions:\n%s", strings.Join(got, "\n"))
+	}
+}
