@@ -241,34 +241,42 @@ func (e *Executor) deleteAll(ctx context.Context, work []*jobWork) {
 	if len(gone) == 0 {
 		return
 	}
-	timeout := e.opts.Timeout
-	if timeout < 0 {
-		timeout = DefaultTimeout
+	uids := map[types.UID]bool{}
+	for uid := range gone {
+		uids[uid] = true
 	}
-	deadline := time.Now().Add(timeout)
+	for uid := range e.waitGone(ctx, uids) {
+		w := gone[uid]
+		w.notes = append(w.notes, fmt.Sprintf("old pods still terminating after %s", e.goneTimeout()))
+	}
+}
+
+func (e *Executor) goneTimeout() time.Duration {
+	if e.opts.Timeout < 0 {
+		return DefaultTimeout
+	}
+	return e.opts.Timeout
+}
+
+// waitGone waits, up to Timeout (DefaultTimeout when that is negative),
+// until no managed pod has one of the UIDs, and returns those still there.
+func (e *Executor) waitGone(ctx context.Context, uids map[types.UID]bool) map[types.UID]bool {
+	deadline := time.Now().Add(e.goneTimeout())
+	left := uids
 	for {
-		list, err := e.managedPods(ctx)
-		if err == nil {
-			left := map[types.UID]bool{}
+		if list, err := e.managedPods(ctx); err == nil {
+			left = map[types.UID]bool{}
 			for i := range list {
-				if gone[list[i].UID] != nil {
+				if uids[list[i].UID] {
 					left[list[i].UID] = true
 				}
 			}
 			if len(left) == 0 {
-				return
-			}
-			if time.Now().After(deadline) {
-				for uid, w := range gone {
-					if left[uid] {
-						w.notes = append(w.notes, fmt.Sprintf("old pods still terminating after %s", timeout))
-					}
-				}
-				return
+				return nil
 			}
 		}
-		if sleep(ctx, pollEvery) != nil {
-			return
+		if time.Now().After(deadline) || sleep(ctx, pollEvery) != nil {
+			return left
 		}
 	}
 }
@@ -327,6 +335,7 @@ func (e *Executor) createAll(ctx context.Context, work []*jobWork) map[types.UID
 				w.tasks[q.Name] = joinStep(w.tasks[q.Name], "not created: an earlier task of the job was rejected")
 			}
 			var undone []string
+			rolled := map[types.UID]bool{}
 			for _, q := range mine {
 				err := pods.Delete(ctx, q.Name, e.deleteOptions(q.UID))
 				if err != nil && !apierrors.IsNotFound(err) {
@@ -335,9 +344,13 @@ func (e *Executor) createAll(ctx context.Context, work []*jobWork) map[types.UID
 				}
 				w.tasks[q.Name] = joinStep(w.tasks[q.Name], "deleted again (rollback)")
 				undone = append(undone, q.Name)
+				rolled[q.UID] = true
 			}
 			if len(undone) > 0 {
-				w.notes = append(w.notes, "rolled back "+strings.Join(undone, ", "))
+				w.notes = append(w.notes, "rolled back (deleted again) "+strings.Join(undone, ", "))
+				if left := e.waitGone(ctx, rolled); len(left) > 0 {
+					w.notes = append(w.notes, fmt.Sprintf("%d of them still terminating after %s", len(left), e.goneTimeout()))
+				}
 			}
 			mine = nil
 			break

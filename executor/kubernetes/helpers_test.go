@@ -245,6 +245,9 @@ func (e *env) room(p apply.Plan, t executor.Task, avoid string) string {
 }
 
 func envOf(p corev1.Pod, name string) string {
+	if len(p.Spec.Containers) == 0 {
+		return ""
+	}
 	for _, v := range p.Spec.Containers[0].Env {
 		if v.Name == name {
 			return v.Value

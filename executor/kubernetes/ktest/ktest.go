@@ -115,8 +115,10 @@ func Binaries() (apiserver, etcd, missing string) {
 		etcd = filepath.Join(root, "tools", "k8s", "bin", "etcd")
 	}
 	var absent []string
-	for _, p := range []string{apiserver, etcd} {
-		if st, err := os.Stat(p); err != nil || st.IsDir() {
+	for i, p := range []string{apiserver, etcd} {
+		if p == "" {
+			absent = append(absent, []string{"$OPTIMUS_KUBE_APISERVER", "$OPTIMUS_ETCD"}[i]+" (unset, and no tools/k8s above the working directory)")
+		} else if st, err := os.Stat(p); err != nil || st.IsDir() {
 			absent = append(absent, p)
 		}
 	}
