@@ -87,6 +87,9 @@ func (e *Executor) plan(c executor.Change, st *state) *jobWork {
 		}
 	}
 	svc := st.services[job]
+	if svc != nil && !managed(svc) && len(want) == 0 {
+		svc = nil // a stop leaves a foreign Service of that name alone
+	}
 	if svc != nil && !managed(svc) {
 		w.conflict = fmt.Sprintf("service %s exists and is not managed by optimus (no label %s=%s): left alone; rename the job or remove that Service", job, LabelManagedBy, ManagedByValue)
 		return w

@@ -305,17 +305,29 @@ func TestForeignPodIsAConflictNeverTouched(t *testing.T) {
 	// (On a node that does not exist, so nothing else changes them either.)
 	sameName := mk("inception-a-worker-0", map[string]string{"app": "theirs"})
 	lookalike := mk("lookalike", map[string]string{k8s.LabelJob: "seq2seq-b", k8s.LabelRole: "worker", k8s.LabelIndex: "0"})
+	// A Service of someone else's, named like a job.
+	svc, err := e.admin.CoreV1().Services(e.ns).Create(ctx, &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "resnet50-b"},
+		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	x, _ := e.executor(ktest.AdminToken, nil)
 	rs, err := e.run(x, e.plan, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	logResults(t, rs)
+	conflicts := map[string]string{
+		"inception-a": "pod inception-a-worker-0 exists and is not managed by optimus",
+		"resnet50-b":  "service resnet50-b exists and is not managed by optimus",
+	}
 	for _, r := range rs {
 		want := executor.OutcomeDone
-		if r.Change.Job.Job == "inception-a" {
+		if msg, ok := conflicts[r.Change.Job.Job]; ok {
 			want = executor.OutcomeFailed
-			if !strings.Contains(r.Message, "pod inception-a-worker-0 exists and is not managed by optimus") {
+			if !strings.Contains(r.Message, msg) {
 				t.Errorf("conflict message: %s", r.Message)
 			}
 		}
@@ -324,8 +336,13 @@ func TestForeignPodIsAConflictNeverTouched(t *testing.T) {
 		}
 	}
 	pods := e.pods()
-	if n := countJob(pods, "inception-a"); n != 0 {
-		t.Errorf("inception-a: %d pods created despite the conflict", n)
+	for job := range conflicts {
+		if n := countJob(pods, job); n != 0 {
+			t.Errorf("%s: %d pods created despite the conflict", job, n)
+		}
+	}
+	if got, err := e.admin.CoreV1().Services(e.ns).Get(ctx, "resnet50-b", metav1.GetOptions{}); err != nil || got.ResourceVersion != svc.ResourceVersion {
+		t.Errorf("foreign service touched: %v", err)
 	}
 	// Prune with a plan lacking seq2seq-b: its pods go, the look-alike stays.
 	if _, err := e.run(x, without(e.plan, "seq2seq-b"), true); err != nil {
@@ -555,5 +572,22 @@ func TestTwoConcurrentAppliesExactlyOneProceeds(t *testing.T) {
 		t.Errorf("after release: %v", err)
 	} else {
 		logResults(t, rs)
+	}
+
+	// A waiting apply proceeds once the holder lets go within --lease-wait.
+	release, err = holder.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { time.Sleep(time.Second); release() }()
+	patient, _ := e.executor(ktest.AdminToken, func(o *k8s.Options) { o.LeaseWait = time.Minute })
+	if rs, err := e.run(patient, e.plan, false); err != nil {
+		t.Errorf("waiting for the Lease: %v", err)
+	} else {
+		for _, r := range rs {
+			if r.Change.Job.Job == "seq2seq-a" && (r.Change.Action != executor.ActionMove || r.Outcome != executor.OutcomeDone) {
+				t.Errorf("seq2seq-a after waiting: %s %s %s", r.Change.Action, r.Outcome, r.Message)
+			}
+		}
 	}
 }
