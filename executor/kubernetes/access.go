@@ -2,7 +2,6 @@ package kubernetes
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	authnv1 "k8s.io/api/authentication/v1"
@@ -66,12 +65,4 @@ func (e *Executor) user(ctx context.Context) string {
 		return ""
 	}
 	return r.Status.UserInfo.Username
-}
-
-func (a Access) String() string {
-	scope := "namespace"
-	if a.Cluster {
-		scope = "cluster"
-	}
-	return fmt.Sprintf("%s %s/%s (%s)", a.Verb, a.Group, a.Resource, scope)
 }
