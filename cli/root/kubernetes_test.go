@@ -11,9 +11,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/optimus-sched/optimus/apply"
 	"github.com/optimus-sched/optimus/executor"
+	k8s "github.com/optimus-sched/optimus/executor/kubernetes"
 	"github.com/optimus-sched/optimus/executor/kubernetes/ktest"
 	"github.com/optimus-sched/optimus/io/schema"
 )
@@ -109,6 +111,40 @@ func TestApplyAndSnapshotAgainstKubernetes(t *testing.T) {
 	t.Logf("apply: %d action rows %v", actions.NumRows(), outcomes)
 	if outcomes[executor.OutcomeDone] != 60 || len(outcomes) != 1 {
 		t.Errorf("apply outcomes %v, want 60 done (one per task)", outcomes)
+	}
+
+	// print --manifests shows the very objects the kubernetes executor made.
+	code, yamlOut, errOut := run(t, nil, "apply", "-i", o("plan.parquet"), "--jobs", tb("jobs"), "--executor", "print",
+		"--manifests", "--namespace", ns, "-o", o("planned.csv"))
+	if code != 0 {
+		t.Fatalf("print --manifests: exit %d: %s", code, errOut)
+	}
+	live, err := admin.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	liveByName := map[string]corev1.Pod{}
+	for _, p := range live.Items {
+		liveByName[p.Name] = p
+	}
+	printed := 0
+	for _, doc := range strings.Split(string(yamlOut), "---\n") {
+		var p corev1.Pod
+		if err := yaml.Unmarshal([]byte(doc), &p); err != nil {
+			t.Fatal(err)
+		}
+		if p.Kind != "Pod" {
+			continue
+		}
+		printed++
+		l, ok := liveByName[p.Name]
+		if !ok || l.Spec.NodeName != p.Spec.NodeName || l.Annotations[k8s.AnnotSpecHash] != p.Annotations[k8s.AnnotSpecHash] ||
+			!reflect.DeepEqual(l.Labels, p.Labels) {
+			t.Errorf("printed pod %s differs from the one apply made", p.Name)
+		}
+	}
+	if printed != len(live.Items) || printed != 69 {
+		t.Errorf("print --manifests: %d pods, the cluster runs %d, want 69", printed, len(live.Items))
 	}
 
 	stderr := step(0, "snapshot", "kubernetes", "--kubeconfig", kubeconfig, "--jobs", tb("jobs"), "-o", o("snap"))
