@@ -429,6 +429,9 @@ func whyPending(p *corev1.Pod, nodes map[string]Node) string {
 	} else if n.Unusable != "" {
 		return phase + ", node " + p.Spec.NodeName + " is " + n.Unusable
 	}
+	if p.Status.Reason != "" { // the kubelet refused it: OutOfcpu, OutOfnvidia.com/gpu, ...
+		return phase + ", " + p.Status.Reason + ": " + p.Status.Message
+	}
 	for _, cs := range p.Status.ContainerStatuses {
 		if wt := cs.State.Waiting; wt != nil && wt.Reason != "" {
 			return phase + ", " + wt.Reason + ": " + wt.Message
