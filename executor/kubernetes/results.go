@@ -128,7 +128,7 @@ func sortResults(trs []executor.TaskResult) {
 
 // summary says in one line what was and was not done for a job.
 func (w *jobWork) summary() string {
-	var deleted, created int
+	var deleted, created, notRunning int
 	for _, p := range w.del {
 		if strings.HasPrefix(w.tasks[p.Name], "deleted from") {
 			deleted++
@@ -136,11 +136,18 @@ func (w *jobWork) summary() string {
 	}
 	for _, p := range w.create {
 		msg := w.tasks[p.Name]
-		if strings.Contains(msg, "created on") && !isFailure(msg) {
+		if strings.Contains(msg, "created on") && !strings.Contains(msg, "deleted again") {
 			created++
+			if strings.Contains(msg, "not Running") {
+				notRunning++
+			}
 		}
 	}
-	parts := []string{fmt.Sprintf("deleted %d pods, created %d of %d, %d unchanged", deleted, created, len(w.create), len(w.skip))}
+	head := fmt.Sprintf("deleted %d pods, created %d of %d", deleted, created, len(w.create))
+	if notRunning > 0 {
+		head += fmt.Sprintf(" (%d not Running)", notRunning)
+	}
+	parts := []string{head + fmt.Sprintf(", %d unchanged", len(w.skip))}
 	parts = append(parts, w.notes...)
 	if w.failed {
 		var bad []string
