@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/optimus-sched/optimus/cli/applycmd"
 	"github.com/optimus-sched/optimus/cli/chartcmd"
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/convertcmd"
@@ -19,6 +20,7 @@ import (
 	"github.com/optimus-sched/optimus/cli/predictcmd"
 	"github.com/optimus-sched/optimus/cli/reportcmd"
 	"github.com/optimus-sched/optimus/cli/schemacmd"
+	"github.com/optimus-sched/optimus/cli/snapshotcmd"
 	"github.com/optimus-sched/optimus/cli/solvecmd"
 	"github.com/optimus-sched/optimus/cli/versioncmd"
 )
@@ -53,10 +55,12 @@ failures.`,
 		&cobra.Group{ID: "tables", Title: "Tables and data:"},
 	)
 	for _, c := range []*cobra.Command{
+		snapshotcmd.NewCmd(ios),
 		fitcmd.NewCmd(ios),
 		predictcmd.NewCmd(ios),
 		solvecmd.NewCmd(ios),
 		placecmd.NewCmd(ios),
+		applycmd.NewCmd(ios),
 	} {
 		c.GroupID = "pipeline"
 		cmd.AddCommand(c)

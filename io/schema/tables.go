@@ -65,7 +65,7 @@ var Jobs = &Table{
 		{Name: "image", Type: String, Nullable: true,
 			Doc: "Container image of the job's tasks (for apply)."},
 		{Name: "command", Type: String, Nullable: true,
-			Doc: "Command of the job's tasks (for apply), as one string the executor splits on whitespace."},
+			Doc: "Command of the job's tasks (for apply), as one string, split into arguments as a shell splits words (quotes group, no shell runs; docs/apply.md)."},
 	},
 	Patterns: []Pattern{
 		{Prefix: "worker_", Type: Float64, Min: zero,
