@@ -77,6 +77,7 @@ failures.`,
 	evalCmd := evalcmd.NewCmd(ios)
 	evalCmd.GroupID = "tables"
 	cmd.AddCommand(evalCmd, versioncmd.NewCmd(ios))
+	addCompletions(cmd)
 	return cmd
 }
 
