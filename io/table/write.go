@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -113,11 +114,17 @@ const parquetRowGroup = 1 << 20
 func writeParquet(w io.Writer, t *Table) error {
 	rec := t.Record()
 	defer rec.Release()
-	props := parquet.NewWriterProperties(
+	opts := []parquet.WriterProperty{
 		parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithMaxRowGroupLength(parquetRowGroup),
 		parquet.WithCreatedBy("optimus"),
-	)
+	}
+	for i, f := range t.fields {
+		if dictionaryOverflows(t.cols[i], parquet.DefaultDictionaryPageSizeLimit) {
+			opts = append(opts, parquet.WithDictionaryFor(f.Name, false))
+		}
+	}
+	props := parquet.NewWriterProperties(opts...)
 	// Hide w's Close method: the Parquet writer closes a sink that has one,
 	// and closing is the caller's business.
 	pw, err := pqarrow.NewFileWriter(rec.Schema(), struct{ io.Writer }{w}, props, pqarrow.DefaultWriterProps())
@@ -146,4 +153,62 @@ func cellText(a arrow.Array, r int) string {
 		return strconv.FormatBool(a.Value(r))
 	}
 	return a.ValueStr(r)
+}
+
+// dictionaryOverflows reports whether the Parquet writer's dictionary for
+// the column would outgrow limit bytes in some row group: it then falls
+// back to plain encoding mid-chunk and lists the chunk's page encodings
+// from a Go map, in random order (arrow-go v18.8.0), so that the same table
+// writes different bytes from run to run. Such columns are written plain
+// from the start. The sizes are the writer's own (DictEncodedSize): each
+// distinct value's bytes, plus 4 for a string's length; the count stops at
+// the limit.
+func dictionaryOverflows(a arrow.Array, limit int64) bool {
+	n := a.Len()
+	for lo := 0; lo < n; lo += parquetRowGroup {
+		hi := min(n, lo+parquetRowGroup)
+		var size int64
+		switch a := a.(type) {
+		case *array.String:
+			seen := map[string]struct{}{}
+			for r := lo; r < hi && size < limit; r++ {
+				if a.IsValid(r) {
+					v := a.Value(r)
+					if _, ok := seen[v]; !ok {
+						seen[v] = struct{}{}
+						size += int64(len(v)) + 4
+					}
+				}
+			}
+		case *array.Int64:
+			size = distinctWords(a.Int64Values()[lo:hi], a, lo, limit, func(v int64) uint64 { return uint64(v) })
+		case *array.Float64:
+			size = distinctWords(a.Float64Values()[lo:hi], a, lo, limit, math.Float64bits)
+		}
+		if size >= limit {
+			return true
+		}
+	}
+	return false
+}
+
+// distinctWords is 8 bytes per distinct non-null value of vals (rows
+// lo.. of a), counted up to limit.
+func distinctWords[T any](vals []T, a arrow.Array, lo int, limit int64, key func(T) uint64) int64 {
+	seen := map[uint64]struct{}{}
+	var size int64
+	for i, v := range vals {
+		if size >= limit {
+			break
+		}
+		if a.IsNull(lo + i) {
+			continue
+		}
+		k := key(v)
+		if _, ok := seen[k]; !ok {
+			seen[k] = struct{}{}
+			size += 8
+		}
+	}
+	return size
 }
