@@ -379,6 +379,10 @@ func checkColumn(c schema.Column, v *values, loc func(col string, r int, format 
 				}
 			}
 		case schema.Int64:
+			if i := v.i[r]; i > maxExactInt || i < -maxExactInt {
+				loc(c.Name, r, "%d is beyond ±2^53 (%d): optimus computes in float64, which holds no larger integer exactly", i, int64(maxExactInt))
+				continue
+			}
 			checkMin(c, float64(v.i[r]), r, loc)
 		case schema.Float64:
 			f := v.f[r]
@@ -394,6 +398,9 @@ func checkColumn(c schema.Column, v *values, loc func(col string, r int, format 
 }
 
 func checkMin(c schema.Column, f float64, r int, loc func(col string, r int, format string, args ...any)) {
+	if c.Max != nil && f > *c.Max {
+		loc(c.Name, r, "%v is more than %v, the most the column takes", f, *c.Max)
+	}
 	if c.Min == nil {
 		return
 	}

@@ -101,3 +101,61 @@ func TestNumberSyntax(t *testing.T) {
 		}
 	}
 }
+
+// TestRangesAreCheckedAtTheInput: integers past float64's exact range,
+// past int64's, uint64 values past int64's, integers converted to float
+// columns inexactly, and weights that would make objectives infinite are
+// located input errors, in CSV and in typed files.
+func TestRangesAreCheckedAtTheInput(t *testing.T) {
+	jobs := "job,model,mode,global_batch,epoch_steps,weight\n"
+	csvCases := []struct {
+		name, csv string
+		want      *schema.Table
+		err       string
+	}{
+		{"step near 2^63", "job,step,value\na,9223372036854775000,1\n", schema.Loss, `column "step", row 1 (line 2): 9223372036854775000 is beyond ±2^53`},
+		{"step past int64", "job,step,value\na,9223372036854775808,1\n", schema.Loss, `"9223372036854775808" is beyond the range of int64`},
+		{"global batch past 2^53", jobs + "a,m,sync,9007199254740993,10,1\n", schema.Jobs, `column "global_batch", row 1 (line 2): 9007199254740993 is beyond ±2^53`},
+		{"global batch at 2^53", jobs + "a,m,sync,9007199254740992,10,1\n", schema.Jobs, ""},
+		{"weight 1e308", jobs + "a,m,sync,32,10,1e308\n", schema.Jobs, `column "weight", row 1 (line 2): 1e+308 is more than 1e+06`},
+		{"weight at the bound", jobs + "a,m,sync,32,10,1e6\n", schema.Jobs, ""},
+	}
+	for _, c := range csvCases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Decode([]byte(c.csv), CSV, "in.csv", c.want)
+			if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+				t.Errorf("got %v, want %q", err, c.err)
+			}
+		})
+	}
+	// Typed columns: uint64 and int64 values where float64 and int64 are
+	// declared.
+	typed := []struct {
+		name string
+		col  func() arrowCol
+		want *schema.Table
+		err  string
+	}{
+		{"uint64 past 2^63 as a capacity", func() arrowCol { return uint64Col("gpu", 1<<63+5) }, schema.Cluster, `column "gpu", row 1: 9223372036854775813 is beyond ±2^53`},
+		{"int64 past 2^53 as a capacity", func() arrowCol { return int64Col("gpu", 1<<53+1) }, schema.Cluster, `9007199254740993 is beyond ±2^53: it has no exact float64 value`},
+		{"int64 capacity", func() arrowCol { return int64Col("gpu", 8) }, schema.Cluster, ""},
+	}
+	for _, c := range typed {
+		t.Run(c.name, func(t *testing.T) {
+			tb := New(nil, 1)
+			tb.SetStrings("node", []string{"n1"}, nil)
+			col := c.col()
+			tb.SetColumn(col.name, col.arr)
+			for _, f := range []Format{ArrowStream, Parquet} {
+				var buf bytes.Buffer
+				if err := Write(&buf, f, tb); err != nil {
+					t.Fatal(err)
+				}
+				_, err := Decode(buf.Bytes(), f, "cluster", c.want)
+				if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+					t.Errorf("%s: got %v, want %q", f, err, c.err)
+				}
+			}
+		})
+	}
+}
