@@ -48,7 +48,7 @@ var Jobs = &Table{
 			Doc: "Steps in one epoch (dataset size / global batch)."},
 		{Name: "arrival_s", Type: Float64, Unit: "s", Default: "0", Min: zero,
 			Doc: "Submission time; earlier jobs are served first where order matters."},
-		{Name: "weight", Type: Float64, Default: "1", Min: zero, MinOpen: true,
+		{Name: "weight", Type: Float64, Default: "1", Min: zero, MinOpen: true, Max: atLeast(1e6),
 			Doc: "Importance in the objective (sum of weight x completion time)."},
 		{Name: "epoch_budget", Type: Float64, Unit: "epochs", Nullable: true, Min: zero, MinOpen: true,
 			Doc: "The user's own stopping point; when set it wins over the predicted convergence epoch."},
