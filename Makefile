@@ -5,6 +5,7 @@
 #   make docs    regenerate docs/tables.md from the schemas
 #   make bench   run the benchmarks
 #   make assets  fetch echarts' JavaScript for the chart pages (needs npm)
+#   make k8s-up  build and start a local kube-apiserver with the testbed's nodes (docs/kubernetes.md)
 
 GO      ?= go
 BIN     := bin/optimus
@@ -12,7 +13,7 @@ OUT     ?= out
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X github.com/optimus-sched/optimus/cli/versioncmd.Version=$(VERSION)
 
-.PHONY: build demo test gotest vet interop docs bench clean FORCE
+.PHONY: build demo test gotest vet interop docs bench clean FORCE k8s-build k8s-up
 
 build: $(BIN)
 
@@ -74,3 +75,15 @@ browser: build
 
 notebook: build
 	scripts/notebook.sh $(BIN)
+
+# --- Kubernetes (docs/kubernetes.md) ---
+# k8s-build: a real kube-apiserver and etcd from the Go module proxy into tools/k8s/bin
+# (minutes cold, seconds with Go's build cache); the kubernetes executor's tests find them there.
+# k8s-up: start them on loopback with the testbed's nodes, pods made Running by a stand-in
+# kubelet; KUBECONFIG=$(OUT)/k8s/kubeconfig reaches it. Ctrl-C stops it.
+k8s-build:
+	scripts/k8s-build.sh >/dev/null
+
+k8s-up: build k8s-build
+	$(BIN) datasets export testbed -o $(OUT)/testbed >/dev/null
+	$(GO) run ./tools/k8s-up -cluster $(OUT)/testbed/cluster.parquet -kubeconfig $(OUT)/k8s/kubeconfig

@@ -86,6 +86,13 @@ var generatedNodeShapes = []struct {
 	{"cpu", 0.2, [4]float64{0, 96, 384, 50}},
 }
 
+// Bounds of a generated workload, so that no flag sizes an allocation beyond
+// reach (a 100,000-task workload takes about 100 MB).
+const (
+	MaxTasks = 10_000_000
+	MaxNodes = 2_000_000
+)
+
 // Workload generates a cluster of cfg.Nodes nodes and a predictions table
 // of jobs that ask for cfg.Tasks tasks in all.
 //
@@ -112,6 +119,10 @@ func Workload(cfg WorkloadConfig) (cluster, predictions *table.Table, err error)
 	}
 	if !(cfg.Running >= 0 && cfg.Running <= 1) {
 		return nil, nil, fmt.Errorf("running fraction %v: must be in [0, 1]", cfg.Running)
+	}
+	if cfg.Tasks > MaxTasks || cfg.Nodes > MaxNodes || cfg.MaxJobWorkers > MaxTasks {
+		return nil, nil, fmt.Errorf("tasks %d, nodes %d, most workers per job %d: at most %d tasks and %d nodes",
+			cfg.Tasks, cfg.Nodes, cfg.MaxJobWorkers, MaxTasks, MaxNodes)
 	}
 	maxW := cfg.MaxJobWorkers
 	if maxW <= 0 {

@@ -175,6 +175,11 @@ func Convergence(curves []Curve, fractions []float64, rule fit.Rule, opt fit.Los
 		for _, frac := range fractions {
 			r := ConvergenceResult{Curve: c.Name, Fraction: frac, Epochs: len(c.Values),
 				TrueEpoch: trueEpoch, Censored: censored, TrueFinal: trueFinal}
+			if !(frac > 0 && frac <= 1) {
+				r.Err, r.PredFinal = "the share of epochs to observe must be in (0, 1]", math.NaN()
+				out = append(out, r)
+				continue
+			}
 			r.Observed = int(math.Ceil(frac * float64(len(c.Values))))
 			pts := make([]fit.LossPoint, r.Observed)
 			for e := range pts {

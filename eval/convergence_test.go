@@ -78,3 +78,16 @@ func TestConvergenceOnDegenerateCurves(t *testing.T) {
 		})
 	}
 }
+
+// TestConvergenceFractionsOutOfRange: a share of epochs outside (0, 1]
+// (more than the curve, NaN, negative) gives a reason, not an index past
+// the curve.
+func TestConvergenceFractionsOutOfRange(t *testing.T) {
+	values := []float64{3, 2.5, 2.2, 2, 1.9, 1.85, 1.8, 1.78, 1.76, 1.75, 1.74, 1.73}
+	for _, frac := range []float64{1.5, -0.5, math.NaN(), math.Inf(1), 1e300} {
+		res := Convergence([]Curve{{Name: "j", Values: values}}, []float64{frac}, fit.DefaultRule, fit.DefaultLossOptions)
+		if len(res) != 1 || res[0].Err == "" || res[0].Observed > len(values) {
+			t.Errorf("fraction %v: %+v", frac, res)
+		}
+	}
+}

@@ -47,6 +47,26 @@ type SpeedResult struct {
 	SampledCfg []fit.Config // the last trial's sampled configurations
 }
 
+// Bounds of Speed's arguments: each trial fits a model, so trials bound the
+// time, samples what one fit holds.
+const (
+	MaxSamples = 10_000
+	MaxTrials  = 10_000
+)
+
+// InputError is a problem with the arguments of an evaluation: the caller's
+// input (the CLI exits 2 on it).
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+// InvalidInput marks the error as one of the input.
+func (e *InputError) InvalidInput() bool { return true }
+
+func inputErrorf(format string, args ...any) error {
+	return &InputError{Msg: fmt.Sprintf(format, args...)}
+}
+
 // Speed fits, for each key, the speed model on n sampled configurations
 // and predicts every other measured configuration; errors are
 // |predicted - measured| / measured. Random sampling repeats this over the
@@ -56,7 +76,13 @@ type SpeedResult struct {
 // predicted.
 func Speed(ms []SpeedMeasurement, n, trials int, seed uint64, sampling string) ([]SpeedResult, error) {
 	if sampling != SampleRandom && sampling != SampleSuggest {
-		return nil, fmt.Errorf("unknown sampling %q (suggest or random)", sampling)
+		return nil, inputErrorf("unknown sampling %q (suggest or random)", sampling)
+	}
+	if n < 1 || n > MaxSamples {
+		return nil, inputErrorf("%d configurations to fit on: give 1 to %d", n, MaxSamples)
+	}
+	if sampling == SampleRandom && (trials < 1 || trials > MaxTrials) {
+		return nil, inputErrorf("%d trials: give 1 to %d", trials, MaxTrials)
 	}
 	if sampling == SampleSuggest {
 		trials = 1

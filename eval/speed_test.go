@@ -1,9 +1,11 @@
 package eval
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/fit"
 )
 
 func measured(t *testing.T) []SpeedMeasurement {
@@ -45,5 +47,21 @@ func TestSpeedSampling(t *testing.T) {
 	}
 	if _, err := Speed(ms, 10, 1, 1, "grid"); err == nil {
 		t.Error("unknown sampling accepted")
+	}
+}
+
+// TestSpeedBoundsItsArguments: samples and trials that would size a map
+// negatively or run without end are input errors.
+func TestSpeedBoundsItsArguments(t *testing.T) {
+	ms := []SpeedMeasurement{{Key: "m", Mode: fit.Async, PS: 1, Workers: 1, Speed: 1}, {Key: "m", Mode: fit.Async, PS: 1, Workers: 2, Speed: 2}}
+	for _, c := range []struct {
+		n, trials int
+		sampling  string
+	}{{0, 1, SampleSuggest}, {-3, 1, SampleRandom}, {MaxSamples + 1, 1, SampleSuggest}, {2, 0, SampleRandom}, {2, 1 << 40, SampleRandom}} {
+		_, err := Speed(ms, c.n, c.trials, 1, c.sampling)
+		var ie *InputError
+		if !errors.As(err, &ie) {
+			t.Errorf("samples %d, trials %d, %s: %v", c.n, c.trials, c.sampling, err)
+		}
 	}
 }

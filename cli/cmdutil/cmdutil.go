@@ -67,7 +67,11 @@ func ReadInput(ios *iostreams.IOStreams, path string, want *schema.Table) (*tabl
 			}
 			return nil, Usagef("no input: pipe %s in, or name a file with -i", kind)
 		}
-		return table.Read(ios.In, "stdin", want)
+		t, err := table.Read(ios.In, "stdin", want)
+		if err != nil {
+			return nil, err
+		}
+		return t, checkPair(t)
 	}
 	return readFile(path, want)
 }
@@ -75,10 +79,85 @@ func ReadInput(ios *iostreams.IOStreams, path string, want *schema.Table) (*tabl
 // readFile reads a table file and notes it among the command's inputs.
 func readFile(path string, want *schema.Table) (*table.Table, error) {
 	t, err := table.ReadFile(path, want)
-	if err == nil {
-		noteInput(path, t.Name)
+	if err != nil {
+		return nil, err
 	}
-	return t, err
+	noteInput(path, t.Name)
+	if err := checkPair(t); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// MetaPair is the metadata key of the id that tables made together carry
+// (the cluster and predictions of one `optimus datasets generate`): the
+// inputs of one command must not carry different ones.
+const MetaPair = "optimus.pair"
+
+// SetPair stamps a pair id on a table.
+func SetPair(t *table.Table, id string) {
+	if t.Meta == nil {
+		t.Meta = map[string]string{}
+	}
+	t.Meta[MetaPair] = id
+}
+
+// checkPair refuses an input whose pair id differs from that of an input
+// read before by the same command.
+func checkPair(t *table.Table) error {
+	id := t.Meta[MetaPair]
+	if id == "" {
+		return nil
+	}
+	inputs.Lock()
+	defer inputs.Unlock()
+	for _, p := range inputs.pairs {
+		if p.id != id {
+			return &table.Error{Source: t.Source, Msg: fmt.Sprintf("was made by %q, but %s by %q: tables made together must be used together (regenerate both)", id, p.source, p.id)}
+		}
+	}
+	inputs.pairs = append(inputs.pairs, pairOf{source: t.Source, id: id})
+	return nil
+}
+
+type pairOf struct{ source, id string }
+
+// WriteFiles writes tables to files (each format by its extension) so that
+// either all appear or none: every file is written whole first, then all
+// are renamed into place.
+func WriteFiles(paths []string, ts []*table.Table) error {
+	var pending []*table.Pending
+	abort := func() {
+		for _, p := range pending {
+			p.Abort()
+		}
+	}
+	for i, path := range paths {
+		t, err := table.Conform(ts[i])
+		if err != nil {
+			abort()
+			return err
+		}
+		if err := checkNotAnInput(path, t.Name); err != nil {
+			abort()
+			return err
+		}
+		p, err := table.PrepareFile(path, t)
+		if err != nil {
+			abort()
+			return err
+		}
+		pending = append(pending, p)
+	}
+	for i, p := range pending {
+		if err := p.Commit(); err != nil {
+			for _, q := range pending[i+1:] {
+				q.Abort()
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // inputs lists the files the running command has read (Validate starts the
@@ -86,6 +165,7 @@ func readFile(path string, want *schema.Table) (*table.Table, error) {
 var inputs struct {
 	sync.Mutex
 	files []inputFile
+	pairs []pairOf
 }
 
 type inputFile struct {
@@ -146,7 +226,11 @@ func ReadOptionalInput(ios *iostreams.IOStreams, path string, want *schema.Table
 	if len(data) == 0 {
 		return nil, nil
 	}
-	return table.Decode(data, table.Sniff(data), "stdin", want)
+	t, err := table.Decode(data, table.Sniff(data), "stdin", want)
+	if err != nil {
+		return nil, err
+	}
+	return t, checkPair(t)
 }
 
 // ReadSide reads a side input named by a flag (the cluster, the models); it
@@ -184,7 +268,7 @@ var formatNames = map[string]table.Format{
 // the command's list of inputs (see checkNotAnInput).
 func (o *OutputOptions) Validate() error {
 	inputs.Lock()
-	inputs.files = nil
+	inputs.files, inputs.pairs = nil, nil
 	inputs.Unlock()
 	if o.Format != "" && o.Format != "text" {
 		if _, ok := formatNames[o.Format]; !ok {

@@ -1,6 +1,7 @@
 package datasetscmd
 
 import (
+	"fmt"
 	"github.com/spf13/cobra"
 
 	"github.com/optimus-sched/optimus/cli/cmdutil"
@@ -76,17 +77,43 @@ func RunGenerate(opts *GenerateOptions) error {
 	if opts.MaxJobWorkers < 1 {
 		return cmdutil.Usagef("--max-job-workers %d: give at least 1", opts.MaxJobWorkers)
 	}
+	if opts.Tasks > datasets.MaxTasks {
+		return cmdutil.Usagef("--tasks %d: at most %d", opts.Tasks, datasets.MaxTasks)
+	}
+	if opts.Nodes > datasets.MaxNodes {
+		return cmdutil.Usagef("--nodes %d: at most %d", opts.Nodes, datasets.MaxNodes)
+	}
+	if opts.MaxJobWorkers > datasets.MaxTasks {
+		return cmdutil.Usagef("--max-job-workers %d: at most %d", opts.MaxJobWorkers, datasets.MaxTasks)
+	}
 	cluster, pred, err := datasets.Workload(datasets.WorkloadConfig{
 		Seed: opts.Seed, Tasks: opts.Tasks, Nodes: opts.Nodes, Running: opts.Running, MaxJobWorkers: opts.MaxJobWorkers,
 	})
 	if err != nil {
 		return err
 	}
-	if err := table.WriteFile(opts.Cluster, cluster); err != nil {
+	// The two tables belong together: both carry the same pair id, which
+	// solve and place check (cmdutil), so that a cluster of one run is not
+	// used with the predictions of another.
+	pair := fmt.Sprintf("datasets generate --seed %d --tasks %d --nodes %d --running %v --max-job-workers %d",
+		opts.Seed, opts.Tasks, opts.Nodes, opts.Running, opts.MaxJobWorkers)
+	cmdutil.SetPair(cluster, pair)
+	cmdutil.SetPair(pred, pair)
+	if opts.Output.Path != "" && opts.Output.Path != "-" {
+		// Both files are written whole before either is renamed into place.
+		if err := cmdutil.WriteFiles([]string{opts.Cluster, opts.Output.Path}, []*table.Table{cluster, pred}); err != nil {
+			return err
+		}
+	} else if err := table.WriteFile(opts.Cluster, cluster); err != nil {
+		// On a pipe the cluster goes first: the next command reads it once
+		// its standard input ends.
 		return err
 	}
 	if opts.IO.IsStderrTTY() {
 		cmdutil.Logf(opts.IO, "wrote %s (%d nodes); %d jobs asking for %d tasks", opts.Cluster, cluster.NumRows(), pred.NumRows(), opts.Tasks)
+	}
+	if opts.Output.Path != "" && opts.Output.Path != "-" {
+		return nil
 	}
 	return opts.Output.Write(opts.IO, pred)
 }

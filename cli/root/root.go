@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/optimus-sched/optimus/cli/applycmd"
 	"github.com/optimus-sched/optimus/cli/chartcmd"
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/convertcmd"
@@ -20,6 +21,7 @@ import (
 	"github.com/optimus-sched/optimus/cli/reportcmd"
 	"github.com/optimus-sched/optimus/cli/schemacmd"
 	"github.com/optimus-sched/optimus/cli/simulatecmd"
+	"github.com/optimus-sched/optimus/cli/snapshotcmd"
 	"github.com/optimus-sched/optimus/cli/solvecmd"
 	"github.com/optimus-sched/optimus/cli/versioncmd"
 )
@@ -54,11 +56,13 @@ failures.`,
 		&cobra.Group{ID: "tables", Title: "Tables and data:"},
 	)
 	for _, c := range []*cobra.Command{
+		snapshotcmd.NewCmd(ios),
 		fitcmd.NewCmd(ios),
 		predictcmd.NewCmd(ios),
 		solvecmd.NewCmd(ios),
 		placecmd.NewCmd(ios),
 		simulatecmd.NewCmd(ios),
+		applycmd.NewCmd(ios),
 	} {
 		c.GroupID = "pipeline"
 		cmd.AddCommand(c)
@@ -75,6 +79,7 @@ failures.`,
 	evalCmd := evalcmd.NewCmd(ios)
 	evalCmd.GroupID = "tables"
 	cmd.AddCommand(evalCmd, versioncmd.NewCmd(ios))
+	addCompletions(cmd)
 	return cmd
 }
 

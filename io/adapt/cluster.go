@@ -14,13 +14,18 @@ import (
 
 // Resources lists the resource columns of a cluster table: every float
 // column other than node, in table order.
-func Resources(cluster *table.Table) []string {
+func Resources(cluster *table.Table) []string { return ResourceColumns(cluster, schema.Cluster) }
+
+// ResourceColumns lists a table's float columns that its schema does not
+// declare by name, in table order: the resource columns of a cluster or a
+// plan.
+func ResourceColumns(t *table.Table, s *schema.Table) []string {
 	var names []string
-	for i, name := range cluster.ColumnNames() {
-		if _, declared := schema.Cluster.Column(name); declared {
+	for i, name := range t.ColumnNames() {
+		if _, declared := s.Column(name); declared {
 			continue
 		}
-		if cluster.Field(i).Type.ID() == arrow.FLOAT64 {
+		if t.Field(i).Type.ID() == arrow.FLOAT64 {
 			names = append(names, name)
 		}
 	}

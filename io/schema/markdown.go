@@ -89,6 +89,9 @@ func Rules(c Column) string {
 		}
 		r = append(r, fmt.Sprintf("%s %v", op, *c.Min))
 	}
+	if c.Max != nil {
+		r = append(r, fmt.Sprintf("<= %v", *c.Max))
+	}
 	if c.AllowNaN {
 		r = append(r, "NaN/Inf allowed")
 	}

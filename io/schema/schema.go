@@ -66,6 +66,7 @@ type Column struct {
 	Enum     []string // strings: one of these
 	Min      *float64 // numbers: value >= *Min (or > when MinOpen)
 	MinOpen  bool
+	Max      *float64 // numbers: value <= *Max (keeps arithmetic on them finite)
 	// AllowNaN lets a float column hold NaN and ±Inf (e.g. a diverged loss
 	// that the fitter drops and counts). Otherwise non-finite values are
 	// rejected.

@@ -48,7 +48,7 @@ var Jobs = &Table{
 			Doc: "Steps in one epoch (dataset size / global batch)."},
 		{Name: "arrival_s", Type: Float64, Unit: "s", Default: "0", Min: zero,
 			Doc: "Submission time; earlier jobs are served first where order matters."},
-		{Name: "weight", Type: Float64, Default: "1", Min: zero, MinOpen: true,
+		{Name: "weight", Type: Float64, Default: "1", Min: zero, MinOpen: true, Max: atLeast(1e6),
 			Doc: "Importance in the objective (sum of weight x completion time)."},
 		{Name: "epoch_budget", Type: Float64, Unit: "epochs", Nullable: true, Min: zero, MinOpen: true,
 			Doc: "The user's own stopping point; when set it wins over the predicted convergence epoch."},
@@ -65,7 +65,7 @@ var Jobs = &Table{
 		{Name: "image", Type: String, Nullable: true,
 			Doc: "Container image of the job's tasks (for apply)."},
 		{Name: "command", Type: String, Nullable: true,
-			Doc: "Command of the job's tasks (for apply), as one string the executor splits on whitespace."},
+			Doc: "Command of the job's tasks (for apply), as one string, split into arguments as a shell splits words (quotes group, no shell runs; docs/apply.md)."},
 	},
 	Patterns: []Pattern{
 		{Prefix: "worker_", Type: Float64, Min: zero,

@@ -26,6 +26,10 @@ import (
 // Arrow arrays are immutable, so a marked column cannot change behind the
 // mark's back.
 
+// maxExactInt is 2^53: integers beyond it lose digits as float64, in which
+// optimus computes.
+const maxExactInt = 1 << 53
+
 // shortcuts enables the marks and fastCheck; tests turn it off to compare
 // with the general path.
 var shortcuts = true
@@ -33,12 +37,15 @@ var shortcuts = true
 // ruleKey identifies everything checkColumn and toValues enforce for a
 // column: two columns with the same key accept exactly the same values.
 func ruleKey(c schema.Column) string {
-	min := "-"
+	min, max := "-", "-"
 	if c.Min != nil {
 		min = fmt.Sprint(*c.Min)
 	}
-	return fmt.Sprintf("%s\x00%d\x00%t\x00%q\x00%t\x00%t\x00%q\x00%s\x00%t\x00%t",
-		c.Name, c.Type, c.Nullable, c.Default, c.Unique, c.NonEmpty, c.Enum, min, c.MinOpen, c.AllowNaN)
+	if c.Max != nil {
+		max = fmt.Sprint(*c.Max)
+	}
+	return fmt.Sprintf("%s\x00%d\x00%t\x00%q\x00%t\x00%t\x00%q\x00%s\x00%t\x00%s\x00%t",
+		c.Name, c.Type, c.Nullable, c.Default, c.Unique, c.NonEmpty, c.Enum, min, c.MinOpen, max, c.AllowNaN)
 }
 
 // patternColumn is the rule a column matching a pattern is checked by.
@@ -90,13 +97,16 @@ func fastCheck(c schema.Column, a arrow.Array) bool {
 				}
 			}
 		}
-		if c.Min == nil {
-			return true
+		lo, hi := -math.MaxFloat64, math.MaxFloat64
+		if c.Min != nil {
+			lo = *c.Min
 		}
-		m := *c.Min
+		if c.Max != nil {
+			hi = *c.Max
+		}
 		for r, v := range vals {
 			f := float64(v)
-			if (c.MinOpen && f <= m || !c.MinOpen && f < m) && valid(r) {
+			if (v > maxExactInt || v < -maxExactInt || c.MinOpen && f <= lo || f < lo || f > hi) && valid(r) {
 				return false
 			}
 		}
@@ -114,9 +124,12 @@ func fastCheck(c schema.Column, a arrow.Array) bool {
 				}
 			}
 		}
-		m, hasMin := 0.0, c.Min != nil
-		if hasMin {
-			m = *c.Min
+		lo, hi := -math.MaxFloat64, math.MaxFloat64
+		if c.Min != nil {
+			lo = *c.Min
+		}
+		if c.Max != nil {
+			hi = *c.Max
 		}
 		for r, v := range vals {
 			if v-v != 0 { // NaN or ±Inf
@@ -125,7 +138,7 @@ func fastCheck(c schema.Column, a arrow.Array) bool {
 				}
 				continue
 			}
-			if hasMin && (c.MinOpen && v <= m || !c.MinOpen && v < m) && valid(r) {
+			if (c.MinOpen && v <= lo || v < lo || v > hi) && valid(r) {
 				return false
 			}
 		}

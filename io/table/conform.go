@@ -34,8 +34,26 @@ func arrowColumns(t *Table) []column {
 			convert: func(typ schema.Type) (*values, *Error) {
 				return toValues(t.Source, f.Name, a, typ)
 			}}
+		if sv, ok := a.(interface{ Value(int) string }); ok {
+			cols[i].firstNumber = func() int {
+				for r := 0; r < a.Len(); r++ {
+					if _, num := parseNumber(strings.TrimSpace(sv.Value(r))); num && a.IsValid(r) {
+						return r
+					}
+				}
+				return -1
+			}
+		}
 	}
 	return cols
+}
+
+// stringAt is row r of a text array, for messages.
+func stringAt(a arrow.Array, r int) string {
+	if sv, ok := a.(interface{ Value(int) string }); ok && a.IsValid(r) {
+		return sv.Value(r)
+	}
+	return ""
 }
 
 // ConformTo checks t against the declaration s, which need not be one of
@@ -58,6 +76,9 @@ type column struct {
 	// CSV), checked the rule it was last checked against ("" for none).
 	arr     arrow.Array
 	checked string
+	// firstNumber is the first row of a text column whose value reads as
+	// a number (-1 for none); nil for other columns.
+	firstNumber func() int
 }
 
 // take returns the column as it is, without converting or checking it
@@ -214,7 +235,22 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 		}
 		nullable := true
 		if s != nil {
-			if pat, ok := s.MatchPattern(in.name); ok && (pat.Prefix != "" || typ == schema.Int64 || typ == schema.Float64) {
+			pat, ok := s.MatchPattern(in.name)
+			// A text column where a catch-all pattern expects numbers (a
+			// cluster's resources) is a label only when it holds no number:
+			// one that does is a resource with a bad value, or stored as
+			// text, not a label that makes the resource vanish.
+			if ok && pat.Prefix == "" && typ == schema.String && in.firstNumber != nil {
+				if r := in.firstNumber(); r >= 0 {
+					if in.arrowType != nil {
+						loc(in.name, r, "%s is text (the column has type %s): a %s column holds numbers (%s); a label column holds no number",
+							strconv.Quote(clip(stringAt(in.arr, r))), in.arrowType, patternNoun(s), pat.Type)
+						continue
+					}
+					typ = pat.Type
+				}
+			}
+			if ok && (pat.Prefix != "" || typ == schema.Int64 || typ == schema.Float64) {
 				typ, nullable = pat.Type, false
 				patterns++
 				c := patternColumn(in.name, pat)
@@ -227,6 +263,9 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 				if e != nil {
 					if lines != nil && e.Row > 0 {
 						e.Line = lines[e.Row-1]
+					}
+					if pat.Prefix == "" && e.Row > 0 {
+						e.Msg += fmt.Sprintf(": the column holds numbers, so it is a %s column (a label column holds no number)", patternNoun(s))
 					}
 					p.add(e)
 					continue
@@ -249,7 +288,17 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 		out.setChecked(in.name, v.array(), nullable, key)
 	}
 	if s != nil && patterns < s.MinPatternColumns {
-		p.add(Errorf(source, "no %s columns: a %s table needs at least one (%s)", patternNoun(s), s.Name, s.Patterns[0].Doc))
+		e := Errorf(source, "no %s columns: a %s table needs at least one (%s)", patternNoun(s), s.Name, s.Patterns[0].Doc)
+		var labels []string
+		for _, in := range cols {
+			if _, declared := s.Column(in.name); !declared {
+				labels = append(labels, strconv.Quote(in.name))
+			}
+		}
+		if len(labels) > 0 {
+			e.Msg += fmt.Sprintf("; %s hold text, read as labels", strings.Join(labels, ", "))
+		}
+		p.add(e)
 	}
 	if err := p.err(); err != nil {
 		return nil, err
@@ -330,6 +379,10 @@ func checkColumn(c schema.Column, v *values, loc func(col string, r int, format 
 				}
 			}
 		case schema.Int64:
+			if i := v.i[r]; i > maxExactInt || i < -maxExactInt {
+				loc(c.Name, r, "%d is beyond ±2^53 (%d): optimus computes in float64, which holds no larger integer exactly", i, int64(maxExactInt))
+				continue
+			}
 			checkMin(c, float64(v.i[r]), r, loc)
 		case schema.Float64:
 			f := v.f[r]
@@ -345,6 +398,9 @@ func checkColumn(c schema.Column, v *values, loc func(col string, r int, format 
 }
 
 func checkMin(c schema.Column, f float64, r int, loc func(col string, r int, format string, args ...any)) {
+	if c.Max != nil && f > *c.Max {
+		loc(c.Name, r, "%v is more than %v, the most the column takes", f, *c.Max)
+	}
 	if c.Min == nil {
 		return
 	}

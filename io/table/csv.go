@@ -30,8 +30,18 @@ import (
 
 func decodeCSV(data []byte, source string, want *schema.Table) (*Table, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a spreadsheet's byte-order mark
-	if bytes.IndexByte(textHead(data), 0) >= 0 || !utf8.Valid(textHead(data)) {
+	head := textHead(data)
+	if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head) && !mostlyText(head) {
 		return nil, Errorf(source, "unrecognised input: not Arrow, Parquet or CSV text")
+	}
+	if !utf8.Valid(head) {
+		// Text in another encoding (Latin-1, say): where, so that it can
+		// be found and saved as UTF-8. Past the first 4 kB each value is
+		// checked, and located, on its own.
+		at := invalidUTF8At(head)
+		line := 1 + bytes.Count(data[:at], []byte("\n"))
+		return nil, &Error{Source: source, Line: line,
+			Msg: fmt.Sprintf("line %d: not valid UTF-8 text (byte %d): save the file as UTF-8", line, at+1)}
 	}
 	r := csv.NewReader(bytes.NewReader(data))
 	header, err := r.Read()
@@ -79,9 +89,33 @@ func decodeCSV(data []byte, source string, want *schema.Table) (*Table, error) {
 		}
 		cols[i] = column{name: name, natural: inferCSVType(cs), convert: func(typ schema.Type) (*values, *Error) {
 			return parseCSVColumn(source, name, cs, typ)
-		}}
+		}, firstNumber: func() int { return firstNumber(cs) }}
 	}
 	return build(source, s, rows, cols, lines, nil)
+}
+
+// invalidUTF8At is the offset of data's first byte that is not valid UTF-8.
+func invalidUTF8At(data []byte) int {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return len(data)
+}
+
+// mostlyText reports whether head, not valid UTF-8, is still text in
+// another encoding (Latin-1, say) rather than binary: printable bytes and
+// line ends, no control characters.
+func mostlyText(head []byte) bool {
+	for _, b := range head {
+		if b < 0x20 && b != '\n' && b != '\r' && b != '\t' {
+			return false
+		}
+	}
+	return true
 }
 
 // textHead is the start of data that tells text from binary: its first
@@ -115,10 +149,12 @@ func csvError(source string, err error) error {
 
 // inferCSVType guesses the type of a column no schema declares. A column is
 // numeric when most of its fields are numbers, so that a typo among numbers
-// is reported rather than turning the column into text.
+// is reported rather than turning the column into text. Fields are read as
+// the column parsers read them (spaces around a value do not count).
 func inferCSVType(cells []string) schema.Type {
 	var n, ints, floats, bools int
 	for _, c := range cells {
+		c = strings.TrimSpace(c)
 		if c == "" {
 			continue
 		}
@@ -126,7 +162,7 @@ func inferCSVType(cells []string) schema.Type {
 		if _, err := strconv.ParseInt(c, 10, 64); err == nil {
 			ints++
 			floats++
-		} else if _, err := strconv.ParseFloat(c, 64); err == nil {
+		} else if _, ok := parseNumber(c); ok {
 			floats++
 		} else if _, ok := parseBool(c); ok {
 			bools++
@@ -143,6 +179,42 @@ func inferCSVType(cells []string) schema.Type {
 		return schema.Bool
 	}
 	return schema.String
+}
+
+// firstNumber is the first row whose field reads as a number, or -1.
+func firstNumber(cells []string) int {
+	for r, c := range cells {
+		if _, ok := parseNumber(strings.TrimSpace(c)); ok {
+			return r
+		}
+	}
+	return -1
+}
+
+// parseNumber reads a number as a person writes one in a table: decimal,
+// with an optional exponent, or NaN and Inf/Infinity with an optional sign
+// in any case. Go's own syntax beyond that (1_000, hex floats like 0x1p4)
+// is not a number a spreadsheet user means. A value beyond float64's range
+// reads as an infinity (ok), which the column's rules then judge.
+func parseNumber(s string) (float64, bool) {
+	if s == "" || strings.IndexByte(s, '_') >= 0 {
+		return 0, false
+	}
+	body := strings.TrimLeft(s, "+-")
+	if len(s)-len(body) > 1 {
+		return 0, false
+	}
+	if len(body) > 1 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X') {
+		return 0, false
+	}
+	if strings.EqualFold(body, "nan") {
+		return math.NaN(), true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, false
+	}
+	return f, true
 }
 
 func parseBool(s string) (bool, bool) {
@@ -172,18 +244,22 @@ func parseCSVColumn(source, col string, cells []string, typ schema.Type) (*value
 			}
 			v.s[r] = c
 		case schema.Int64:
-			i, err := strconv.ParseInt(strings.TrimSpace(c), 10, 64)
+			t := strings.TrimSpace(c)
+			i, err := strconv.ParseInt(t, 10, 64)
+			if errors.Is(err, strconv.ErrRange) {
+				return bad(r, "%q is beyond the range of int64", c)
+			}
 			if err != nil {
-				f, ferr := strconv.ParseFloat(strings.TrimSpace(c), 64)
-				if ferr != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+				f, ok := parseNumber(t)
+				if !ok || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
 					return bad(r, "%q is not a whole number", c)
 				}
 				i = int64(f)
 			}
 			v.i[r] = i
 		case schema.Float64:
-			f, err := strconv.ParseFloat(strings.TrimSpace(c), 64)
-			if err != nil && !errors.Is(err, strconv.ErrRange) {
+			f, ok := parseNumber(strings.TrimSpace(c))
+			if !ok {
 				return bad(r, "%q is not a number", c)
 			}
 			v.f[r] = f

@@ -31,6 +31,16 @@ func (f Format) String() string {
 	return "unknown format"
 }
 
+// fileNoun names a file of the format: "Parquet file", "Arrow IPC file",
+// "Arrow IPC stream".
+func (f Format) fileNoun() string {
+	switch f {
+	case ArrowFile, ArrowStream:
+		return f.String()
+	}
+	return f.String() + " file"
+}
+
 // extensions maps file name extensions to formats.
 var extensions = map[string]Format{
 	".arrows":  ArrowStream,

@@ -113,6 +113,36 @@ var brokenCSV = []string{
 	"node,gpu\nn1,2\nn1,3\n", "node,node\nn,1\n", ",gpu\nn,1\n", "job,ps,workers,speed\na,1.5,2,3\n",
 	"\x00\x01\x02", "PAR1", "ARROW1", "\xff\xff\xff\xff", "job,step,value\r\na,1,1e400\r\n",
 	"x\n\"a\"\"b\"\n", "a;b;c\n1;2;3\n",
+	// Resources that must not vanish into labels (issue 8, defect 2).
+	"node,gpu\nn1,8\nn2,1e309\n", "node,gpu\nn1,lots\nn2,many\nn3,8\n", "node, gpu, cpu\nn1, 4, 16\n",
+	"node,zone\nn1,east\n",
+	// Number syntax and ranges (defects 5 and 8).
+	"job,step,value\na,1_000,1\n", "job,step,value\na,0,0x1p4\n", "job,step,value\na,0,+nan\na,1,-NaN\na,2,+inf\n",
+	"job,step,value\na,9223372036854775000,1\n", "job,step,value\na,9223372036854775808,1\n",
+	"job,model,mode,global_batch,epoch_steps,weight\na,m,sync,32,10,1e308\n",
+	// Text in another encoding (defect 8).
+	"node,gpu\nn1,4\ncaf\xe9,2\n",
+}
+
+// truncatedStreams are Arrow streams cut where an upstream command that
+// dies leaves them: after the schema, inside a message, inside the
+// end-of-stream marker (issue 8, defect 3).
+func truncatedStreams(tb testing.TB) [][]byte {
+	var out [][]byte
+	for _, s := range seedTables[:3] {
+		t, err := Decode([]byte(s.csv), CSV, s.name, s.want)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := WriteStream(&buf, t); err != nil {
+			tb.Fatal(err)
+		}
+		d := buf.Bytes()
+		schemaEnd := 8 + int(uint32(d[4])|uint32(d[5])<<8|uint32(d[6])<<16|uint32(d[7])<<24)
+		out = append(out, d[:schemaEnd], d[:schemaEnd+12], d[:len(d)-8], d[:len(d)-4], d[:len(d)-1])
+	}
+	return out
 }
 
 func FuzzReadArrowStream(f *testing.F) { fuzzFormat(f, ArrowStream) }
@@ -135,6 +165,12 @@ func fuzzFormat(f *testing.F, format Format) {
 				f.Add(in, kindOf(seedTables[i].want))
 			}
 			f.Add(in, byte(0))
+		}
+	}
+	if format == ArrowStream || format == Unknown {
+		for _, in := range truncatedStreams(f) {
+			f.Add(in, byte(0))
+			f.Add(in, kindOf(schema.Allocation))
 		}
 	}
 	if format == CSV || format == Unknown {

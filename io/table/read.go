@@ -42,6 +42,9 @@ func ReadFile(path string, want *schema.Table) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
+	if info.IsDir() {
+		return nil, Errorf(path, "is a directory: name a table file")
+	}
 	head := make([]byte, 8)
 	n, err := io.ReadFull(f, head)
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
@@ -54,7 +57,7 @@ func ReadFile(path string, want *schema.Table) (*Table, error) {
 	case ferr != nil:
 		format = sniffed // not a table extension: go by the content
 	case len(head) > 0 && sniffed != format:
-		return nil, Errorf(path, "not a valid %s file (its first bytes %s)", format, describeHead(head))
+		return nil, Errorf(path, "not a valid %s (its first bytes %s)", format.fileNoun(), describeHead(head))
 	}
 	if format == Parquet && info.Mode().IsRegular() {
 		// Parquet is read where it lies, column chunk by column chunk,

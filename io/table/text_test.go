@@ -103,9 +103,17 @@ func TestCSVTextCheck(t *testing.T) {
 			t.Errorf("ӆ at byte %d: %v", cut, err)
 		}
 	}
-	for _, in := range []string{"x\n\xff\n", "x\n" + strings.Repeat("a", 4000) + "\xc3\x28\n", "x\n\x00\n"} {
-		if _, err := Decode([]byte(in), CSV, "in", nil); err == nil || !strings.Contains(err.Error(), "not Arrow, Parquet or CSV text") {
-			t.Errorf("%.20q...: %v", in, err)
+	// Invalid UTF-8 in otherwise printable text is located by line;
+	// control characters make it binary.
+	for in, want := range map[string]string{
+		"x\n\xff\n": "in: line 2: not valid UTF-8 text (byte 3)",
+		"x\n" + strings.Repeat("a", 4000) + "\xc3\x28\n": "in: line 2: not valid UTF-8 text (byte 4003)",
+		"x,y\n1,2\n3,caf\xe9\n":                          "in: line 3: not valid UTF-8 text (byte 14)",
+		"x\n\x00\n":                                      "not Arrow, Parquet or CSV text",
+		"x\n\x01\xff\n":                                  "not Arrow, Parquet or CSV text",
+	} {
+		if _, err := Decode([]byte(in), CSV, "in", nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%.20q...: %v, want %q", in, err, want)
 		}
 	}
 }

@@ -230,9 +230,14 @@ func toValues(source, col string, a arrow.Array, want schema.Type) (*values, *Er
 		if !isNumeric(a.DataType()) {
 			return typeErr()
 		}
+		integers := !isFloat(a.DataType())
 		for r := 0; r < n; r++ {
 			if a.IsValid(r) {
 				v.f[r] = numberAt(a, r)
+				if integers && !exactInt(a, r) {
+					return nil, &Error{Source: source, Column: col, Row: r + 1,
+						Msg: fmt.Sprintf("%s is beyond ±2^53: it has no exact float64 value (the column holds float64)", integerText(a, r))}
+				}
 			}
 		}
 	case schema.Int64:
@@ -290,8 +295,37 @@ func decodeDictionary(d *array.Dictionary) arrow.Array {
 	return b.NewArray()
 }
 
+// isFloat reports whether an Arrow type holds floating-point numbers.
+func isFloat(dt arrow.DataType) bool {
+	switch dt.ID() {
+	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64:
+		return true
+	}
+	return false
+}
+
+// exactInt reports whether row r of an integer array is within ±2^53,
+// where float64 holds every integer exactly.
+func exactInt(a arrow.Array, r int) bool {
+	if u, ok := a.(*array.Uint64); ok {
+		return u.Value(r) <= maxExactInt
+	}
+	i := intAt(a, r)
+	return i <= maxExactInt && i >= -maxExactInt
+}
+
+// integerText is an integer array's value as written, for messages.
+func integerText(a arrow.Array, r int) string {
+	if u, ok := a.(*array.Uint64); ok {
+		return fmt.Sprint(u.Value(r))
+	}
+	return fmt.Sprint(intAt(a, r))
+}
+
 func numberAt(a arrow.Array, r int) float64 {
 	switch a := a.(type) {
+	case *array.Uint64:
+		return float64(a.Value(r)) // not through int64, where it would wrap
 	case *array.Float64:
 		return a.Value(r)
 	case *array.Float32:

@@ -2,11 +2,17 @@ package table
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -49,38 +55,196 @@ func WriteFile(path string, t *Table) error {
 	return AtomicWrite(path, func(w io.Writer) error { return Write(w, format, t) })
 }
 
+// PrepareFile writes t to a temporary file beside path, in the format
+// path's extension names, to be renamed into place by Commit (see
+// Prepare).
+func PrepareFile(path string, t *Table) (*Pending, error) {
+	format, err := FormatOf(path)
+	if err != nil {
+		return nil, err
+	}
+	return Prepare(path, func(w io.Writer) error { return Write(w, format, t) })
+}
+
 // AtomicWrite creates path with the content fill writes, through a temporary
 // file renamed into place only when fill succeeded; on failure nothing is
-// left behind and an existing file at path is untouched.
-func AtomicWrite(path string, fill func(io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+// left behind and an existing file at path is untouched. The temporary file
+// is also removed when the process is interrupted (SIGINT, SIGTERM) while
+// writing. The file gets the permissions a new file gets (0666 less the
+// umask). A symbolic link at path is written through: its target is
+// replaced and the link stays. Errors name path, not the temporary file.
+func AtomicWrite(path string, fill func(io.Writer) error) error {
+	p, err := Prepare(path, fill)
 	if err != nil {
 		return err
 	}
+	return p.Commit()
+}
+
+// Pending is a file written whole to a temporary file beside its path and
+// not yet renamed into place: Commit or Abort it. Writing several files
+// through Prepare before committing any keeps a set of outputs consistent
+// (nothing is renamed unless every one was written).
+type Pending struct {
+	path, target, tmp string
+}
+
+// Prepare writes a file as AtomicWrite does, up to the rename.
+func Prepare(path string, fill func(io.Writer) error) (_ *Pending, err error) {
+	target := resolveLink(path)
+	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*")
+	if err != nil {
+		return nil, userPath(err, path)
+	}
+	tmp := f.Name()
+	track(tmp)
 	defer func() {
 		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+			f.Close()
+			os.Remove(tmp)
+			untrack(tmp)
+			err = userPath(err, path, tmp)
 		}
 	}()
-	bw := bufio.NewWriterSize(tmp, 1<<20)
+	bw := bufio.NewWriterSize(f, 1<<20)
 	if err = fill(bw); err != nil {
-		return err
+		return nil, err
 	}
 	if err = bw.Flush(); err != nil {
-		return err
+		return nil, err
 	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return err
+	if err = f.Chmod(0o666 &^ umask()); err != nil {
+		return nil, err
 	}
-	if err = tmp.Sync(); err != nil {
-		return err
+	if err = f.Sync(); err != nil {
+		return nil, err
 	}
-	if err = tmp.Close(); err != nil {
-		return err
+	if err = f.Close(); err != nil {
+		return nil, err
 	}
-	return os.Rename(tmp.Name(), path)
+	return &Pending{path: path, target: target, tmp: tmp}, nil
+}
+
+// Commit renames the file into place.
+func (p *Pending) Commit() error {
+	defer untrack(p.tmp)
+	if err := os.Rename(p.tmp, p.target); err != nil {
+		os.Remove(p.tmp)
+		return userPath(err, p.path, p.tmp, p.target)
+	}
+	return nil
+}
+
+// Abort removes the temporary file.
+func (p *Pending) Abort() {
+	os.Remove(p.tmp)
+	untrack(p.tmp)
+}
+
+// resolveLink follows symbolic links at path to the file they name (which
+// need not exist yet); path itself when it is no link.
+func resolveLink(path string) string {
+	for range 40 {
+		info, err := os.Lstat(path)
+		if err != nil || info.Mode()&os.ModeSymlink == 0 {
+			return path
+		}
+		dest, err := os.Readlink(path)
+		if err != nil {
+			return path
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(path), dest)
+		}
+		path = dest
+	}
+	return path
+}
+
+// userPath rewrites a file error about one of the temporary or resolved
+// names into one about path, the name the user gave.
+func userPath(err error, path string, internal ...string) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return &os.PathError{Op: "write", Path: path, Err: pe.Err}
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return &os.PathError{Op: "write", Path: path, Err: le.Err}
+	}
+	msg := err.Error()
+	for _, name := range internal {
+		msg = strings.ReplaceAll(msg, name, path)
+	}
+	if msg != err.Error() {
+		return fmt.Errorf("%s", msg)
+	}
+	return err
+}
+
+// Temporary files being written, removed if a signal ends the process.
+var temps struct {
+	sync.Mutex
+	files map[string]bool
+	sig   chan os.Signal
+}
+
+func track(name string) {
+	temps.Lock()
+	defer temps.Unlock()
+	if temps.files == nil {
+		temps.files = map[string]bool{}
+	}
+	if len(temps.files) == 0 {
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+		temps.sig = ch
+		go func() {
+			sig, ok := <-ch
+			if !ok {
+				return
+			}
+			temps.Lock()
+			for f := range temps.files {
+				os.Remove(f)
+			}
+			temps.Unlock()
+			code := 128 + 15
+			if s, ok := sig.(syscall.Signal); ok {
+				code = 128 + int(s)
+			}
+			os.Exit(code)
+		}()
+	}
+	temps.files[name] = true
+}
+
+func untrack(name string) {
+	temps.Lock()
+	defer temps.Unlock()
+	if !temps.files[name] {
+		return
+	}
+	delete(temps.files, name)
+	if len(temps.files) == 0 && temps.sig != nil {
+		signal.Stop(temps.sig)
+		close(temps.sig)
+		temps.sig = nil
+	}
+}
+
+// umask is the process's file mode creation mask.
+func umask() os.FileMode {
+	if data, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(line, "Umask:"); ok {
+				if m, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
+					return os.FileMode(m)
+				}
+			}
+		}
+	}
+	return 0o022
 }
 
 func writeArrowStream(w io.Writer, t *Table) error {
@@ -113,11 +277,17 @@ const parquetRowGroup = 1 << 20
 func writeParquet(w io.Writer, t *Table) error {
 	rec := t.Record()
 	defer rec.Release()
-	props := parquet.NewWriterProperties(
+	opts := []parquet.WriterProperty{
 		parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithMaxRowGroupLength(parquetRowGroup),
 		parquet.WithCreatedBy("optimus"),
-	)
+	}
+	for i, f := range t.fields {
+		if dictionaryOverflows(t.cols[i], parquet.DefaultDictionaryPageSizeLimit) {
+			opts = append(opts, parquet.WithDictionaryFor(f.Name, false))
+		}
+	}
+	props := parquet.NewWriterProperties(opts...)
 	// Hide w's Close method: the Parquet writer closes a sink that has one,
 	// and closing is the caller's business.
 	pw, err := pqarrow.NewFileWriter(rec.Schema(), struct{ io.Writer }{w}, props, pqarrow.DefaultWriterProps())
@@ -146,4 +316,62 @@ func cellText(a arrow.Array, r int) string {
 		return strconv.FormatBool(a.Value(r))
 	}
 	return a.ValueStr(r)
+}
+
+// dictionaryOverflows reports whether the Parquet writer's dictionary for
+// the column would outgrow limit bytes in some row group: it then falls
+// back to plain encoding mid-chunk and lists the chunk's page encodings
+// from a Go map, in random order (arrow-go v18.8.0), so that the same table
+// writes different bytes from run to run. Such columns are written plain
+// from the start. The sizes are the writer's own (DictEncodedSize): each
+// distinct value's bytes, plus 4 for a string's length; the count stops at
+// the limit.
+func dictionaryOverflows(a arrow.Array, limit int64) bool {
+	n := a.Len()
+	for lo := 0; lo < n; lo += parquetRowGroup {
+		hi := min(n, lo+parquetRowGroup)
+		var size int64
+		switch a := a.(type) {
+		case *array.String:
+			seen := map[string]struct{}{}
+			for r := lo; r < hi && size < limit; r++ {
+				if a.IsValid(r) {
+					v := a.Value(r)
+					if _, ok := seen[v]; !ok {
+						seen[v] = struct{}{}
+						size += int64(len(v)) + 4
+					}
+				}
+			}
+		case *array.Int64:
+			size = distinctWords(a.Int64Values()[lo:hi], a, lo, limit, func(v int64) uint64 { return uint64(v) })
+		case *array.Float64:
+			size = distinctWords(a.Float64Values()[lo:hi], a, lo, limit, math.Float64bits)
+		}
+		if size >= limit {
+			return true
+		}
+	}
+	return false
+}
+
+// distinctWords is 8 bytes per distinct non-null value of vals (rows
+// lo.. of a), counted up to limit.
+func distinctWords[T any](vals []T, a arrow.Array, lo int, limit int64, key func(T) uint64) int64 {
+	seen := map[uint64]struct{}{}
+	var size int64
+	for i, v := range vals {
+		if size >= limit {
+			break
+		}
+		if a.IsNull(lo + i) {
+			continue
+		}
+		k := key(v)
+		if _, ok := seen[k]; !ok {
+			seen[k] = struct{}{}
+			size += 8
+		}
+	}
+	return size
 }

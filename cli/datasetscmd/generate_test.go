@@ -1,0 +1,80 @@
+package datasetscmd_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/root"
+)
+
+func run(args ...string) (int, string) {
+	ios, _, _, errOut := iostreams.Test()
+	code := root.Main(ios, args)
+	return code, errOut.String()
+}
+
+// TestGeneratedPairsStayTogether: generate's cluster and predictions carry
+// one pair id; solve refuses a cluster of one run with the predictions of
+// another, and takes matching ones or a cluster without an id.
+func TestGeneratedPairsStayTogether(t *testing.T) {
+	dir := t.TempDir()
+	f := func(name string) string { return filepath.Join(dir, name) }
+	for _, seed := range []string{"1", "2"} {
+		if code, msg := run("datasets", "generate", "--tasks", "40", "--nodes", "8", "--seed", seed,
+			"--cluster", f("c"+seed+".parquet"), "-o", f("p"+seed+".parquet")); code != 0 {
+			t.Fatalf("generate: %d %s", code, msg)
+		}
+	}
+	if code, msg := run("convert", "-i", f("c1.parquet"), "-o", f("c1.csv")); code != 0 {
+		t.Fatal(msg)
+	}
+	cases := []struct {
+		pred, cluster string
+		code          int
+		want          string
+	}{
+		{"p1.parquet", "c1.parquet", 0, ""},
+		{"p1.parquet", "c2.parquet", 2, `was made by "datasets generate --seed 2`},
+		{"p1.parquet", "c1.csv", 0, ""}, // CSV carries no metadata: nothing to check
+	}
+	for _, c := range cases {
+		code, msg := run("solve", "-i", f(c.pred), "--cluster", f(c.cluster), "-o", f("a.parquet"))
+		if code != c.code || !strings.Contains(msg, c.want) {
+			t.Errorf("solve -i %s --cluster %s: exit %d %q, want %d %q", c.pred, c.cluster, code, msg, c.code, c.want)
+		}
+	}
+}
+
+// TestGenerateWritesBothOrNeither: when the second output cannot be
+// written, the first is not renamed into place either.
+func TestGenerateWritesBothOrNeither(t *testing.T) {
+	dir := t.TempDir()
+	cluster := filepath.Join(dir, "c.parquet")
+	code, msg := run("datasets", "generate", "--tasks", "40", "--nodes", "8", "--cluster", cluster, "-o", filepath.Join(dir, "nodir", "p.parquet"))
+	if code == 0 || !strings.Contains(msg, "nodir/p.parquet") {
+		t.Fatalf("exit %d %q", code, msg)
+	}
+	if _, err := os.Stat(cluster); err == nil {
+		t.Errorf("the cluster was written without the predictions")
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, ".*"))
+	if len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+// TestGenerateBoundsItsSizes: flags that size the workload are bounded.
+func TestGenerateBoundsItsSizes(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"--tasks", "1000000000000"}, {"--nodes", "1000000000"}, {"--max-job-workers", "1000000000000"},
+	} {
+		code, msg := run(append([]string{"datasets", "generate", "--cluster", filepath.Join(dir, "c.parquet"), "-o", filepath.Join(dir, "p.parquet")}, args...)...)
+		if code != 2 || !strings.Contains(msg, "at most") {
+			t.Errorf("%v: exit %d %q", args, code, msg)
+		}
+	}
+}

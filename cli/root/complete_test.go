@@ -1,0 +1,72 @@
+package root
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/optimus-sched/optimus/cli/iostreams"
+)
+
+// The shell completes flag values: policies per command, formats,
+// quantiles, table kinds, dataset and model names, and table files by
+// extension.
+func TestCompletion(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // the candidates, then the directive
+	}{
+		{[]string{"solve", "--policy", ""}, "optimus drf tetris fifo :4"},
+		{[]string{"place", "--policy", ""}, "optimus spread pack :4"},
+		{[]string{"solve", "--remaining", ""}, "p10 p50 p90 :4"},
+		{[]string{"solve", "--capacity", ""}, "nodes aggregate :4"},
+		{[]string{"convert", "--format", ""}, "arrows arrow parquet csv text :4"},
+		{[]string{"datasets", "export", "testbed", "--format", ""}, "parquet arrow arrows csv :4"},
+		{[]string{"datasets", "export", ""}, "testbed pollux-curves :4"},
+		{[]string{"convert", "--as", ""}, "cluster jobs loss speed"},
+		{[]string{"place", "ps-blocks", "--model", ""}, "resnet-50 vgg-16 :4"},
+		{[]string{"apply", "--executor", ""}, "print exec kubernetes :4"},
+		{[]string{"solve", "--cluster", ""}, "parquet arrow arrows csv :8"},
+		{[]string{"fit", "-i", ""}, "parquet arrow arrows csv :8"},
+	} {
+		code, out, stderr := run(t, nil, append([]string{"__complete"}, tc.args...)...)
+		got := strings.Join(strings.Fields(string(out)), " ")
+		if code != 0 || !strings.Contains(got, tc.want) {
+			t.Errorf("%v: exit %d, %q (%s); want %q", tc.args, code, got, stderr, tc.want)
+		}
+	}
+}
+
+// Flag help reads as plain text: the placeholder in backticks becomes the
+// value's name, and no literal backtick is left.
+func TestHelpHasNoBackticks(t *testing.T) {
+	var walk func(args []string)
+	seen := 0
+	walk = func(args []string) {
+		code, out, _ := run(t, nil, append(args, "--help")...)
+		if code != 0 {
+			t.Fatalf("%v --help: exit %d", args, code)
+		}
+		seen++
+		flagsPart := string(out)
+		if i := strings.Index(flagsPart, "Flags:"); i >= 0 {
+			flagsPart = flagsPart[i:]
+			if strings.Contains(flagsPart, "`") {
+				t.Errorf("optimus %s --help: a backtick in the flags:\n%s", strings.Join(args, " "), flagsPart)
+			}
+		}
+	}
+	for _, c := range NewCmd(testStreams()).Commands() {
+		walk([]string{c.Name()})
+		for _, sub := range c.Commands() {
+			walk([]string{c.Name(), sub.Name()})
+		}
+	}
+	if seen < 15 {
+		t.Errorf("looked at %d commands' help only", seen)
+	}
+}
+
+func testStreams() *iostreams.IOStreams {
+	ios, _, _, _ := iostreams.Test()
+	return ios
+}

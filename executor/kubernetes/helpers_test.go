@@ -1,0 +1,257 @@
+package kubernetes_test
+
+import (
+	"context"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/optimus-sched/optimus/apply"
+	"github.com/optimus-sched/optimus/executor"
+	k8s "github.com/optimus-sched/optimus/executor/kubernetes"
+	"github.com/optimus-sched/optimus/executor/kubernetes/ktest"
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	stopKubelet()
+	ktest.StopShared()
+	os.Exit(code)
+}
+
+var (
+	kubeletOnce sync.Once
+	stopKubelet = func() {}
+)
+
+// env is one test's namespace on the shared API server, with the testbed's
+// nodes and plan (apply/testdata: the pipeline's output over the embedded
+// testbed, 9 jobs, 60 tasks on 13 nodes).
+type env struct {
+	t       *testing.T
+	srv     *ktest.Server
+	admin   kubernetes.Interface
+	ns      string
+	plan    apply.Plan
+	jobs    map[string]executor.Job
+	cluster []ktest.NodeSpec
+}
+
+func setup(t *testing.T) *env {
+	t.Helper()
+	srv := ktest.Shared(t)
+	e := &env{t: t, srv: srv, admin: srv.Admin()}
+	e.plan, e.jobs, e.cluster = testbed(t)
+	nodes, err := e.admin.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(nodes.Items) != len(e.cluster) {
+		ktest.AddNodes(t, e.admin, e.cluster)
+	}
+	kubeletOnce.Do(func() { stopKubelet = ktest.Kubelet(e.admin) })
+	e.ns = ktest.Namespace(t, e.admin)
+	return e
+}
+
+func testbed(t *testing.T) (apply.Plan, map[string]executor.Job, []ktest.NodeSpec) {
+	t.Helper()
+	pt, err := table.ReadFile("../../apply/testdata/plan.csv", schema.Plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := apply.PlanFromTable(pt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jt, err := table.ReadFile("../../apply/testdata/jobs.csv", schema.Jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, err := table.ReadFile("../../apply/testdata/cluster.csv", schema.Cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes []ktest.NodeSpec
+	for node, c := range apply.CapacityFromCluster(ct) {
+		nodes = append(nodes, ktest.NodeSpec{Name: node, Capacity: c})
+	}
+	// A spare GPU node the plan does not use, for moves and resizes: the
+	// testbed's nodes are full on net_gbps.
+	nodes = append(nodes, ktest.NodeSpec{Name: "gpu-07", Capacity: map[string]float64{"gpu": 4, "cpu": 16, "memory_gb": 64, "net_gbps": 10}})
+	sort.Slice(nodes, func(a, b int) bool { return nodes[a].Name < nodes[b].Name })
+	return plan, apply.JobsFromTable(jt), nodes
+}
+
+// executor is an executor on the test's namespace whose writes are counted.
+func (e *env) executor(token string, mod func(*k8s.Options)) (*k8s.Executor, *ktest.Counter) {
+	e.t.Helper()
+	c := &ktest.Counter{}
+	o := k8s.Options{Namespace: e.ns, RESTConfig: c.Wrap(e.srv.Config(token)), Timeout: 30 * time.Second, LeaseWait: 10 * time.Second}
+	if mod != nil {
+		mod(&o)
+	}
+	x, err := k8s.New(context.Background(), o)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return x, c
+}
+
+// run is what optimus apply does: read what runs, validate the plan, diff,
+// apply. It returns every job's result (Diff's skipped ones too), sorted by job.
+func (e *env) run(x *k8s.Executor, plan apply.Plan, prune bool) ([]executor.Result, error) {
+	e.t.Helper()
+	ctx := context.Background()
+	cur, err := x.Current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := x.Validate(ctx, plan.Tasks, e.jobs); err != nil {
+		return nil, err
+	}
+	changes, skipped := apply.Diff(plan, cur, e.jobs, apply.Options{Prune: prune, Generation: apply.Generation(plan)})
+	res, err := x.Apply(ctx, changes, false)
+	if err != nil {
+		return nil, err
+	}
+	all := append(res, skipped...)
+	sort.SliceStable(all, func(a, b int) bool { return all[a].Change.Job.Job < all[b].Change.Job.Job })
+	return all, nil
+}
+
+// outcomes are "job action outcome" lines.
+func outcomes(rs []executor.Result) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Change.Job.Job+" "+r.Change.Action+" "+r.Outcome)
+	}
+	return out
+}
+
+// logResults prints what apply reported, as the closing note quotes it.
+func logResults(t *testing.T, rs []executor.Result) {
+	t.Helper()
+	for _, r := range rs {
+		t.Logf("%-12s %-6s %-8s %s", r.Change.Job.Job, r.Change.Action, r.Outcome, r.Message)
+		for _, tr := range r.Tasks {
+			if tr.Outcome == executor.OutcomeFailed {
+				t.Logf("    %s %s: %s", tr.Task.Name(), tr.Outcome, tr.Message)
+			}
+		}
+	}
+}
+
+// tasksOf renders tasks as sorted "name@node" lines (with their resources).
+func tasksOf(ts []executor.Task) []string {
+	var out []string
+	for _, t := range ts {
+		var rs []string
+		for r, v := range t.Resources {
+			rs = append(rs, r+"="+strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		sort.Strings(rs)
+		out = append(out, t.Name()+"@"+t.Node+" "+strings.Join(rs, ","))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// pods lists the namespace's pods by name.
+func (e *env) pods() map[string]corev1.Pod {
+	e.t.Helper()
+	list, err := e.admin.CoreV1().Pods(e.ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	out := map[string]corev1.Pod{}
+	for _, p := range list.Items {
+		out[p.Name] = p
+	}
+	return out
+}
+
+// only keeps the plan's tasks of the named jobs' (and the jobs rows).
+func without(p apply.Plan, job string) apply.Plan {
+	q := apply.Plan{}
+	for _, j := range p.Jobs {
+		if j.Job != job {
+			q.Jobs = append(q.Jobs, j)
+		}
+	}
+	for _, t := range p.Tasks {
+		if t.Job != job {
+			q.Tasks = append(q.Tasks, t)
+		}
+	}
+	return q
+}
+
+func clonePlan(p apply.Plan) apply.Plan {
+	q := apply.Plan{Jobs: append([]apply.PlanJob(nil), p.Jobs...)}
+	for _, t := range p.Tasks {
+		t.Resources = cloneMap(t.Resources)
+		q.Tasks = append(q.Tasks, t)
+	}
+	return q
+}
+
+func cloneMap(m map[string]float64) map[string]float64 {
+	out := make(map[string]float64, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// room finds a node, other than avoid, where task t fits beside the plan's tasks.
+func (e *env) room(p apply.Plan, t executor.Task, avoid string) string {
+	e.t.Helper()
+	use := map[string]map[string]float64{}
+	for _, u := range p.Tasks {
+		if use[u.Node] == nil {
+			use[u.Node] = map[string]float64{}
+		}
+		for r, v := range u.Resources {
+			use[u.Node][r] += v
+		}
+	}
+	for _, n := range e.cluster {
+		if n.Name == avoid {
+			continue
+		}
+		fits := true
+		for r, v := range t.Resources {
+			if use[n.Name][r]+v > n.Capacity[r] {
+				fits = false
+			}
+		}
+		if fits {
+			return n.Name
+		}
+	}
+	e.t.Fatalf("no node has room for %s", t.Name())
+	return ""
+}
+
+func envOf(p corev1.Pod, name string) string {
+	if len(p.Spec.Containers) == 0 {
+		return ""
+	}
+	for _, v := range p.Spec.Containers[0].Env {
+		if v.Name == name {
+			return v.Value
+		}
+	}
+	return ""
+}

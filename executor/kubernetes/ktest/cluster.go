@@ -1,0 +1,221 @@
+package ktest
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// insecureTLS is used only to poll /readyz before the server's
+// self-signed certificate has been read.
+func insecureTLS() *tls.Config { return &tls.Config{InsecureSkipVerify: true} } //nolint:gosec // loopback test server
+
+// NodeSpec is a node to create: its name and capacity in the plan's units
+// (gpu, cpu, memory_gb; others go to the optimus.dev/capacity annotation).
+type NodeSpec struct {
+	Name     string
+	Capacity map[string]float64
+}
+
+// AddNodes creates (or replaces) Ready nodes with the given allocatable.
+func AddNodes(t testing.TB, c kubernetes.Interface, nodes []NodeSpec) {
+	t.Helper()
+	ctx := context.Background()
+	for _, n := range nodes {
+		node := NodeObject(n)
+		_ = c.CoreV1().Nodes().Delete(ctx, n.Name, metav1.DeleteOptions{})
+		got, err := c.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("ktest: creating node %s: %v", n.Name, err)
+		}
+		got.Status = node.Status
+		if _, err := c.CoreV1().Nodes().UpdateStatus(ctx, got, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("ktest: node %s status: %v", n.Name, err)
+		}
+	}
+}
+
+// NodeObject is the Node of a spec: Ready, with capacity = allocatable.
+func NodeObject(n NodeSpec) *corev1.Node {
+	list := corev1.ResourceList{corev1.ResourcePods: resource.MustParse("110")}
+	extra := map[string]float64{}
+	for r, v := range n.Capacity {
+		switch r {
+		case "cpu":
+			list[corev1.ResourceCPU] = *resource.NewMilliQuantity(int64(v*1000), resource.DecimalSI)
+		case "memory_gb":
+			list[corev1.ResourceMemory] = *resource.NewQuantity(int64(v*(1<<30)), resource.BinarySI)
+		case "gpu":
+			list["nvidia.com/gpu"] = *resource.NewQuantity(int64(v), resource.DecimalSI)
+		default:
+			extra[r] = v
+		}
+	}
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: n.Name, Labels: map[string]string{"kubernetes.io/hostname": n.Name}},
+		Status: corev1.NodeStatus{
+			Capacity: list, Allocatable: list.DeepCopy(),
+			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
+				LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}},
+		},
+	}
+	if len(extra) > 0 {
+		b, _ := json.Marshal(extra)
+		node.Annotations = map[string]string{"optimus.dev/capacity": string(b)}
+	}
+	return node
+}
+
+// Namespace creates a fresh namespace named after the test.
+func Namespace(t testing.TB, c kubernetes.Interface) string {
+	t.Helper()
+	name := strings.ToLower(t.Name())
+	name = strings.NewReplacer("/", "-", "_", "-").Replace(name)
+	if len(name) > 50 {
+		name = name[:50]
+	}
+	name = strings.Trim(name, "-") + fmt.Sprintf("-%d", time.Now().UnixNano()%100000)
+	if _, err := c.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("ktest: namespace %s: %v", name, err)
+	}
+	return name
+}
+
+// Kubelet plays the part of the kubelets of every Ready node that exists:
+// it marks pods bound there Running and removes pods being deleted (there
+// is no real kubelet). Stop it with the returned function.
+func Kubelet(c kubernetes.Interface) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			kubeletPass(ctx, c)
+			select {
+			case <-ctx.Done():
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+func kubeletPass(ctx context.Context, c kubernetes.Interface) {
+	nodes, err := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return
+	}
+	ready := map[string]bool{}
+	for _, n := range nodes.Items {
+		for _, cond := range n.Status.Conditions {
+			if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
+				ready[n.Name] = true
+			}
+		}
+	}
+	pods, err := c.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return
+	}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		switch {
+		case p.DeletionTimestamp != nil:
+			zero := int64(0)
+			uid := p.UID
+			_ = c.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero, Preconditions: &metav1.Preconditions{UID: &uid}})
+		case p.Status.Phase == corev1.PodPending && ready[p.Spec.NodeName]:
+			now := metav1.Now()
+			p.Status.Phase = corev1.PodRunning
+			p.Status.StartTime = &now
+			p.Status.PodIP = "10.0.0.1"
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now}}
+			_, _ = c.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+		}
+	}
+}
+
+// Counter counts the write requests (POST, PUT, PATCH, DELETE) a client made.
+type Counter struct {
+	mu     sync.Mutex
+	writes []string
+}
+
+// Wrap returns a copy of cfg whose requests are counted.
+func (c *Counter) Wrap(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			switch r.Method {
+			case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+				c.mu.Lock()
+				c.writes = append(c.writes, r.Method+" "+r.URL.Path)
+				c.mu.Unlock()
+			}
+			return rt.RoundTrip(r)
+		})
+	})
+	return cfg
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// Writes are the writes so far ("METHOD path"), in order.
+func (c *Counter) Writes() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.writes...)
+}
+
+// Reset forgets the writes so far.
+func (c *Counter) Reset() {
+	c.mu.Lock()
+	c.writes = nil
+	c.mu.Unlock()
+}
+
+// Summary counts writes per method and resource kind: "POST pods: 60, ...".
+func Summary(writes []string) string {
+	n := map[string]int{}
+	for _, w := range writes {
+		method, path, _ := strings.Cut(w, " ")
+		parts := strings.Split(strings.Trim(path, "/"), "/")
+		kind := path
+		for _, part := range parts {
+			switch part {
+			case "pods", "services", "leases", "selfsubjectaccessreviews", "selfsubjectreviews":
+				kind = part
+			}
+		}
+		n[method+" "+kind]++
+	}
+	keys := make([]string, 0, len(n))
+	for k := range n {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []string
+	for _, k := range keys {
+		out = append(out, fmt.Sprintf("%s: %d", k, n[k]))
+	}
+	return strings.Join(out, ", ")
+}
+
+// IsGone reports a NotFound error.
+func IsGone(err error) bool { return apierrors.IsNotFound(err) }

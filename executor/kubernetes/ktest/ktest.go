@@ -1,0 +1,360 @@
+// Package ktest starts a real etcd and kube-apiserver on free loopback
+// ports for tests, from the binaries scripts/k8s-build.sh builds (the
+// OPTIMUS_ETCD and OPTIMUS_KUBE_APISERVER variables, else tools/k8s/bin).
+// Without the binaries a test skips and says why, except under CI (CI=true),
+// where it fails: there the servers must run.
+package ktest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// Tokens the API server accepts (--token-auth-file).
+const (
+	AdminToken = "optimus-test-admin"   // user "admin" in system:masters
+	UserToken  = "optimus-test-user"    // user "optimus", no rights until a RoleBinding grants them
+	UserName   = "optimus"              // the user of UserToken
+	OtherToken = "optimus-test-someone" // user "someone", never granted anything
+)
+
+// Server is a running etcd and kube-apiserver.
+type Server struct {
+	Host string // https://127.0.0.1:PORT
+	Dir  string // certificates, tokens, data and logs
+	ca   []byte
+
+	etcd, apiserver *exec.Cmd
+	etcdExit        chan error
+	apiserverExit   chan error
+}
+
+var (
+	sharedOnce sync.Once
+	shared     *Server
+	sharedErr  error
+)
+
+// Shared starts one server for the whole test binary on first use (call
+// StopShared from TestMain). It skips t when the binaries are absent
+// outside CI, and fails it when the server cannot start.
+func Shared(t testing.TB) *Server {
+	t.Helper()
+	apiserver, etcd := need(t)
+	sharedOnce.Do(func() { shared, sharedErr = Start(apiserver, etcd) })
+	if sharedErr != nil {
+		t.Fatalf("ktest: starting the API server: %v", sharedErr)
+	}
+	return shared
+}
+
+// StartT starts a server for one test and stops it when the test ends;
+// skips and failures as Shared.
+func StartT(t testing.TB) *Server {
+	t.Helper()
+	apiserver, etcd := need(t)
+	s, err := Start(apiserver, etcd)
+	if err != nil {
+		t.Fatalf("ktest: starting the API server: %v", err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// need finds the binaries, or skips t (fails it under CI=true).
+func need(t testing.TB) (apiserver, etcd string) {
+	t.Helper()
+	apiserver, etcd, missing := Binaries()
+	if missing != "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("ktest: CI=true but %s; build them with scripts/k8s-build.sh", missing)
+		}
+		t.Skipf("ktest: skipping: %s (build them with scripts/k8s-build.sh, or make k8s-build)", missing)
+	}
+	return apiserver, etcd
+}
+
+// StopShared stops the shared server, if one was started.
+func StopShared() {
+	if shared != nil {
+		shared.Stop()
+	}
+}
+
+// Binaries finds kube-apiserver and etcd; missing says what is absent.
+func Binaries() (apiserver, etcd, missing string) {
+	root := repoRoot()
+	apiserver = os.Getenv("OPTIMUS_KUBE_APISERVER")
+	if apiserver == "" && root != "" {
+		apiserver = filepath.Join(root, "tools", "k8s", "bin", "kube-apiserver")
+	}
+	etcd = os.Getenv("OPTIMUS_ETCD")
+	if etcd == "" && root != "" {
+		etcd = filepath.Join(root, "tools", "k8s", "bin", "etcd")
+	}
+	var absent []string
+	for i, p := range []string{apiserver, etcd} {
+		if p == "" {
+			absent = append(absent, []string{"$OPTIMUS_KUBE_APISERVER", "$OPTIMUS_ETCD"}[i]+" (unset, and no tools/k8s above the working directory)")
+		} else if st, err := os.Stat(p); err != nil || st.IsDir() {
+			absent = append(absent, p)
+		}
+	}
+	if len(absent) > 0 {
+		missing = "no kube-apiserver/etcd binary at " + strings.Join(absent, ", ")
+	}
+	return apiserver, etcd, missing
+}
+
+// repoRoot is the nearest directory above the working directory holding
+// tools/k8s/go.mod.
+func repoRoot() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "tools", "k8s", "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Start starts etcd and kube-apiserver and waits until the API server is
+// ready. Stop them with Stop.
+func Start(apiserverBin, etcdBin string) (*Server, error) {
+	dir, err := os.MkdirTemp("", "optimus-ktest-")
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{Dir: dir}
+	ok := false
+	defer func() {
+		if !ok {
+			s.Stop()
+		}
+	}()
+	var ports [3]int
+	for i := range ports {
+		if ports[i], err = freePort(); err != nil {
+			return nil, err
+		}
+	}
+	etcdURL := "http://127.0.0.1:" + strconv.Itoa(ports[0])
+	if err := writeKeys(dir); err != nil {
+		return nil, err
+	}
+	tokens := fmt.Sprintf("%s,admin,uid-admin,system:masters\n%s,%s,uid-optimus\n%s,someone,uid-someone\n", AdminToken, UserToken, UserName, OtherToken)
+	if err := os.WriteFile(filepath.Join(dir, "tokens.csv"), []byte(tokens), 0o600); err != nil {
+		return nil, err
+	}
+	s.etcd, s.etcdExit, err = launch(dir, "etcd", etcdBin,
+		"--data-dir", filepath.Join(dir, "etcd-data"),
+		"--listen-client-urls", etcdURL, "--advertise-client-urls", etcdURL,
+		"--listen-peer-urls", "http://127.0.0.1:"+strconv.Itoa(ports[1]),
+		"--initial-advertise-peer-urls", "http://127.0.0.1:"+strconv.Itoa(ports[1]),
+		"--initial-cluster", "default=http://127.0.0.1:"+strconv.Itoa(ports[1]),
+		"--unsafe-no-fsync", "--log-level", "warn")
+	if err != nil {
+		return nil, err
+	}
+	if err := s.waitHTTP(etcdURL+"/health", nil, s.etcdExit, "etcd", 60*time.Second); err != nil {
+		return nil, err
+	}
+	s.Host = "https://127.0.0.1:" + strconv.Itoa(ports[2])
+	s.apiserver, s.apiserverExit, err = launch(dir, "kube-apiserver", apiserverBin,
+		"--etcd-servers", etcdURL,
+		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
+		"--secure-port", strconv.Itoa(ports[2]),
+		"--cert-dir", filepath.Join(dir, "certs"),
+		"--endpoint-reconciler-type", "none",
+		"--service-cluster-ip-range", "10.96.0.0/16",
+		"--service-account-issuer", "https://kubernetes.default.svc",
+		"--service-account-key-file", filepath.Join(dir, "sa.pub"),
+		"--service-account-signing-key-file", filepath.Join(dir, "sa.key"),
+		"--token-auth-file", filepath.Join(dir, "tokens.csv"),
+		"--authorization-mode", "RBAC",
+		"--disable-admission-plugins", "ServiceAccount")
+	if err != nil {
+		return nil, err
+	}
+	insecure := &http.Client{Transport: &http.Transport{TLSClientConfig: insecureTLS()}, Timeout: 5 * time.Second}
+	if err := s.waitHTTP(s.Host+"/readyz", insecure, s.apiserverExit, "kube-apiserver", 120*time.Second); err != nil {
+		return nil, err
+	}
+	if s.ca, err = os.ReadFile(filepath.Join(dir, "certs", "apiserver.crt")); err != nil {
+		return nil, err
+	}
+	ok = true
+	return s, nil
+}
+
+func launch(dir, name, bin string, args ...string) (*exec.Cmd, chan error, error) {
+	logf, err := os.Create(filepath.Join(dir, name+".log"))
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlive the test
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return nil, nil, fmt.Errorf("starting %s: %v", name, err)
+	}
+	exit := make(chan error, 1)
+	go func() { exit <- cmd.Wait(); logf.Close() }()
+	return cmd, exit, nil
+}
+
+// waitHTTP waits for url to answer 200, failing early when the process exits.
+func (s *Server) waitHTTP(url string, c *http.Client, exit chan error, name string, limit time.Duration) error {
+	if c == nil {
+		c = &http.Client{Timeout: 5 * time.Second}
+	}
+	deadline := time.Now().Add(limit)
+	for {
+		req, _ := http.NewRequest(http.MethodGet, url, nil)
+		req.Header.Set("Authorization", "Bearer "+AdminToken)
+		if resp, err := c.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case err := <-exit:
+			exit <- err
+			return fmt.Errorf("%s exited (%v); its log ends:\n%s", name, err, s.logTail(name))
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s not ready after %s; its log ends:\n%s", name, limit, s.logTail(name))
+		}
+	}
+}
+
+func (s *Server) logTail(name string) string {
+	b, _ := os.ReadFile(filepath.Join(s.Dir, name+".log"))
+	if len(b) > 3000 {
+		b = b[len(b)-3000:]
+	}
+	return string(b)
+}
+
+// Stop stops the API server, then etcd, and removes the directory.
+func (s *Server) Stop() {
+	for _, p := range []struct {
+		cmd  *exec.Cmd
+		exit chan error
+	}{{s.apiserver, s.apiserverExit}, {s.etcd, s.etcdExit}} {
+		if p.cmd == nil || p.cmd.Process == nil {
+			continue
+		}
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.exit:
+		case <-time.After(15 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-p.exit
+		}
+	}
+	if s.Dir != "" {
+		os.RemoveAll(s.Dir)
+	}
+}
+
+// Config is a client configuration for the given token.
+func (s *Server) Config(token string) *rest.Config {
+	return &rest.Config{Host: s.Host, BearerToken: token, TLSClientConfig: rest.TLSClientConfig{CAData: s.ca},
+		QPS: 500, Burst: 1000}
+}
+
+// Admin is a client with every right.
+func (s *Server) Admin() kubernetes.Interface {
+	return kubernetes.NewForConfigOrDie(s.Config(AdminToken))
+}
+
+// WriteKubeconfig writes a kubeconfig for token into dir and returns its path.
+func (s *Server) WriteKubeconfig(dir, token, namespace string) (string, error) {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["ktest"] = &clientcmdapi.Cluster{Server: s.Host, CertificateAuthorityData: s.ca}
+	cfg.AuthInfos["ktest"] = &clientcmdapi.AuthInfo{Token: token}
+	cfg.Contexts["ktest"] = &clientcmdapi.Context{Cluster: "ktest", AuthInfo: "ktest", Namespace: namespace}
+	cfg.CurrentContext = "ktest"
+	path := filepath.Join(dir, "kubeconfig")
+	return path, clientcmd.WriteToFile(*cfg, path)
+}
+
+// writeKeys writes the service-account signing key pair.
+func writeKeys(dir string) error {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return err
+	}
+	pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		return err
+	}
+	var priv, pubPEM bytes.Buffer
+	_ = pem.Encode(&priv, &pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+	_ = pem.Encode(&pubPEM, &pem.Block{Type: "PUBLIC KEY", Bytes: pub})
+	if err := os.WriteFile(filepath.Join(dir, "sa.key"), priv.Bytes(), 0o600); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "sa.pub"), pubPEM.Bytes(), 0o600)
+}
+
+// ErrNotReady is returned by waits that ran out of time.
+var ErrNotReady = errors.New("ktest: not ready")
+
+// Eventually polls cond until it is true or limit passes.
+func Eventually(ctx context.Context, limit time.Duration, cond func() bool) error {
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return ErrNotReady
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return nil
+}

@@ -1,0 +1,127 @@
+package table
+
+import (
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func writeText(text string) func(io.Writer) error {
+	return func(w io.Writer) error { _, err := io.WriteString(w, text); return err }
+}
+
+// TestAtomicWriteErrorsNameTheUsersPath: whatever fails, the message names
+// the path given, not the hidden temporary file, and nothing is left.
+func TestAtomicWriteErrorsNameTheUsersPath(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, []byte("x"), 0o644)
+	cases := []struct {
+		name string
+		path string
+		fill func(io.Writer) error
+		want string
+	}{
+		{"no such directory", filepath.Join(dir, "nodir", "out.parquet"), writeText("x"), "nodir/out.parquet: no such file or directory"},
+		{"a file as directory", filepath.Join(file, "out.parquet"), writeText("x"), "file/out.parquet: not a directory"},
+		{"a directory at the path", dir, writeText("x"), ""},
+		{"fill fails", filepath.Join(dir, "out.csv"), func(io.Writer) error { return errors.New("boom") }, "boom"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := AtomicWrite(c.path, c.fill)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if strings.Contains(err.Error(), ".tmp-") || c.want != "" && !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %q, want it to say %q and not name the temporary file", err, c.want)
+			}
+			left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*"))
+			if len(left) > 0 {
+				t.Errorf("left behind: %v", left)
+			}
+		})
+	}
+}
+
+// TestAtomicWriteModeAndLinks: the file gets 0666 less the umask, and a
+// symbolic link at the path (to a file, or dangling) is written through.
+func TestAtomicWriteModeAndLinks(t *testing.T) {
+	dir := t.TempDir()
+	old := syscall.Umask(0o027)
+	defer syscall.Umask(old)
+	plain := filepath.Join(dir, "plain.csv")
+	if err := AtomicWrite(plain, writeText("a\n")); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := os.Stat(plain); info.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v under umask 027, want -rw-r-----", info.Mode().Perm())
+	}
+	target := filepath.Join(dir, "target.csv")
+	os.WriteFile(target, []byte("old\n"), 0o600)
+	for _, c := range []struct{ link, dest, target string }{
+		{"link.csv", "target.csv", target},
+		{"dangling.csv", "sub/new.csv", filepath.Join(dir, "sub", "new.csv")},
+	} {
+		os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+		link := filepath.Join(dir, c.link)
+		if err := os.Symlink(c.dest, link); err != nil {
+			t.Fatal(err)
+		}
+		if err := AtomicWrite(link, writeText("new\n")); err != nil {
+			t.Fatal(err)
+		}
+		if info, err := os.Lstat(link); err != nil || info.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s: the link was replaced by a file", c.link)
+		}
+		if data, _ := os.ReadFile(c.target); string(data) != "new\n" {
+			t.Errorf("%s: target holds %q", c.link, data)
+		}
+	}
+}
+
+// TestInterruptedWriteLeavesNothing: SIGTERM or SIGINT while a file is
+// being written removes the temporary file and exits 128+signal.
+func TestInterruptedWriteLeavesNothing(t *testing.T) {
+	if dir := os.Getenv("OPTIMUS_TEST_SLOW_WRITE"); dir != "" {
+		AtomicWrite(filepath.Join(dir, "out.parquet"), func(w io.Writer) error {
+			w.Write(make([]byte, 1<<21)) // past the buffer: the file exists
+			os.WriteFile(filepath.Join(dir, "ready"), nil, 0o644)
+			time.Sleep(time.Minute)
+			return nil
+		})
+		return
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		dir := t.TempDir()
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestInterruptedWriteLeavesNothing$")
+		cmd.Env = append(os.Environ(), "OPTIMUS_TEST_SLOW_WRITE="+dir)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 200; i++ {
+			if _, err := os.Stat(filepath.Join(dir, "ready")); err == nil {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, ".out.parquet.tmp-*")); len(left) != 1 {
+			t.Fatalf("%v: no temporary file while writing: %v", sig, left)
+		}
+		cmd.Process.Signal(sig)
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 128+int(sig) {
+			t.Errorf("%v: exit %v, want %d", sig, err, 128+int(sig))
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
+			t.Errorf("%v: left behind: %v", sig, left)
+		}
+	}
+}
