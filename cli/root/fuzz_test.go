@@ -1,0 +1,154 @@
+package root
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/optimus-sched/optimus/io/table"
+)
+
+// fuzzInputs are the testbed's tables and the pipeline's outputs on them,
+// as CSV (the format a hostile or careless user edits by hand), made once.
+var (
+	fuzzOnce  sync.Once
+	fuzzDir   string
+	fuzzFiles map[string][]byte
+)
+
+func fuzzSetup(f *testing.F) {
+	fuzzOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "optimus-fuzz")
+		if err != nil {
+			f.Fatal(err)
+		}
+		fuzzDir = dir
+		p := func(n string) string { return filepath.Join(dir, n) }
+		steps := [][]string{
+			{"datasets", "export", "testbed", "-o", dir, "--format", "csv"},
+			{"fit", "-i", p("loss.csv"), "--speed", p("speed.csv"), "--jobs", p("jobs.csv"), "-o", p("models.csv")},
+			{"predict", "-i", p("jobs.csv"), "--models", p("models.csv"), "-o", p("predictions.csv")},
+			{"solve", "--cluster", p("cluster.csv"), "-i", p("predictions.csv"), "-o", p("allocation.csv")},
+			{"place", "--cluster", p("cluster.csv"), "-i", p("allocation.csv"), "-o", p("plan.csv")},
+			{"datasets", "export", "simulate-testbed", "-o", p("sim"), "--format", "csv"},
+		}
+		for _, args := range steps {
+			if code, _, stderr := Run(nil, args...); code != 0 {
+				f.Fatalf("%v: exit %d: %s", args, code, stderr)
+			}
+		}
+		fuzzFiles = map[string][]byte{}
+		for _, n := range []string{"cluster", "jobs", "loss", "speed", "models", "predictions", "allocation", "plan",
+			"sim/workload", "sim/profiles", "sim/cluster", "sim/profile_speeds"} {
+			data, err := os.ReadFile(p(n + ".csv"))
+			if err != nil {
+				f.Fatal(err)
+			}
+			fuzzFiles[n] = data
+		}
+	})
+}
+
+// fuzzCommands are the command lines the fuzzer runs; FUZZ stands for the
+// mutated input (written to a CSV file) and NAME.csv for the unmutated
+// tables of fuzzSetup.
+var fuzzCommands = []struct {
+	mutates string // which table the mutated input replaces
+	args    []string
+}{
+	{"loss", []string{"fit", "-i", "FUZZ", "--speed", "speed.csv", "--jobs", "jobs.csv"}},
+	{"speed", []string{"fit", "-i", "loss.csv", "--speed", "FUZZ", "--jobs", "jobs.csv"}},
+	{"jobs", []string{"predict", "-i", "FUZZ", "--models", "models.csv"}},
+	{"models", []string{"predict", "-i", "jobs.csv", "--models", "FUZZ"}},
+	{"predictions", []string{"solve", "-i", "FUZZ", "--cluster", "cluster.csv"}},
+	{"cluster", []string{"solve", "-i", "predictions.csv", "--cluster", "FUZZ"}},
+	{"allocation", []string{"place", "-i", "FUZZ", "--cluster", "cluster.csv"}},
+	{"cluster", []string{"place", "-i", "allocation.csv", "--cluster", "FUZZ"}},
+	{"plan", []string{"place", "-i", "allocation.csv", "--cluster", "cluster.csv", "--current", "FUZZ"}},
+	{"loss", []string{"eval", "convergence", "-i", "FUZZ", "--jobs", "jobs.csv"}},
+	{"speed", []string{"eval", "speed", "-i", "FUZZ"}},
+	{"jobs", []string{"fit", "suggest", "-i", "FUZZ"}},
+	{"plan", []string{"apply", "-i", "FUZZ", "--jobs", "jobs.csv", "--executor", "print"}},
+	{"jobs", []string{"apply", "-i", "plan.csv", "--jobs", "FUZZ", "--executor", "print", "--manifests"}},
+	{"plan", []string{"apply", "-i", "plan.csv", "--jobs", "jobs.csv", "--executor", "print", "--current", "FUZZ"}},
+	{"sim/workload", simulateArgs("FUZZ", "sim/profiles.csv", "sim/cluster.csv")},
+	{"sim/profiles", simulateArgs("sim/workload.csv", "FUZZ", "sim/cluster.csv")},
+	{"sim/cluster", simulateArgs("sim/workload.csv", "sim/profiles.csv", "FUZZ")},
+}
+
+func simulateArgs(workload, profiles, cluster string) []string {
+	return []string{"simulate", "--workload", workload, "--profiles", profiles, "--cluster", cluster,
+		"--profile-speeds", "sim/profile_speeds.csv", "--seeds", "1", "--policies", "optimus,drf", "-q", "--intervals=false"}
+}
+
+// FuzzCommand runs whole commands on mutated valid inputs: whatever the
+// input, a command exits 0 with a readable output, or 2 (invalid input)
+// or 1 with a message; it never panics and never reports an internal
+// error. Run it with, for example,
+//
+//	OPTIMUS_FUZZ_COMMAND=solve go test ./cli/root -run '^$' -fuzz '^FuzzCommand$' -fuzztime 10m -parallel 1
+func FuzzCommand(f *testing.F) {
+	fuzzSetup(f)
+	for i, c := range fuzzCommands {
+		valid := fuzzFiles[c.mutates]
+		f.Add(uint8(i), valid)
+		lines := strings.SplitAfter(string(valid), "\n")
+		if len(lines) > 2 {
+			// A few classic breakages as seeds: a cut table, a doubled row,
+			// a huge number.
+			f.Add(uint8(i), []byte(strings.Join(lines[:len(lines)/2], "")+lines[len(lines)/2][:len(lines[len(lines)/2])/2]))
+			f.Add(uint8(i), []byte(strings.Join(append(lines, lines[1]), "")))
+			f.Add(uint8(i), []byte(strings.Replace(string(valid), ",1,", ",9223372036854775807,", 1)))
+		}
+	}
+	// OPTIMUS_FUZZ_COMMAND=solve (say) fuzzes only the command lines that
+	// start with that word, for a session of its own.
+	commands := fuzzCommands[:0:0]
+	for _, c := range fuzzCommands {
+		if only := os.Getenv("OPTIMUS_FUZZ_COMMAND"); only == "" || c.args[0] == only {
+			commands = append(commands, c)
+		}
+	}
+	if len(commands) == 0 {
+		f.Fatalf("OPTIMUS_FUZZ_COMMAND=%s names no command of fuzzCommands", os.Getenv("OPTIMUS_FUZZ_COMMAND"))
+	}
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		c := commands[int(which)%len(commands)]
+		dir := t.TempDir()
+		in := filepath.Join(dir, filepath.Base(c.mutates)+".csv")
+		if err := os.WriteFile(in, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "out.csv")
+		args := make([]string, 0, len(c.args)+2)
+		for _, a := range c.args {
+			switch {
+			case a == "FUZZ":
+				a = in
+			case strings.HasSuffix(a, ".csv"):
+				a = filepath.Join(fuzzDir, a)
+			}
+			args = append(args, a)
+		}
+		args = append(args, "-o", out)
+		code, _, stderr := Run(nil, args...)
+		switch {
+		case code == 0:
+			if _, err := table.ReadFile(out, nil); err != nil {
+				t.Fatalf("%v: exit 0 but the output does not read back: %v", args, err)
+			}
+		case strings.Contains(stderr, "internal error") || strings.Contains(stderr, "panic"):
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		case code != 1 && code != 2:
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		case !strings.HasPrefix(stderr, "optimus: "):
+			t.Fatalf("%v: exit %d without a message: %q", args, code, stderr)
+		case code == 2:
+			if _, err := os.Stat(out); err == nil {
+				t.Fatalf("%v: exit 2 but wrote %s", args, out)
+			}
+		}
+	})
+}
