@@ -9,7 +9,6 @@ package pipeline
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/optimus-sched/optimus/fit"
 )
@@ -115,31 +114,7 @@ func FitJob(in FitInput) Model {
 // the order of jobs. progress, if not nil, is called after each job.
 func FitJobs(jobs []FitInput, parallel int, progress func(done, total int)) []Model {
 	out := make([]Model, len(jobs))
-	parallel = max(1, min(parallel, len(jobs)))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	for range parallel {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i] = FitJob(jobs[i])
-				if progress != nil {
-					mu.Lock()
-					done++
-					progress(done, len(jobs))
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for i := range jobs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	ForEach(len(jobs), parallel, func(i int) { out[i] = FitJob(jobs[i]) }, progress)
 	return out
 }
 

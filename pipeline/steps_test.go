@@ -177,3 +177,29 @@ func TestClusterCheck(t *testing.T) {
 		}
 	}
 }
+
+// ForEach does every index once, and a worker's panic reaches the caller.
+func TestForEach(t *testing.T) {
+	seen := make([]int, 100)
+	calls := 0
+	pipeline.ForEach(len(seen), 3, func(i int) { seen[i]++ }, func(done, total int) { calls++ })
+	for i, n := range seen {
+		if n != 1 {
+			t.Fatalf("index %d done %d times", i, n)
+		}
+	}
+	if calls != 100 {
+		t.Errorf("progress called %d times", calls)
+	}
+	defer func() {
+		if v := recover(); v != "boom" {
+			t.Errorf("recovered %v, want the worker's panic", v)
+		}
+	}()
+	pipeline.ForEach(50, 4, func(i int) {
+		if i == 17 {
+			panic("boom")
+		}
+	}, nil)
+	t.Error("no panic")
+}

@@ -48,8 +48,7 @@ type Options struct {
 	Timeout    time.Duration
 	LeaseWait  time.Duration
 
-	Verbose bool
-	Output  cmdutil.OutputOptions
+	Output cmdutil.OutputOptions
 }
 
 // NewCmd returns `optimus apply`.
@@ -109,7 +108,6 @@ again retries what failed.`,
 	f.StringVar(&opts.Namespace, "namespace", "", "kubernetes, print --manifests: the `NAMESPACE` of the pods and Services (default: the context's, else default)")
 	f.DurationVar(&opts.Timeout, "timeout", kubernetes.DefaultTimeout, "kubernetes: how long (`DURATION`) to wait for replaced pods to go and new pods to run (negative: do not wait)")
 	f.DurationVar(&opts.LeaseWait, "lease-wait", kubernetes.DefaultLeaseWait, "kubernetes: how long (`DURATION`) to wait for another apply's lease on the namespace (negative: fail at once)")
-	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "print a summary on standard error (the default when it is a terminal)")
 	opts.Output.AddOutputFlags(cmd)
 	return cmd
 }
@@ -186,8 +184,10 @@ func Run(opts *Options) error {
 		return err
 	}
 	failed := apply.Failed(all)
-	if opts.Verbose || opts.IO.IsStderrTTY() || failed > 0 {
-		cmdutil.Logf(opts.IO, "%s", Summary(ex.Name(), generation, results, skipped, opts.DryRun))
+	if failed > 0 {
+		cmdutil.Warnf(opts.IO, "%s", Summary(ex.Name(), generation, results, skipped, opts.DryRun))
+	} else {
+		cmdutil.Summaryf(opts.IO, "%s", Summary(ex.Name(), generation, results, skipped, opts.DryRun))
 	}
 	// With --manifests standard output carries the YAML: the table goes
 	// only to a file.

@@ -320,16 +320,11 @@ func InputFlag(cmd *cobra.Command, p *string, what string) {
 	cmd.Flags().StringVarP(p, "input", "i", "", "read the "+what+" table from `FILE` (any format) instead of standard input")
 }
 
-// Logf writes a log line to standard error.
-func Logf(ios *iostreams.IOStreams, format string, args ...any) {
-	fmt.Fprintf(ios.ErrOut, format+"\n", args...)
-}
-
 // Progress reports progress of long work on standard error when it is a
 // terminal, and stays silent otherwise. Call it with done == total to end
 // the line.
 func Progress(ios *iostreams.IOStreams, label string) func(done, total int) {
-	if !ios.IsStderrTTY() {
+	if !ios.IsStderrTTY() || ios.Verbosity() == iostreams.Quiet {
 		return func(int, int) {}
 	}
 	last := -1

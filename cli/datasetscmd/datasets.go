@@ -139,9 +139,7 @@ func writeAll(ios *iostreams.IOStreams, dir, ext string, tables []datasets.Named
 		if err := os.Rename(tmps[i], path); err != nil {
 			return err
 		}
-		if ios.IsStderrTTY() {
-			cmdutil.Logf(ios, "wrote %s (%d rows)", path, nt.Table.NumRows())
-		}
+		cmdutil.Summaryf(ios, "wrote %s (%d rows)", path, nt.Table.NumRows())
 	}
 	return nil
 }

@@ -109,9 +109,7 @@ func RunGenerate(opts *GenerateOptions) error {
 		// its standard input ends.
 		return err
 	}
-	if opts.IO.IsStderrTTY() {
-		cmdutil.Logf(opts.IO, "wrote %s (%d nodes); %d jobs asking for %d tasks", opts.Cluster, cluster.NumRows(), pred.NumRows(), opts.Tasks)
-	}
+	cmdutil.Summaryf(opts.IO, "wrote %s (%d nodes); %d jobs asking for %d tasks", opts.Cluster, cluster.NumRows(), pred.NumRows(), opts.Tasks)
 	if opts.Output.Path != "" && opts.Output.Path != "-" {
 		return nil
 	}

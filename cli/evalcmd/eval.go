@@ -316,10 +316,10 @@ func summarise(ios *iostreams.IOStreams, res []eval.ConvergenceResult, fractions
 			}
 		}
 		if n == 0 {
-			cmdutil.Logf(ios, "eval convergence: %.0f%% observed: no curve could be fitted (%d too short)", 100*f, insufficient)
+			cmdutil.Notef(ios, "eval convergence: %.0f%% observed: no curve could be fitted (%d too short)", 100*f, insufficient)
 			continue
 		}
-		cmdutil.Logf(ios, "eval convergence: %.0f%% observed: %d curves predicted (%d not: too few points), interval covers the truth in %d (%.0f%%), median |epoch error| %.1f over %d uncensored",
+		cmdutil.Notef(ios, "eval convergence: %.0f%% observed: %d curves predicted (%d not: too few points), interval covers the truth in %d (%.0f%%), median |epoch error| %.1f over %d uncensored",
 			100*f, n, insufficient, covered, 100*float64(covered)/float64(n), fit.Median(errs), len(errs))
 	}
 }

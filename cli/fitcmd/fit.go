@@ -131,9 +131,9 @@ func Run(opts *Options) error {
 func reportDropped(ios *iostreams.IOStreams, models []pipeline.Model) {
 	d := pipeline.CountDropped(models)
 	if d.Points > 0 {
-		cmdutil.Logf(ios, "fit: dropped %d loss points of %d jobs (NaN, infinite or outliers; see loss_dropped)", d.Points, d.PointJobs)
+		cmdutil.Warnf(ios, "fit: dropped %d loss points of %d jobs (NaN, infinite or outliers; see loss_dropped)", d.Points, d.PointJobs)
 	}
 	if d.Failed > 0 {
-		cmdutil.Logf(ios, "fit: excluded %d failed speed samples of %d jobs (speed 0 or NaN; see speed_failed)", d.Failed, d.FailedJobs)
+		cmdutil.Warnf(ios, "fit: excluded %d failed speed samples of %d jobs (speed 0 or NaN; see speed_failed)", d.Failed, d.FailedJobs)
 	}
 }

@@ -18,7 +18,19 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	stdinTTY, stdoutTTY, stderrTTY bool
+	verbosity                      Verbosity
 }
+
+// Verbosity says how much a command says on standard error besides its
+// errors (set by optimus' --quiet and --verbose).
+type Verbosity int
+
+// Verbosities.
+const (
+	Quiet   Verbosity = -1 // errors only: what cron mails is what went wrong
+	Normal  Verbosity = 0  // warnings and notes; summaries when standard error is a terminal
+	Verbose Verbosity = 1  // summaries too, wherever standard error goes
+)
 
 // System returns the process's own streams.
 func System() *IOStreams {
@@ -46,6 +58,12 @@ func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }
 // IsStderrTTY reports whether standard error is a terminal (progress may be
 // shown there).
 func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
+
+// Verbosity is what --quiet and --verbose asked for.
+func (s *IOStreams) Verbosity() Verbosity { return s.verbosity }
+
+// SetVerbosity sets it.
+func (s *IOStreams) SetVerbosity(v Verbosity) { s.verbosity = v }
 
 // SetStdinTTY, SetStdoutTTY and SetStderrTTY let tests pretend.
 func (s *IOStreams) SetStdinTTY(v bool)  { s.stdinTTY = v }

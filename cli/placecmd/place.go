@@ -25,7 +25,6 @@ type Options struct {
 	Current    string
 	Policy     string
 	Candidates int
-	Verbose    bool
 	Output     cmdutil.OutputOptions
 }
 
@@ -67,7 +66,6 @@ one row with a null node for each job that waits (optimus schema plan).`,
 	cmd.Flags().StringVar(&opts.Policy, "policy", string(place.Optimus), "placement `POLICY`: optimus, spread or pack")
 	cmd.Flags().IntVar(&opts.Candidates, "candidates", place.DefaultCandidates,
 		"`N` nodes with the most free capacity considered per job before a first-fit search over all (optimus, spread)")
-	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print a summary of the plan on standard error (the default when it is a terminal)")
 	opts.Output.AddOutputFlags(cmd)
 	cmd.AddCommand(NewCmdBlocks(ios))
 	return cmd
@@ -120,9 +118,7 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if opts.Verbose || opts.IO.IsStderrTTY() {
-		cmdutil.Logf(opts.IO, "%s", Summary(prob, res))
-	}
+	cmdutil.Summaryf(opts.IO, "%s", Summary(prob, res))
 	return opts.Output.Write(opts.IO, out)
 }
 

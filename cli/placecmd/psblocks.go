@@ -23,7 +23,6 @@ type BlocksOptions struct {
 	Compare       bool
 	TinyFraction  float64
 	BigArrayBound int64
-	Verbose       bool
 	Output        cmdutil.OutputOptions
 }
 
@@ -59,7 +58,6 @@ and requests (a ps_balance table): the slowest server sets the pace of every ste
 	cmd.Flags().BoolVar(&opts.Compare, "compare", false, "write the load balance of every policy (a ps_balance table) instead of the assignment")
 	cmd.Flags().Float64Var(&opts.TinyFraction, "tiny", place.DefaultTinyFraction, "optimus: blocks below this `FRACTION` of the mean load per server are placed by request count, and no slice is smaller")
 	cmd.Flags().Int64Var(&opts.BigArrayBound, "bigarray-bound", place.DefaultBigArrayBound, "hash: `BYTES` from which a block is split over every server")
-	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print the balance of both policies on standard error (the default when it is a terminal)")
 	opts.Output.AddOutputFlags(cmd)
 	return cmd
 }
@@ -113,10 +111,10 @@ func RunBlocks(opts *BlocksOptions) error {
 		}
 		results[pol] = pieces
 	}
-	if opts.Verbose || opts.IO.IsStderrTTY() {
+	{
 		for _, pol := range []place.BlockPolicy{place.BalanceBlocks, place.HashBlocks} {
 			b := place.Balance(results[pol], len(blocks), opts.Servers)
-			cmdutil.Logf(opts.IO, "ps-blocks (%s): %d blocks in %d pieces on %d servers: bytes max %d min %d (max/mean %.3f); requests max %d min %d (max/mean %.3f)",
+			cmdutil.Summaryf(opts.IO, "ps-blocks (%s): %d blocks in %d pieces on %d servers: bytes max %d min %d (max/mean %.3f); requests max %d min %d (max/mean %.3f)",
 				pol, b.Blocks, b.Pieces, b.Servers, b.MaxBytes, b.MinBytes, b.BytesImbalance, b.MaxRequests, b.MinRequests, b.RequestsImbalance)
 		}
 	}

@@ -8,7 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/pipeline"
 )
 
 // goldenTestbed are the SHA-256 sums of the files the testbed pipeline
@@ -73,11 +76,32 @@ func TestSummaryOnlyAtTerminal(t *testing.T) {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
 		said := errOut.String()
-		if tty && !strings.HasPrefix(said, "solve (optimus, nodes capacity): 26 jobs: 26 running") {
+		if tty && said != "optimus: solve (optimus, nodes capacity): 26 jobs: 26 running, 0 waiting, 0 done; 181 tasks; objective 151209 s, 2 restarts (600 s); used gpu 70/280 cpu 573/2720 memory_gb 1542/19840 net_gbps 331/2000\n" {
 			t.Errorf("at a terminal: %q, want the plan's summary", said)
 		}
 		if !tty && said != "" {
 			t.Errorf("not a terminal: %q, want nothing", said)
+		}
+	}
+}
+
+// A panic is reported as a bug (exit 3 and the stack), never as invalid
+// input (Go's own exit status for a panic is 2), also from a worker
+// goroutine of the pipeline.
+func TestPanicIsABug(t *testing.T) {
+	for _, where := range []string{"command", "worker"} {
+		ios, _, _, errOut := iostreams.Test()
+		cmd := NewCmd(ios)
+		cmd.AddCommand(&cobra.Command{Use: "crash", RunE: func(*cobra.Command, []string) error {
+			if where == "worker" {
+				pipeline.ForEach(4, 2, func(i int) { panic("index out of range") }, nil)
+			}
+			panic("index out of range")
+		}})
+		code := execute(ios, cmd, []string{"crash"})
+		said := errOut.String()
+		if code != ExitBug || !strings.HasPrefix(said, "optimus: internal error (a bug in optimus") || !strings.Contains(said, "index out of range") || !strings.Contains(said, "goroutine") {
+			t.Errorf("%s: exit %d: %q", where, code, said)
 		}
 	}
 }

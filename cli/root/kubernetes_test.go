@@ -147,7 +147,7 @@ func TestApplyAndSnapshotAgainstKubernetes(t *testing.T) {
 		t.Errorf("print --manifests: %d pods, the cluster runs %d, want 69", printed, len(live.Items))
 	}
 
-	stderr := step(0, "snapshot", "kubernetes", "--kubeconfig", kubeconfig, "--jobs", tb("jobs"), "-o", o("snap"))
+	stderr := step(0, "snapshot", "kubernetes", "-v", "--kubeconfig", kubeconfig, "--jobs", tb("jobs"), "-o", o("snap"))
 	t.Logf("snapshot stderr:\n%s", stderr)
 	for _, s := range []string{"node gpu-cordoned left out of the cluster table: cordoned", "node gpu-down left out of the cluster table: not Ready",
 		"13 nodes, 60 tasks of 9 jobs in namespace training"} {

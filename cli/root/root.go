@@ -4,6 +4,7 @@ package root
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -38,12 +39,30 @@ completion time, places the tasks on the fewest servers, and applies the plan.
 Commands read a table on standard input (or -i FILE) and write one on standard output
 (or -o FILE): Arrow IPC streams through pipes, Parquet, Arrow or CSV files by extension,
 aligned text at a terminal. Exit status: 0 success, 2 usage or invalid input, 1 other
-failures.`,
+failures (3: a bug in optimus, with its stack on standard error).
+
+Besides errors, commands print warnings and results on standard error, and what they
+decided when standard error is a terminal: -q/--quiet keeps errors only (for cron),
+-v/--verbose adds the decisions wherever standard error goes.`,
 		Example: `  optimus datasets export testbed -o testbed
   optimus convert -i testbed/jobs.parquet`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       versioncmd.String(),
+	}
+	var quiet, verbose bool
+	cmd.PersistentFlags().BoolVarP(&quiet, "quiet", "q", false, "print errors only on standard error (no warnings, summaries or progress)")
+	cmd.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "print what each step decided on standard error even when it is not a terminal")
+	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		switch {
+		case quiet && verbose:
+			return cmdutil.Usagef("--quiet and --verbose contradict each other: give one")
+		case quiet:
+			ios.SetVerbosity(iostreams.Quiet)
+		case verbose:
+			ios.SetVerbosity(iostreams.Verbose)
+		}
+		return nil
 	}
 	cmd.SetOut(ios.Out)
 	cmd.SetErr(ios.ErrOut)
@@ -86,7 +105,19 @@ failures.`,
 // Main runs optimus with args and returns the exit status, printing any
 // error to standard error as one line prefixed "optimus: ".
 func Main(ios *iostreams.IOStreams, args []string) int {
-	cmd := NewCmd(ios)
+	return execute(ios, NewCmd(ios), args)
+}
+
+// execute runs a command tree with args and returns the exit status.
+func execute(ios *iostreams.IOStreams, cmd *cobra.Command, args []string) (code int) {
+	defer func() {
+		// A panic is a bug, whatever the input: say so, with the stack,
+		// and exit 3, not Go's 2, which means invalid input here.
+		if v := recover(); v != nil {
+			fmt.Fprintf(ios.ErrOut, "optimus: internal error (a bug in optimus: please report it with the command and its input): %v\n%s", v, debug.Stack())
+			code = ExitBug
+		}
+	}()
 	cmd.SetArgs(args)
 	err := cmd.Execute()
 	if err == nil {
@@ -114,6 +145,9 @@ func isCobraUsage(err error) bool {
 	}
 	return false
 }
+
+// ExitBug is the exit status of a panic: a bug in optimus.
+const ExitBug = 3
 
 // Run runs optimus in-process on stdin, with buffers for standard output
 // and error, none a terminal, and returns the exit status and what it

@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/optimus-sched/optimus/datasets"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline"
 	"github.com/optimus-sched/optimus/place"
 	"github.com/optimus-sched/optimus/simulate"
 	"github.com/optimus-sched/optimus/simulate/simtables"
@@ -44,7 +44,6 @@ type Options struct {
 	Seeds                       string
 	Horizon                     float64
 	Parallel                    int
-	Quiet                       bool
 	Compare                     bool   // write the comparison over seeds rather than the summary
 	Intervals                   bool   // keep the per-round tables
 	Dir                         string // all four output tables go here
@@ -114,7 +113,6 @@ sim_comparison, sim_jobs, sim_allocations and sim_utilisation there as Parquet.`
 	f.StringVar(&opts.Seeds, "seeds", "1", "seeds to run: a list and ranges, e.g. 1,2,5-8")
 	f.Float64Var(&opts.Horizon, "horizon", simulate.DefaultHorizon, "seconds after which unfinished jobs are reported unfinished")
 	f.IntVar(&opts.Parallel, "parallel", runtime.GOMAXPROCS(0), "runs simulated at once")
-	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bar")
 	f.BoolVar(&opts.Compare, "compare", false, "write the sim_comparison table (each policy over the seeds) instead of sim_summary")
 	f.BoolVar(&opts.Intervals, "intervals", true, "record every round's allocations and utilisation (sim_allocations, sim_utilisation in --dir)")
 	f.StringVar(&opts.Dir, "dir", "", "also write every output table as Parquet into `DIR`")
@@ -217,32 +215,9 @@ func Run(opts *Options) error {
 	}
 	results := make([]*simulate.Result, len(jobs))
 	errs := make([]error, len(jobs))
-	progress := func(done, total int) {}
-	if !opts.Quiet {
-		progress = cmdutil.Progress(opts.IO, "simulate")
-	}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	next := make(chan int)
-	done := 0
-	for range max(1, min(opts.Parallel, len(jobs))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range next {
-				results[k], errs[k] = simulate.Run(jobs[k].in, jobs[k].cfg)
-				mu.Lock()
-				done++
-				progress(done, len(jobs))
-				mu.Unlock()
-			}
-		}()
-	}
-	for k := range jobs {
-		next <- k
-	}
-	close(next)
-	wg.Wait()
+	pipeline.ForEach(len(jobs), opts.Parallel, func(k int) {
+		results[k], errs[k] = simulate.Run(jobs[k].in, jobs[k].cfg)
+	}, cmdutil.Progress(opts.IO, "simulate"))
 	for k, err := range errs {
 		if err != nil {
 			return fmt.Errorf("simulate %s, seed %d: %w", jobs[k].cfg.Policy, jobs[k].cfg.Seed, err)
@@ -404,9 +379,7 @@ func writeDir(ios *iostreams.IOStreams, dir string, tabs []*table.Table) (err er
 		if err := os.Rename(tmps[i], path); err != nil {
 			return err
 		}
-		if ios.IsStderrTTY() {
-			cmdutil.Logf(ios, "wrote %s (%d rows)", path, t.NumRows())
-		}
+		cmdutil.Summaryf(ios, "wrote %s (%d rows)", path, t.NumRows())
 	}
 	return nil
 }

@@ -126,7 +126,7 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	cluster, resources, err := ClusterTable(nodes, func(name, why string) {
-		cmdutil.Logf(opts.IO, "snapshot: node %s left out of the cluster table: %s", name, why)
+		cmdutil.Warnf(opts.IO, "snapshot: node %s left out of the cluster table: %s", name, why)
 	})
 	if err != nil {
 		return err
@@ -138,7 +138,7 @@ func Run(ctx context.Context, opts *Options) error {
 	out := map[string]*table.Table{"cluster": cluster, "plan": plan}
 	if jobs != nil {
 		if out["jobs"], err = JobsTable(jobs, tasks, func(job string, n int) {
-			cmdutil.Logf(opts.IO, "snapshot: job %s runs %d tasks but is not in %s: left out of jobs%s", job, n, opts.Jobs, ext)
+			cmdutil.Warnf(opts.IO, "snapshot: job %s runs %d tasks but is not in %s: left out of jobs%s", job, n, opts.Jobs, ext)
 		}); err != nil {
 			return err
 		}
@@ -157,7 +157,7 @@ func Run(ctx context.Context, opts *Options) error {
 	for _, t := range tasks {
 		jobsRunning[t.Job] = true
 	}
-	cmdutil.Logf(opts.IO, "snapshot: %d nodes, %d tasks of %d jobs in namespace %s -> %s", cluster.NumRows(), len(tasks), len(jobsRunning), x.Namespace(), opts.OutDir)
+	cmdutil.Summaryf(opts.IO, "snapshot: %d nodes, %d tasks of %d jobs in namespace %s -> %s", cluster.NumRows(), len(tasks), len(jobsRunning), x.Namespace(), opts.OutDir)
 	return nil
 }
 

@@ -27,7 +27,6 @@ type Options struct {
 	BaselineCap int
 	Capacity    string // nodes or aggregate
 	Quantile    string // which remaining-steps column is Q: p10, p50 or p90
-	Verbose     bool
 	Output      cmdutil.OutputOptions
 }
 
@@ -83,7 +82,6 @@ alloc_speed, alloc_completion_s, the gains, status and reason (optimus schema al
 	cmd.Flags().StringVar(&opts.Capacity, "capacity", string(solve.NodeCapacity),
 		"check allocations against the `CHECK`: nodes (every task fits on some node) or aggregate (the cluster's totals only, as the paper)")
 	cmd.Flags().StringVar(&opts.Quantile, "remaining", "p50", "plan with this `QUANTILE` of the predicted remaining steps: p10, p50 or p90")
-	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print a summary of the plan on standard error (the default when it is a terminal)")
 	opts.Output.AddOutputFlags(cmd)
 	return cmd
 }
@@ -140,23 +138,21 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if opts.Verbose || opts.IO.IsStderrTTY() {
-		cmdutil.Logf(opts.IO, "%s", Summary(prob, res))
-	}
+	cmdutil.Summaryf(opts.IO, "%s", Summary(prob, res))
 	return opts.Output.Write(opts.IO, out)
 }
 
 // Summary is one line describing a plan, for standard error.
 func Summary(prob *solve.Problem, res *solve.Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "solve (%s, %s capacity): %d jobs: %d running, %d waiting, %d done; %d tasks; objective %.6g s",
-		res.Policy, res.CapacityCheck, len(res.Decisions), res.Running, res.Waiting, res.Done, res.Tasks, res.Objective)
+	fmt.Fprintf(&b, "solve (%s, %s capacity): %d jobs: %d running, %d waiting, %d done; %d tasks; objective %s s",
+		res.Policy, res.CapacityCheck, len(res.Decisions), res.Running, res.Waiting, res.Done, res.Tasks, cmdutil.Num(res.Objective))
 	if res.Restarts > 0 || res.RestartCost > 0 {
-		fmt.Fprintf(&b, ", %d restarts (%.6g s)", res.Restarts, res.RestartCost)
+		fmt.Fprintf(&b, ", %d restarts (%s s)", res.Restarts, cmdutil.Num(res.RestartCost))
 	}
 	b.WriteString("; used")
 	for r, name := range prob.Resources {
-		fmt.Fprintf(&b, " %s %.4g/%.4g", name, res.Used[r], res.Capacity[r])
+		fmt.Fprintf(&b, " %s %s/%s", name, cmdutil.Num(res.Used[r]), cmdutil.Num(res.Capacity[r]))
 	}
 	return b.String()
 }
