@@ -92,7 +92,8 @@ type Pending struct {
 // Prepare writes a file as AtomicWrite does, up to the rename.
 func Prepare(path string, fill func(io.Writer) error) (_ *Pending, err error) {
 	target := resolveLink(path)
-	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*")
+	removeStaleTemps(target)
+	f, err := os.CreateTemp(filepath.Dir(target), tempPrefix(target)+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return nil, userPath(err, path)
 	}
@@ -139,6 +140,40 @@ func (p *Pending) Commit() error {
 func (p *Pending) Abort() {
 	os.Remove(p.tmp)
 	untrack(p.tmp)
+}
+
+// tempPrefix starts the names of the temporary files written for path:
+// .NAME.tmp-PID-RANDOM, hidden beside it, with the writer's process id.
+func tempPrefix(path string) string { return "." + filepath.Base(path) + ".tmp-" }
+
+// removeStaleTemps removes the temporary files of path that a writer left
+// when it was killed without a chance to clean up (kill -9, a crash): those
+// whose process no longer exists. Files of live processes, other writers of
+// the same path among them, are left alone.
+func removeStaleTemps(path string) {
+	prefix := tempPrefix(path)
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(path), globEscape(prefix)+"*"))
+	for _, m := range matches {
+		rest := strings.TrimPrefix(filepath.Base(m), prefix)
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || processExists(pid) {
+			continue
+		}
+		os.Remove(m)
+	}
+}
+
+// globEscape quotes the characters filepath.Match treats specially.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // resolveLink follows symbolic links at path to the file they name (which

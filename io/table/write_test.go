@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -125,3 +126,37 @@ func TestInterruptedWriteLeavesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleTemporaryFilesAreRemoved: temporary files a killed writer left
+// (its process gone) are removed by the next write of the same path; those
+// of live processes, and of other paths, stay.
+func TestStaleTemporaryFilesAreRemoved(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "plan.parquet")
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no true(1):", err)
+	}
+	deadPID := dead.Process.Pid
+	names := map[string]bool{ // name -> should survive
+		".plan.parquet.tmp-" + itoa(deadPID) + "-123":     false,
+		".plan.parquet.tmp-" + itoa(os.Getpid()) + "-456": true,
+		".plan.parquet.tmp-1-789":                         true, // init: alive
+		".other.parquet.tmp-" + itoa(deadPID) + "-1":      true,
+		".plan.parquet.tmp-junk":                          true,
+	}
+	for n := range names {
+		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644)
+	}
+	if err := AtomicWrite(path, writeText("new")); err != nil {
+		t.Fatal(err)
+	}
+	for n, survive := range names {
+		_, err := os.Stat(filepath.Join(dir, n))
+		if survive != (err == nil) {
+			t.Errorf("%s: exists %v, want %v", n, err == nil, survive)
+		}
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
