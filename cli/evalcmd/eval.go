@@ -123,8 +123,8 @@ func RunSpeed(opts *SpeedOptions) error {
 			return err
 		}
 	}
-	if slices.Contains(t.Valid("mode"), false) {
-		return &table.Error{Source: t.Source, Column: "mode", Msg: "eval speed needs every row's mode (sync or async)"}
+	if r := slices.Index(t.Valid("mode"), false); r >= 0 {
+		return t.Errorf("mode", r, "no value: eval speed needs every row's mode (sync or async)")
 	}
 	keys, ps, ws, sp := t.Strings(key), t.Int64s("ps"), t.Int64s("workers"), t.Float64s("speed")
 	modes, batch, batchOK := t.Strings("mode"), t.Int64s("global_batch"), t.Valid("global_batch")

@@ -41,6 +41,7 @@ type jsonColumn struct {
 	Enum     []string `json:"enum,omitempty"`
 	Min      *float64 `json:"min"`
 	MinOpen  bool     `json:"min_open"`
+	Max      *float64 `json:"max"`
 	AllowNaN bool     `json:"allow_nan"`
 	Doc      string   `json:"doc"`
 }
@@ -61,7 +62,7 @@ func tableJSON(t *schema.Table) jsonTable {
 	for _, c := range t.AllColumns() {
 		jc := jsonColumn{Name: c.Name, Type: c.Type.String(), Unit: c.Unit, Required: c.Required,
 			Nullable: c.Nullable, Unique: c.Unique, NonEmpty: c.NonEmpty, Enum: c.Enum,
-			Min: c.Min, MinOpen: c.MinOpen, AllowNaN: c.AllowNaN, Doc: c.Doc}
+			Min: c.Min, MinOpen: c.MinOpen, Max: c.Max, AllowNaN: c.AllowNaN, Doc: c.Doc}
 		if c.Default != "" {
 			d := c.Default
 			jc.Default = &d
