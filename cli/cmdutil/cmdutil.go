@@ -249,6 +249,10 @@ func ReadSide(flag, path string, want *schema.Table) (*table.Table, error) {
 type OutputOptions struct {
 	Path   string // -o: a file, whose extension names the format
 	Format string // --format: the format of standard output
+	// Wide and Columns choose the columns printed at a terminal (text
+	// output only: files and pipes always carry the whole table).
+	Wide    bool
+	Columns []string
 }
 
 // AddOutputFlags registers -o/--output and --format.
@@ -257,6 +261,10 @@ func (o *OutputOptions) AddOutputFlags(cmd *cobra.Command) {
 		"write the table to `FILE` (.parquet, .arrow, .arrows or .csv; written atomically) instead of standard output")
 	cmd.Flags().StringVar(&o.Format, "format", "",
 		"format of standard output: arrows (Arrow IPC stream, the default when piped), arrow, parquet, csv or text (the default at a terminal)")
+	cmd.Flags().BoolVar(&o.Wide, "wide", false, "at a terminal (text output), print every column, not only the table's main ones")
+	if cmd.Flags().Lookup("columns") == nil {
+		cmd.Flags().StringSliceVar(&o.Columns, "columns", nil, "at a terminal (text output), print these `COLUMNS` (comma-separated, in this order)")
+	}
 }
 
 // formatNames maps --format values to formats.
@@ -300,7 +308,17 @@ func (o *OutputOptions) Write(ios *iostreams.IOStreams, t *table.Table) error {
 		return table.WriteFile(o.Path, t)
 	}
 	if o.Format == "text" || o.Format == "" && ios.IsStdoutTTY() {
-		return table.WritePretty(ios.Out, t)
+		shown, note, err := o.forTerminal(t)
+		if err != nil {
+			return err
+		}
+		if err := table.WritePretty(ios.Out, shown); err != nil {
+			return err
+		}
+		if note != "" {
+			_, err = fmt.Fprintln(ios.Out, note)
+		}
+		return err
 	}
 	// The Arrow writer writes each buffer of each column on its own: one
 	// system call each on an unbuffered pipe.

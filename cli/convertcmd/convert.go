@@ -65,6 +65,7 @@ func Run(opts *Options) error {
 		if t, err = t.Select(opts.Columns); err != nil {
 			return err
 		}
+		opts.Output.Columns = opts.Columns // and at a terminal, exactly these
 	}
 	return opts.Output.Write(opts.IO, t)
 }

@@ -35,3 +35,54 @@ func TestQuietAndVerbose(t *testing.T) {
 		}
 	}
 }
+
+// At a terminal a wide table shows its main columns and says so; --wide
+// shows all, --columns picks; counts print exactly.
+func TestTerminalColumns(t *testing.T) {
+	tb := exportTestbed(t)
+	out := t.TempDir()
+	in := func(n string) string { return filepath.Join(tb, n) }
+	m, p := filepath.Join(out, "m.parquet"), filepath.Join(out, "p.parquet")
+	for _, args := range [][]string{
+		{"fit", "-q", "-i", in("loss.parquet"), "--speed", in("speed.parquet"), "--jobs", in("jobs.parquet"), "-o", m},
+		{"predict", "-i", in("jobs.parquet"), "--models", m, "-o", p},
+	} {
+		if code, _, stderr := run(t, nil, args...); code != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	solve := []string{"solve", "--cluster", in("cluster.parquet"), "-i", p, "--format", "text"}
+	for _, tc := range []struct {
+		extra   []string
+		code    int
+		want    []string
+		wantNot []string
+		header  string
+	}{
+		{nil, 0, []string{"(allocation: 9 rows, 12 columns)", "(12 of the allocation table's 52 columns: --wide shows all, --columns picks)", " 1026706 "}, []string{"e+0", "alloc_nodes"},
+			"job          model         remaining_steps_p50  ps  workers  alloc_ps  alloc_workers"},
+		{[]string{"--wide"}, 0, []string{"(allocation: 9 rows, 52 columns)", "alloc_nodes"}, []string{"--wide shows all"}, ""},
+		{[]string{"--columns", "job,alloc_ps"}, 0, []string{"(allocation: 9 rows, 2 columns)"}, []string{"--wide shows all"}, "job          alloc_ps"},
+		{[]string{"--columns", "job,nothing"}, 2, nil, nil, ""},
+	} {
+		code, stdout, stderr := run(t, nil, append(solve, tc.extra...)...)
+		got := string(stdout)
+		if code != tc.code {
+			t.Errorf("%v: exit %d (%s), want %d", tc.extra, code, stderr, tc.code)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%v: output lacks %q:\n%s", tc.extra, w, got)
+			}
+		}
+		for _, w := range tc.wantNot {
+			if strings.Contains(got, w) {
+				t.Errorf("%v: output has %q:\n%s", tc.extra, w, got)
+			}
+		}
+		if tc.header != "" && !strings.HasPrefix(got, tc.header) {
+			t.Errorf("%v: header %q, want %q", tc.extra, strings.SplitN(got, "\n", 2)[0], tc.header)
+		}
+	}
+}

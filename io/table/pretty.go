@@ -17,7 +17,8 @@ import (
 const PrettyRows = 40
 
 // WritePretty writes t as an aligned text table for a person at a terminal:
-// numbers right-aligned with six significant digits, nulls shown as "null",
+// numbers right-aligned, whole numbers exactly and others with six
+// significant digits, nulls shown as "null",
 // and for long tables the first and last rows with a count of those left out.
 func WritePretty(w io.Writer, t *Table) error {
 	bw := bufio.NewWriter(w)
@@ -107,6 +108,9 @@ func prettyCell(a arrow.Array, r int) string {
 		v := f.Value(r)
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return FormatFloat(v)
+		}
+		if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+			return strconv.FormatFloat(v, 'f', 0, 64) // counts exactly: 1026710, not 1.02671e+06
 		}
 		return strconv.FormatFloat(v, 'g', 6, 64)
 	}
