@@ -40,7 +40,7 @@ var Catalog = []Dataset{
 	{Name: "simulate-testbed", Doc: "A workload like the paper's testbed experiment for optimus simulate: 9 jobs over the measured model families arriving over 1.5 hours on the testbed's 13 servers, training at the embedded measurements' speeds. Tables: cluster, workload, profiles, profile_speeds.", Generate: SimTestbed},
 	{
 		Name: "pollux-curves",
-		Doc: "Real validation curves of 41 all-reduce training runs measured for Pollux (OSDI'21): cifar10, imagenet " +
+		Doc: "Real validation curves of 40 all-reduce training runs measured for Pollux (OSDI'21): cifar10, imagenet " +
 			"(step learning-rate schedule), bert, ncf, yolov3, deepspeech2 at several batch sizes. Tables: jobs, loss " +
 			"(steps count epochs). For optimus eval convergence.",
 		Generate: func(uint64) ([]Named, error) {

@@ -28,7 +28,12 @@ echo "plan:        $out/plan.parquet"
 "$bin" predict -i "$tb/jobs.parquet" --models "$out/models.parquet" \
   | "$bin" solve --cluster "$tb/cluster.parquet" \
   | "$bin" place --cluster "$tb/cluster.parquet" -o "$out/plan-piped.parquet"
-cmp -s "$out/plan.parquet" "$out/plan-piped.parquet" && echo "piped plan:  identical to the step-by-step one"
+if cmp -s "$out/plan.parquet" "$out/plan-piped.parquet"; then
+  echo "piped plan:  identical to the step-by-step one"
+else
+  echo "demo: the piped plan differs from the step-by-step one ($out/plan-piped.parquet, $out/plan.parquet)" >&2
+  exit 1
+fi
 
 # The baselines on the same input, for comparison.
 for policy in drf tetris fifo; do

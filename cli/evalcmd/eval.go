@@ -39,6 +39,7 @@ scheduler on your cluster.`,
 type SpeedOptions struct {
 	IO       *iostreams.IOStreams
 	Input    string
+	Jobs     string
 	Key      string
 	Samples  int
 	Sampling string
@@ -63,12 +64,13 @@ at random, --trials times from --seed, and pools the errors.
 
 The input is a speed table, or any table with the speed table's columns keyed by --key
 (such as DL2's measurements, keyed by model).`,
-		Example: `  optimus eval speed -i speed.parquet
+		Example: `  optimus eval speed -i speed.parquet --jobs jobs.parquet --samples 6
   optimus eval speed -i ps-sync-measured.csv --key model --sampling random --trials 20`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return RunSpeed(opts) },
 	}
 	cmdutil.InputFlag(cmd, &opts.Input, "speed")
+	cmd.Flags().StringVar(&opts.Jobs, "jobs", "", "take each job's mode and global batch from the jobs table in `FILE` where the measurements have none")
 	cmd.Flags().StringVar(&opts.Key, "key", "", "column that groups the measurements (default: job, or model when there is no job column)")
 	cmd.Flags().IntVar(&opts.Samples, "samples", 10, "configurations to fit on")
 	cmd.Flags().StringVar(&opts.Sampling, "sampling", eval.SampleSuggest, "how to choose them: suggest or random")
@@ -123,11 +125,34 @@ func RunSpeed(opts *SpeedOptions) error {
 			return err
 		}
 	}
-	if r := slices.Index(t.Valid("mode"), false); r >= 0 {
-		return t.Errorf("mode", r, "no value: eval speed needs every row's mode (sync or async)")
-	}
 	keys, ps, ws, sp := t.Strings(key), t.Int64s("ps"), t.Int64s("workers"), t.Float64s("speed")
-	modes, batch, batchOK := t.Strings("mode"), t.Int64s("global_batch"), t.Valid("global_batch")
+	modes, modeOK := t.Strings("mode"), t.Valid("mode")
+	batch, batchOK := t.Int64s("global_batch"), t.Valid("global_batch")
+	if opts.Jobs != "" {
+		if key != "job" {
+			return cmdutil.Usagef("--jobs: the measurements are keyed by %s, not job", key)
+		}
+		jobs, err := cmdutil.ReadSide("jobs", opts.Jobs, schema.Jobs)
+		if err != nil {
+			return err
+		}
+		infos, _ := adapt.JobInfos(jobs)
+		for r, j := range keys {
+			info, ok := infos[j]
+			if !ok {
+				return t.Errorf(key, r, "unknown job %q (not in %s)", j, opts.Jobs)
+			}
+			if !modeOK[r] {
+				modes[r], modeOK[r] = info.Mode, true
+			}
+			if !batchOK[r] && info.GlobalBatch > 0 {
+				batch[r], batchOK[r] = int64(info.GlobalBatch), true
+			}
+		}
+	}
+	if r := slices.Index(modeOK, false); r >= 0 {
+		return t.Errorf("mode", r, "no value: eval speed needs every row's mode (sync or async): give the table a mode column or pass --jobs")
+	}
 	var ms []eval.SpeedMeasurement
 	for r := range keys {
 		if modes[r] == fit.Sync && !batchOK[r] {

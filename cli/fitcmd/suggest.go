@@ -39,7 +39,7 @@ says from which suggestion on it is.
 Jobs come from --jobs (whose max_ps and max_workers bound the candidates) or from the
 speed table given on standard input or with -i; a job's failed runs count as measured
 (they are not suggested again) but do not help identify the model.`,
-		Example: `  optimus fit suggest --jobs jobs.parquet -i speed.parquet
+		Example: `  optimus fit suggest --jobs jobs.parquet -i speed.parquet --samples 14
   optimus fit suggest --jobs jobs.parquet --samples 8 --format csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return RunSuggest(opts) },
@@ -134,6 +134,9 @@ func RunSuggest(opts *SuggestOptions) error {
 			oJob, oRank, oPS, oW = append(oJob, j), append(oRank, int64(k+1)), append(oPS, int64(c.PS)), append(oW, int64(c.Workers))
 			oIdent = append(oIdent, fit.Identifiable(l.mode, l.batch, have))
 		}
+	}
+	if len(oJob) == 0 && len(order) > 0 {
+		cmdutil.Notef(opts.IO, "fit suggest: every job has %d configurations measured already (--samples): nothing to suggest; raise --samples for more", opts.Samples)
 	}
 	t := table.New(schema.Suggestions, len(oJob))
 	t.SetStrings("job", oJob, nil)

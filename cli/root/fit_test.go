@@ -290,6 +290,8 @@ func TestFitBadInput(t *testing.T) {
 			`m.csv: column "job", row 1 (line 2): unknown job "ghost"`},
 		{"predict bad --at", []string{"predict", "-i", jobs, "--models", filepath.Join(dir, "jobs.parquet"), "--at", "0,3"}, `--at "0,3"`},
 		{"eval speed wrong table", []string{"eval", "speed", "-i", jobs}, "eval speed reads speed measurements, not a jobs table"},
+		{"eval speed --jobs naming no such job", []string{"eval", "speed", "-i", write("ej.csv", "job,ps,workers,speed\nghost,1,1,2\n"), "--jobs", jobs},
+			`ej.csv: column "job", row 1 (line 2): unknown job "ghost"`},
 		{"eval speed row without a mode", []string{"eval", "speed", "-i", write("em.csv", "job,ps,workers,speed,mode\na,1,1,2,async\na,1,2,3,\n")},
 			`em.csv: column "mode", row 2 (line 3): no value: eval speed needs every row's mode`},
 	}

@@ -86,3 +86,22 @@ func TestTerminalColumns(t *testing.T) {
 		}
 	}
 }
+
+// The --help examples of eval speed and fit suggest give results on the
+// embedded testbed.
+func TestHelpExamplesWorkOnTheTestbed(t *testing.T) {
+	tb := exportTestbed(t)
+	in := func(n string) string { return filepath.Join(tb, n) }
+	code, out, stderr := run(t, nil, "eval", "speed", "-i", in("speed.parquet"), "--jobs", in("jobs.parquet"), "--samples", "6", "--format", "csv")
+	if code != 0 || strings.Count(string(out), "\n") != 10 || !strings.Contains(string(out), "resnet50-a,sync,10,6,suggest,1,0,4,") {
+		t.Errorf("eval speed: exit %d %s\n%s", code, stderr, out)
+	}
+	code, out, stderr = run(t, nil, "fit", "suggest", "--jobs", in("jobs.parquet"), "-i", in("speed.parquet"), "--samples", "14", "--format", "csv")
+	if code != 0 || strings.Count(string(out), "\n") != 1+9*4 {
+		t.Errorf("fit suggest: exit %d %s\n%s", code, stderr, out)
+	}
+	code, _, stderr = run(t, nil, "fit", "suggest", "--jobs", in("jobs.parquet"), "-i", in("speed.parquet"), "--format", "csv")
+	if code != 0 || !strings.Contains(stderr, "nothing to suggest; raise --samples") {
+		t.Errorf("fit suggest with every job measured: exit %d %q", code, stderr)
+	}
+}
