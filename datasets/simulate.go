@@ -30,23 +30,16 @@ type SimProfile struct {
 // SimProfiles returns the profiles of the measured model families, sorted
 // by name.
 func SimProfiles() ([]SimProfile, error) {
-	ms, err := Measured()
+	models, err := JobModels()
 	if err != nil {
 		return nil, err
 	}
 	var out []SimProfile
-	for _, name := range MeasuredModels(ms) {
-		m, ok := testbedModels[name]
-		if !ok {
-			continue
-		}
-		ref, err := ReferenceSpeedModel(ms, name)
-		if err != nil {
-			return nil, err
-		}
+	for _, jm := range models {
+		m := testbedModels[jm.Name]
 		c, _ := curveConvergingAt(m, (m.minEpochs+m.maxEpochs)/2)
 		c.B0 *= float64(m.epochSteps) // per step -> per epoch
-		out = append(out, SimProfile{Model: name, Speed: ref.Model, Loss: c, EpochSteps: m.epochSteps, Worker: m.worker, PS: m.ps})
+		out = append(out, SimProfile{Model: jm.Name, Speed: jm.Speed, Loss: c, EpochSteps: m.epochSteps, Worker: m.worker, PS: m.ps})
 	}
 	return out, nil
 }
