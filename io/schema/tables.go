@@ -54,6 +54,8 @@ var Jobs = &Table{
 			Doc: "The user's own stopping point; when set it wins over the predicted convergence epoch."},
 		{Name: "progress_steps", Type: Int64, Unit: "steps", Default: "0", Min: zero,
 			Doc: "Steps trained so far."},
+		{Name: "schedule_end_steps", Type: Int64, Unit: "steps", Nullable: true, Min: one,
+			Doc: "Where the job's declared learning-rate schedule ends (a cosine or linear-decay horizon): the job converges there, and predict takes it over any fit."},
 		{Name: "ps", Type: Int64, Default: "0", Min: zero,
 			Doc: "Parameter servers running now (0 when the job is not running)."},
 		{Name: "workers", Type: Int64, Default: "0", Min: zero,
@@ -216,6 +218,8 @@ var Predictions = &Table{
 			Doc: "Where the remaining work comes from: the user's epoch budget, the job's own fit, the epoch cap (the fit had not converged by then), " +
 				"the median of other jobs of the same model (the job's own fit is insufficient), or unknown."},
 	}, append(append([]Column{}, speedModelColumns...),
+		Column{Name: "prior_weight", Type: Float64, Nullable: true, Min: zero, Max: atLeast(1),
+			Doc: "How much total_epochs lean on the job's model family (finished jobs' epochs): 0 for the job's own fit alone, 1 for the family alone; null for a budget, a declared schedule or unknown."},
 		Column{Name: "loss_quality", Type: String, Nullable: true, Enum: qualities, Doc: "Copied from models."},
 		Column{Name: "speed_quality", Type: String, Nullable: true, Enum: qualities, Doc: "Copied from models."},
 		Column{Name: "speed_now", Type: Float64, Unit: "steps/s", Nullable: true, Min: zero, Doc: "Predicted speed at the current ps and workers; null when not running."},
