@@ -286,6 +286,12 @@ func ConvergenceWith(curves []Curve, fractions []float64, rule fit.Rule, opt fit
 		if smooth == nil {
 			continue
 		}
+		// A declared schedule that the curve ran to its end stopped
+		// training there: the run converged at its end at the latest,
+		// whether the predictor is told of the schedule or not.
+		if end := int(math.Ceil(c.ScheduleEnd - 1e-9)); c.ScheduleEnd > 0 && len(smooth) >= end && (cens || e > end) {
+			e, cens = end, false
+		}
 		t := truth{epoch: e, censored: cens, final: smooth[e-1], ok: true}
 		if base := complementBase(c.Values, c.HigherIsBetter); base > 0 {
 			t.final = base - t.final

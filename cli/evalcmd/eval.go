@@ -318,7 +318,7 @@ func RunConvergence(opts *ConvergenceOptions) error {
 		}
 		c := curveByEpoch(g, cj.epochSteps)
 		c.Family = cj.model
-		if opts.Schedules && cj.scheduleEnd > 0 {
+		if cj.scheduleEnd > 0 {
 			c.ScheduleEnd = cj.scheduleEnd / cj.epochSteps
 		}
 		if len(c.Values) > r.Cap {
