@@ -13,7 +13,7 @@ func init() {
 	Catalog = append(Catalog, Dataset{
 		Name: "schedule-curves",
 		Doc: "Synthetic training-loss curves under learning-rate schedules the 1/k model cannot follow, with noise: " +
-			"step (lr x0.1 at a third and two thirds of training, a point every 2 epochs), cosine (per-step losses) " +
+			"step (lr x0.2 at a third and two thirds of training, a point every 2 epochs), cosine (per-step losses) " +
 			"and linear cooldown (constant, then linear decay over the last fifth; points at irregular steps), " +
 			"10 jobs of each. Tables: jobs (with schedule_end_steps for cosine and cooldown), loss. For optimus eval convergence.",
 		Generate: ScheduleCurves,
@@ -46,9 +46,9 @@ func lrAt(schedule string, u float64) float64 {
 		case u < 1.0/3:
 			return 1
 		case u < 2.0/3:
-			return 0.1
+			return 0.2
 		}
-		return 0.01
+		return 0.04
 	case ScheduleCosine:
 		return 0.5 * (1 + math.Cos(math.Pi*u))
 	case ScheduleCooldown:
@@ -89,7 +89,7 @@ func GenerateScheduleCurves(schedule string, n int, rng *rand.Rand) []ScheduleCu
 		}
 		c.InitialLR = 0.5 + rng.Float64()
 		c.Exponent = 0.5 + 0.3*rng.Float64()
-		l0, a, b := 0.5+0.5*rng.Float64(), 2+rng.Float64(), 0.4+0.3*rng.Float64()
+		l0, a, b := 0.5+0.5*rng.Float64(), 2+rng.Float64(), 0.6+0.4*rng.Float64()
 		s0 := float64(c.EpochSteps) * (0.5 + rng.Float64())
 		var cum float64
 		next := 0

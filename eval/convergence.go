@@ -311,11 +311,11 @@ func ConvergenceWith(curves []Curve, fractions []float64, rule fit.Rule, opt fit
 			}
 			continue
 		}
-		var prior fit.FamilyPrior
+		var members []familyMember
 		if cfg.FamilyPrior {
 			for k, o := range curves {
 				if k != ci && o.Family == c.Family && truths[k].ok {
-					prior.Epochs = append(prior.Epochs, float64(truths[k].epoch))
+					members = append(members, familyMember{y: filled(complemented(o.Values, o.HigherIsBetter)), epoch: float64(truths[k].epoch), curve: o, censored: truths[k].censored})
 				}
 			}
 		}
@@ -336,9 +336,7 @@ func ConvergenceWith(curves []Curve, fractions []float64, rule fit.Rule, opt fit
 					pts = append(pts, p)
 				}
 			}
-			o := opt
-			o.HigherIsBetter = c.HigherIsBetter
-			f, err := fit.FitLoss(pts, o)
+			f, err := fit.FitLoss(pts, lossOptions(opt, c))
 			r.Fit = f
 			if err != nil {
 				r.Err = err.Error()
@@ -346,6 +344,13 @@ func ConvergenceWith(curves []Curve, fractions []float64, rule fit.Rule, opt fit
 				continue
 			}
 			ev := fit.Evidence{Floor: Floor(c.Values[:r.Observed], c.HigherIsBetter, rule)}
+			var prior fit.FamilyPrior
+			if len(members) > 0 {
+				if obs := filled(complemented(c.Values[:r.Observed], c.HigherIsBetter)); obs != nil {
+					prior.Epochs = warpedEpochs(obs, members)
+				}
+				prior.Misses, prior.Tried = fitRecord(members, r.Observed, opt, rule)
+			}
 			if cfg.Schedules {
 				ev.ScheduleEnd = c.ScheduleEnd
 			}

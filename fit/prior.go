@@ -9,6 +9,23 @@ import (
 // job's convergence: the epoch at which each of them converged (or stopped).
 type FamilyPrior struct {
 	Epochs []float64
+	// Misses and Tried, when Tried > 0, say how the 1/k fit fared on the
+	// family's finished jobs when it saw as many epochs of each as the job
+	// has run: in how many of Tried their convergence epoch fell outside
+	// the fit's interval. A family on which the fit fails lends the prior
+	// more weight than the fit's own quality verdict would.
+	Misses, Tried int
+}
+
+// weight is the share of a prediction given to the prior for a fit of
+// that quality: the quality's weight (priorWeights) as one pseudo-trial,
+// plus the family's record of the fit.
+func (p FamilyPrior) weight(quality string) float64 {
+	w := priorWeights[quality]
+	if p.Tried > 0 {
+		w = (float64(p.Misses) + w) / float64(p.Tried+1)
+	}
+	return w
 }
 
 // Evidence is what a job's own log says for certain about its convergence.
@@ -29,7 +46,7 @@ type Evidence struct {
 // one (a schedule the model cannot follow) mostly gives way. They were
 // chosen before any scoring and are not fitted to data.
 var priorWeights = map[string]float64{
-	QualityGood: 0, QualityFair: 0.25, QualityPoor: 0.75, QualityInsufficient: 1,
+	QualityGood: 0.25, QualityFair: 0.5, QualityPoor: 0.9, QualityInsufficient: 1,
 }
 
 // Blended is a prediction combined from a job's fit, its family prior and
@@ -76,7 +93,7 @@ func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPri
 			b.Contradicted = true
 			quality = QualityPoor
 		}
-		w = priorWeights[quality]
+		w = prior.weight(quality)
 	} else {
 		w = 1
 	}
