@@ -16,7 +16,7 @@ import (
 
 // convergenceFigures are eval convergence's figures at one fraction.
 type convergenceFigures struct {
-	uncensored, covered int
+	uncensored, covered  int
 	medianErr, medianRel float64
 	meanWidth            float64
 }
