@@ -67,13 +67,14 @@ type Blended struct {
 // the family prior and the evidence. The result's distribution is a
 // mixture: the fit's (linear between its 10th, 50th and 90th percentiles)
 // with weight 1 - w and the prior's (each finished job's epoch, ±10%) with
-// weight w, w set by the fit's quality (priorWeights; 1 without a fit, 0
-// without a prior), cut below the evidence's floor, clamped to the rule's
-// window and cap. A fit contradicted by the floor counts as poor. When all
-// of the mixture lies below the floor, the log says only that the job has
-// not converged yet: the interval runs from the floor to the cap (or the
-// schedule's end). A declared schedule's end bounds the prediction from
-// above: the job stops there.
+// weight w (FamilyPrior.weight: by the fit's quality and the family's
+// record; 1 without a fit, 0 without a prior). Mass below the evidence's
+// floor moves to the floor: the job has not converged before it. A fit
+// that predicts convergence before the floor is wrong about this job and
+// counts as poor; its share of the mixture then says only what the log
+// does, that the job converges after the floor, spread from the floor to
+// twice the floor. Quantiles are clamped to the rule's window and cap. A
+// declared schedule's end sets the prediction: the job stops there.
 func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPrior, ev Evidence, rule Rule) Blended {
 	var b Blended
 	if ev.ScheduleEnd > 0 {
