@@ -16,7 +16,9 @@ func TestBlend(t *testing.T) {
 		check   func(b Blended) bool
 	}{
 		{"good fit without a prior: the fit's own interval", QualityGood, FamilyPrior{}, Evidence{},
-			func(b Blended) bool { return b.PriorWeight == 0 && b.P10 >= 19 && b.P10 <= 21 && b.P90 >= 29 && b.P90 <= 31 }},
+			func(b Blended) bool {
+				return b.PriorWeight == 0 && b.P10 >= 19 && b.P10 <= 21 && b.P90 >= 29 && b.P90 <= 31
+			}},
 		{"poor fit with a family: mostly the family", QualityPoor, family, Evidence{},
 			func(b Blended) bool { return b.PriorWeight == 0.9 && b.P50 >= 55 && b.P50 <= 70 }},
 		{"a family whose jobs the fit missed lends more weight", QualityGood, FamilyPrior{Epochs: family.Epochs, Misses: 4, Tried: 4}, Evidence{},
