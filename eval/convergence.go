@@ -329,7 +329,7 @@ func ConvergenceWith(curves []Curve, fractions []float64, rule fit.Rule, opt fit
 				continue
 			}
 			r.Observed = min(len(c.Values), int(math.Ceil(frac*length-1e-9)))
-			cut := frac * length
+			cut := math.Max(frac*length, float64(r.Observed))
 			var pts []fit.LossPoint
 			for _, p := range c.points() {
 				if p.Step <= cut+1e-9 {

@@ -73,7 +73,7 @@ type Blended struct {
 // that predicts convergence before the floor is wrong about this job and
 // counts as poor; its share of the mixture then says only what the log
 // does, that the job converges after the floor, spread from the floor to
-// twice the floor. Quantiles are clamped to the rule's window and cap. A
+// twice the floor or the fit's p90, whichever is later. Quantiles are clamped to the rule's window and cap. A
 // declared schedule's end sets the prediction: the job stops there.
 func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPrior, ev Evidence, rule Rule) Blended {
 	var b Blended
@@ -115,8 +115,9 @@ func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPri
 			if b.Contradicted {
 				// The fit is wrong about this job: all the log says is
 				// that it has not converged by the floor. Scale-free
-				// ignorance: between the floor and twice the floor.
-				e = floor * (1 + q)
+				// ignorance: between the floor and twice the floor, or
+				// the fit's own p90 when that reaches further.
+				e = floor + (math.Max(2*floor, float64(p.P90))-floor)*q
 			}
 			kept = append(kept, sample{math.Max(e, floor), (1 - w) / n})
 		}
