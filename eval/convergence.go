@@ -259,7 +259,8 @@ const NoWholeEpoch = "no whole epoch: the log ends before its first epoch does"
 type ConvergenceConfig struct {
 	// FamilyPrior: the other curves of the same family, complete, as the
 	// finished jobs of a family would be on a cluster (leave-one-out: a
-	// curve never informs its own prediction).
+	// curve never informs its own prediction). Curves without a family
+	// have no prior.
 	FamilyPrior bool
 	// Schedules: the curves' declared learning-rate schedules.
 	Schedules bool
@@ -312,7 +313,7 @@ func ConvergenceWith(curves []Curve, fractions []float64, rule fit.Rule, opt fit
 			continue
 		}
 		var members []familyMember
-		if cfg.FamilyPrior {
+		if cfg.FamilyPrior && c.Family != "" {
 			for k, o := range curves {
 				if k != ci && o.Family == c.Family && truths[k].ok {
 					members = append(members, familyMember{y: filled(complemented(o.Values, o.HigherIsBetter)), epoch: float64(truths[k].epoch), curve: o, censored: truths[k].censored})

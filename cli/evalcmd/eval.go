@@ -210,7 +210,8 @@ curve already reached.
 With --prior (the default) each prediction also draws on the other curves of its model
 family, complete, as a cluster knows its finished jobs (a curve never informs its own
 prediction). Epoch lengths, model families and declared schedules (schedule_end_steps)
-come from --jobs, which needs only job and epoch_steps; or give --epoch-steps.`,
+come from --jobs, which needs only job and epoch_steps; or give --epoch-steps (then
+there are no families and no prior).`,
 		Example: `  optimus datasets export pollux-curves -o curves
   optimus eval convergence -i curves/loss.parquet --jobs curves/jobs.parquet`,
 		Args: cobra.NoArgs,
