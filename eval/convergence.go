@@ -10,21 +10,53 @@ import (
 	"github.com/optimus-sched/optimus/fit"
 )
 
-// Curve is a complete training curve: one value per epoch, after epoch 1,
-// 2, ..., as a validation log records it.
+// Curve is a complete training curve.
+//
+// Values holds one value per whole epoch (after epoch 1, 2, ...), NaN for an
+// epoch without an observation (a log evaluated every few epochs): the truth
+// is computed from them. Points, when set, are what the fit sees, with steps
+// counted in epochs (fractional for per-step logs and for a last, partial
+// epoch); without them the fit sees Values at epochs 1, 2, ....
 type Curve struct {
 	Name           string
+	Family         string // model family; the prior draws on the family's other curves
 	Values         []float64
+	Points         []fit.LossPoint
 	HigherIsBetter bool
+	// ScheduleEnd is the epoch at which the curve's declared learning-rate
+	// schedule ends (0 when none is declared).
+	ScheduleEnd float64
+}
+
+// points is what the fit sees of the curve.
+func (c Curve) points() []fit.LossPoint {
+	if c.Points != nil {
+		return c.Points
+	}
+	pts := make([]fit.LossPoint, len(c.Values))
+	for e, v := range c.Values {
+		pts[e] = fit.LossPoint{Step: float64(e + 1), Value: v}
+	}
+	return pts
+}
+
+// length is the curve's extent in epochs.
+func (c Curve) length() float64 {
+	n := float64(len(c.Values))
+	if len(c.Points) > 0 {
+		n = math.Max(n, c.Points[len(c.Points)-1].Step)
+	}
+	return n
 }
 
 // ConvergenceResult is the outcome of predicting one curve's convergence
 // from its first epochs.
 type ConvergenceResult struct {
 	Curve    string
+	Family   string
 	Fraction float64 // share of the epochs observed
 	Observed int     // epochs observed
-	Epochs   int     // epochs in the whole curve
+	Epochs   int     // whole epochs in the curve
 
 	// TrueEpoch is the epoch at which the whole curve meets the rule (see
 	// TrueConvergence); Censored when it never does within the curve.
@@ -33,16 +65,33 @@ type ConvergenceResult struct {
 	// Predicted convergence epoch, 10th, 50th and 90th percentiles.
 	P10, P50, P90 int
 	Capped        bool
-	// Covered: P10 <= TrueEpoch <= P90 (for a censored truth: P90 beyond
-	// the last epoch).
+	// Covered: P10 <= TrueEpoch <= P90; for a censored truth, P90 beyond
+	// the last epoch and a predicted final metric no worse than what the
+	// curve had already reached (a prediction of convergence at a worse
+	// value than the log shows is wrong however far its interval reaches).
 	Covered bool
 	// Final metric, in its own units: the truth's smoothed value at
 	// TrueEpoch (the last epoch when censored) and the fitted curve's value
 	// at P50.
 	TrueFinal, PredFinal float64
+	// PriorWeight is how much the prediction leans on the family prior (0:
+	// the fit alone); Floor the evidence's earliest possible epoch (see
+	// fit.Evidence); Contradicted, the fit predicted convergence before it.
+	PriorWeight  float64
+	Floor        int
+	Contradicted bool
+	Scheduled    bool
 
 	Fit fit.LossFit
 	Err string // why no prediction was made
+}
+
+// Width is P90 - P10 in epochs (NaN without a prediction).
+func (r ConvergenceResult) Width() float64 {
+	if r.Err != "" {
+		return math.NaN()
+	}
+	return float64(r.P90 - r.P10)
 }
 
 // EpochError is P50 - TrueEpoch (NaN when there is no prediction or the
@@ -69,29 +118,82 @@ func (r ConvergenceResult) EpochError() float64 {
 //
 // A curve without values has no epoch: it returns 0 and true.
 func TrueConvergence(values []float64, higherIsBetter bool, rule fit.Rule) (epoch int, censored bool, smoothed []float64) {
-	if len(values) == 0 {
+	y := filled(complemented(values, higherIsBetter))
+	if y == nil {
 		return 0, true, nil
 	}
-	y := complemented(values, higherIsBetter)
 	s := isotonicDecreasing(y)
 	n := len(s)
-	scale := s[0]
-	last := min(n, rule.Cap)
-	epoch = rule.Window // converged as soon as the rule can be applied, unless a later fall says otherwise
-	for e := rule.Window + 1; e <= last; e++ {
-		if (s[e-1-rule.Window]-s[e-1])/scale > rule.Threshold {
-			epoch = e + 1
-		}
-	}
+	// The whole curve counts, however long: a curve longer than the rule's
+	// cap still converges where it does (the caller warns).
+	epoch = lastFall(s, rule) + 1
 	switch {
-	case last <= rule.Window:
+	case n <= rule.Window:
 		return n, true, s // too short to apply the rule
-	case epoch <= last:
+	case epoch <= n:
 		return epoch, false, s
-	case n >= rule.Cap:
-		return rule.Cap, false, s
 	}
 	return n, true, s
+}
+
+// lastFall is the last whole epoch e (1-based) at which the smoothed curve
+// s fell by more than the rule's threshold (times its first value) over the
+// previous window; Window - 1 when there is none.
+func lastFall(s []float64, rule fit.Rule) int {
+	last := rule.Window - 1
+	for e := rule.Window + 1; e <= len(s); e++ {
+		if (s[e-1-rule.Window]-s[e-1])/s[0] > rule.Threshold {
+			last = e
+		}
+	}
+	return last
+}
+
+// Floor is the evidence a log's per-epoch values give: the earliest epoch
+// at which it can still converge, one past the last epoch at which its
+// smoothed values fell by more than the threshold over the window (0 for a
+// log too short to tell).
+func Floor(values []float64, higherIsBetter bool, rule fit.Rule) int {
+	y := filled(complemented(values, higherIsBetter))
+	if len(y) <= rule.Window {
+		return 0
+	}
+	return lastFall(isotonicDecreasing(y), rule) + 1
+}
+
+// filled replaces missing (NaN or infinite) values by linear interpolation
+// between their finite neighbours, and leading or trailing ones by the
+// nearest finite value; nil when no value is finite. A NaN in the first
+// epoch thus neither becomes the rule's scale nor poisons the smoothing.
+func filled(y []float64) []float64 {
+	var idx []int
+	for i, v := range y {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	out := make([]float64, len(y))
+	k := 0
+	for i := range y {
+		for k+1 < len(idx) && idx[k+1] <= i {
+			k++
+		}
+		switch {
+		case i <= idx[0]:
+			out[i] = y[idx[0]]
+		case k+1 >= len(idx):
+			out[i] = y[idx[len(idx)-1]]
+		case idx[k] == i:
+			out[i] = y[i]
+		default:
+			a, b := idx[k], idx[k+1]
+			out[i] = y[a] + (y[b]-y[a])*float64(i-a)/float64(b-a)
+		}
+	}
+	return out
 }
 
 // complemented turns a higher-is-better metric into a lower-is-better one
@@ -152,60 +254,143 @@ func isotonicDecreasing(y []float64) []float64 {
 // first epoch.
 const NoWholeEpoch = "no whole epoch: the log ends before its first epoch does"
 
+// ConvergenceConfig says what the prediction may use besides the curve's
+// own observed points.
+type ConvergenceConfig struct {
+	// FamilyPrior: the other curves of the same family, complete, as the
+	// finished jobs of a family would be on a cluster (leave-one-out: a
+	// curve never informs its own prediction). Curves without a family
+	// have no prior.
+	FamilyPrior bool
+	// Schedules: the curves' declared learning-rate schedules.
+	Schedules bool
+}
+
 // Convergence predicts each curve's convergence epoch from its first epochs
-// (each fraction of them in turn) and compares with the truth.
+// (each fraction of them in turn) and compares with the truth, using the
+// family prior and declared schedules.
 func Convergence(curves []Curve, fractions []float64, rule fit.Rule, opt fit.LossOptions) []ConvergenceResult {
+	return ConvergenceWith(curves, fractions, rule, opt, ConvergenceConfig{FamilyPrior: true, Schedules: true})
+}
+
+// ConvergenceWith is Convergence with a choice of what to use.
+func ConvergenceWith(curves []Curve, fractions []float64, rule fit.Rule, opt fit.LossOptions, cfg ConvergenceConfig) []ConvergenceResult {
+	type truth struct {
+		epoch    int
+		censored bool
+		final    float64
+		ok       bool
+	}
+	truths := make([]truth, len(curves))
+	for i, c := range curves {
+		e, cens, smooth := TrueConvergence(c.Values, c.HigherIsBetter, rule)
+		if smooth == nil {
+			continue
+		}
+		// A declared schedule that the curve ran to its end stopped
+		// training there: the run converged at its end at the latest,
+		// whether the predictor is told of the schedule or not.
+		if end := int(math.Ceil(c.ScheduleEnd - 1e-9)); c.ScheduleEnd > 0 && len(smooth) >= end && (cens || e > end) {
+			e, cens = end, false
+		}
+		t := truth{epoch: e, censored: cens, final: smooth[e-1], ok: true}
+		if base := complementBase(c.Values, c.HigherIsBetter); base > 0 {
+			t.final = base - t.final
+		}
+		truths[i] = t
+	}
 	var out []ConvergenceResult
-	for _, c := range curves {
-		if len(c.Values) == 0 {
-			// No point past the first epoch (one point, a few steps inside
-			// an epoch, an epoch longer than the log): nothing to fit or
-			// to compare with.
+	for ci, c := range curves {
+		tr := truths[ci]
+		if !tr.ok {
+			// No finite value past the first epoch (one point, a few steps
+			// inside an epoch, an epoch longer than the log): nothing to
+			// fit or to compare with.
 			for _, frac := range fractions {
-				out = append(out, ConvergenceResult{Curve: c.Name, Fraction: frac, Censored: true,
+				out = append(out, ConvergenceResult{Curve: c.Name, Family: c.Family, Fraction: frac, Epochs: len(c.Values), Censored: true,
 					TrueFinal: math.NaN(), PredFinal: math.NaN(), Err: NoWholeEpoch})
 			}
 			continue
 		}
-		trueEpoch, censored, smooth := TrueConvergence(c.Values, c.HigherIsBetter, rule)
-		trueFinal := smooth[trueEpoch-1]
-		if base := complementBase(c.Values, c.HigherIsBetter); base > 0 {
-			trueFinal = base - trueFinal
+		var members []familyMember
+		if cfg.FamilyPrior && c.Family != "" {
+			for k, o := range curves {
+				if k != ci && o.Family == c.Family && truths[k].ok {
+					members = append(members, familyMember{y: filled(complemented(o.Values, o.HigherIsBetter)), epoch: float64(truths[k].epoch), curve: o, censored: truths[k].censored})
+				}
+			}
 		}
+		length := c.length()
 		for _, frac := range fractions {
-			r := ConvergenceResult{Curve: c.Name, Fraction: frac, Epochs: len(c.Values),
-				TrueEpoch: trueEpoch, Censored: censored, TrueFinal: trueFinal}
+			r := ConvergenceResult{Curve: c.Name, Family: c.Family, Fraction: frac, Epochs: len(c.Values),
+				TrueEpoch: tr.epoch, Censored: tr.censored, TrueFinal: tr.final, PredFinal: math.NaN()}
 			if !(frac > 0 && frac <= 1) {
-				r.Err, r.PredFinal = "the share of epochs to observe must be in (0, 1]", math.NaN()
+				r.Err = "the share of epochs to observe must be in (0, 1]"
 				out = append(out, r)
 				continue
 			}
-			r.Observed = int(math.Ceil(frac * float64(len(c.Values))))
-			pts := make([]fit.LossPoint, r.Observed)
-			for e := range pts {
-				pts[e] = fit.LossPoint{Step: float64(e + 1), Value: c.Values[e]}
-			}
-			o := opt
-			o.HigherIsBetter = c.HigherIsBetter
-			f, err := fit.FitLoss(pts, o)
-			r.Fit = f
-			switch {
-			case err != nil:
-				r.Err = err.Error()
-			case f.Quality == fit.QualityInsufficient:
-				r.Err = "too few points"
-			default:
-				p := fit.PredictConvergence(f, 1, rule)
-				r.P10, r.P50, r.P90, r.Capped = p.P10, p.P50, p.P90, p.Capped
-				r.PredFinal = p.Final
-				if censored {
-					r.Covered = r.P90 > len(c.Values)
-				} else {
-					r.Covered = r.P10 <= trueEpoch && trueEpoch <= r.P90
+			r.Observed = min(len(c.Values), int(math.Ceil(frac*length-1e-9)))
+			cut := math.Max(frac*length, float64(r.Observed))
+			var pts []fit.LossPoint
+			for _, p := range c.points() {
+				if p.Step <= cut+1e-9 {
+					pts = append(pts, p)
 				}
+			}
+			f, err := fit.FitLoss(pts, lossOptions(opt, c))
+			r.Fit = f
+			if err != nil {
+				r.Err = err.Error()
+				out = append(out, r)
+				continue
+			}
+			ev := fit.Evidence{Floor: Floor(c.Values[:r.Observed], c.HigherIsBetter, rule)}
+			var prior fit.FamilyPrior
+			if len(members) > 0 {
+				if obs := filled(complemented(c.Values[:r.Observed], c.HigherIsBetter)); obs != nil {
+					prior.Epochs = warpedEpochs(obs, members)
+				}
+				prior.Misses, prior.Tried = fitRecord(members, r.Observed, opt, rule)
+			}
+			if cfg.Schedules {
+				ev.ScheduleEnd = c.ScheduleEnd
+			}
+			fitted := f.Quality != fit.QualityInsufficient
+			var p fit.ConvergencePrediction
+			if fitted {
+				p = fit.PredictConvergence(f, 1, rule)
+				r.Capped, r.PredFinal = p.Capped, p.Final
+			}
+			b := fit.Blend(p, fitted, f.Quality, prior, ev, rule)
+			if b.P50 < 0 {
+				r.Err = "too few points"
+				out = append(out, r)
+				continue
+			}
+			r.P10, r.P50, r.P90 = b.P10, b.P50, b.P90
+			r.PriorWeight, r.Floor, r.Contradicted, r.Scheduled = b.PriorWeight, ev.Floor, b.Contradicted, b.Scheduled
+			if fitted && r.P50 != p.P50 {
+				r.PredFinal = f.Value(f.Curve.At(float64(r.P50)))
+			}
+			if tr.censored {
+				r.Covered = r.P90 > len(c.Values) && !worse(r.PredFinal, tr.final, c.HigherIsBetter)
+			} else {
+				r.Covered = r.P10 <= tr.epoch && tr.epoch <= r.P90
 			}
 			out = append(out, r)
 		}
 	}
 	return out
+}
+
+// worse says whether a predicted final metric is worse than one already
+// reached (NaN predictions are not: there is nothing to compare).
+func worse(pred, reached float64, higherIsBetter bool) bool {
+	if math.IsNaN(pred) || math.IsNaN(reached) {
+		return false
+	}
+	if higherIsBetter {
+		return pred < reached
+	}
+	return pred > reached
 }

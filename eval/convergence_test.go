@@ -91,3 +91,98 @@ func TestConvergenceFractionsOutOfRange(t *testing.T) {
 		}
 	}
 }
+
+// TestTrueConvergenceNaNFirstEpoch: a NaN in the first epoch neither
+// becomes the rule's scale nor spreads through the smoothing (issue 12,
+// defect 6): the truth is that of the curve with the first value filled
+// in from the second.
+func TestTrueConvergenceNaNFirstEpoch(t *testing.T) {
+	c := fit.Curve{B0: 0.5, B1: 1, B2: 0.2}
+	var values []float64
+	for e := 1; e <= 80; e++ {
+		values = append(values, c.At(float64(e)))
+	}
+	withNaN := slices.Clone(values)
+	withNaN[0] = math.NaN()
+	filledIn := slices.Clone(values)
+	filledIn[0] = values[1]
+	got, censored, smooth := TrueConvergence(withNaN, false, fit.DefaultRule)
+	want, _, _ := TrueConvergence(filledIn, false, fit.DefaultRule)
+	if censored || got != want {
+		t.Errorf("truth %d (censored %v), want %d", got, censored, want)
+	}
+	for i, v := range smooth {
+		if math.IsNaN(v) {
+			t.Fatalf("smoothed value %d is NaN", i+1)
+		}
+	}
+	res := Convergence([]Curve{{Name: "j", Values: withNaN}}, []float64{0.5}, fit.DefaultRule, fit.DefaultLossOptions)
+	if r := res[0]; r.Err != "" || math.IsNaN(r.TrueFinal) || r.TrueEpoch != want {
+		t.Errorf("%+v", r)
+	}
+}
+
+// TestTrueConvergenceWholeCurve: a curve longer than the rule's cap has its
+// truth from the whole curve, not its first Cap epochs (defect 4).
+func TestTrueConvergenceWholeCurve(t *testing.T) {
+	var values []float64
+	for e := 1; e <= 150; e++ {
+		v := 3.0 / math.Sqrt(float64(e))
+		if e > 120 {
+			v -= 0.5 // a late learning-rate drop
+		}
+		values = append(values, v)
+	}
+	got, censored, _ := TrueConvergence(values, false, fit.DefaultRule)
+	if censored || got <= 120 {
+		t.Errorf("truth %d (censored %v), want past the drop at 120", got, censored)
+	}
+}
+
+// TestCensoredScoredAgainstReached: a censored curve is covered only when
+// the interval reaches past its end and the predicted final metric is no
+// worse than what the curve already reached (defect 5).
+func TestCensoredScoredAgainstReached(t *testing.T) {
+	// 1/k for 30 epochs, then a linear fall to the end: still falling at
+	// its end (censored), and far below what a fit to the first half
+	// expects.
+	var values []float64
+	for e := 1; e <= 40; e++ {
+		v := 1/(0.1*float64(e)+1) + 1
+		if e > 20 {
+			v -= 0.03 * float64(e-20)
+		}
+		values = append(values, v)
+	}
+	res := ConvergenceWith([]Curve{{Name: "j", Values: values}}, []float64{0.5}, fit.Rule{Threshold: 0.02, Window: 10, Cap: 100}, fit.DefaultLossOptions, ConvergenceConfig{})
+	r := res[0]
+	if !r.Censored || r.Err != "" {
+		t.Fatalf("%+v", r)
+	}
+	if r.PredFinal <= r.TrueFinal {
+		t.Fatalf("predicted final %v is not worse than the reached %v: the case does not test the rule", r.PredFinal, r.TrueFinal)
+	}
+	if r.Covered {
+		t.Errorf("covered with p90 %d past the end %d although the predicted final %.3f is worse than the reached %.3f", r.P90, len(values), r.PredFinal, r.TrueFinal)
+	}
+}
+
+// TestDeclaredScheduleIsTheTruth: a curve that ran its declared schedule
+// to the end converged there at the latest, and a prediction told of the
+// schedule says so.
+func TestDeclaredScheduleIsTheTruth(t *testing.T) {
+	var values []float64
+	for e := 1; e <= 40; e++ {
+		values = append(values, 3-0.05*float64(e)) // still falling when the schedule ends
+	}
+	c := Curve{Name: "j", Values: values, ScheduleEnd: 40}
+	for _, cfg := range []ConvergenceConfig{{Schedules: true}, {}} {
+		r := ConvergenceWith([]Curve{c}, []float64{0.5}, fit.DefaultRule, fit.DefaultLossOptions, cfg)[0]
+		if r.Censored || r.TrueEpoch != 40 {
+			t.Errorf("schedules %v: truth %d (censored %v), want 40", cfg.Schedules, r.TrueEpoch, r.Censored)
+		}
+		if cfg.Schedules && !(r.Scheduled && r.P50 == 40 && r.P90 == 40 && r.Covered) {
+			t.Errorf("with the schedule: %+v", r)
+		}
+	}
+}

@@ -21,6 +21,9 @@ type JobState struct {
 	// wins over any prediction.
 	EpochBudget float64
 	HasBudget   bool
+	// ScheduleEndSteps, when positive, is where the job's declared
+	// learning-rate schedule ends: it converges there.
+	ScheduleEndSteps int64
 	// PS and Workers run now (0 when the job does not run).
 	PS, Workers int
 }
@@ -30,10 +33,14 @@ type Prediction struct {
 	// TotalEpochs and Remaining (steps) at the 10th, 50th and 90th
 	// percentiles; NaN when unknown (Source "unknown").
 	TotalEpochs, Remaining [3]float64
-	// Source says where TotalEpochs come from: budget, fit, cap (the fit
-	// reaches the rule's cap first), model (the family's median) or
-	// unknown.
-	Source                    string
+	// Source says where TotalEpochs come from: budget, schedule (the
+	// declared schedule's end), fit, cap (the fit reaches the rule's cap
+	// first), model (the family's median) or unknown.
+	Source string
+	// PriorWeight is how much TotalEpochs lean on the model family's
+	// finished jobs: 0 for the job's own fit alone, 1 for the family alone;
+	// NaN for a budget, a schedule or unknown.
+	PriorWeight               float64
 	LossQuality, SpeedQuality string
 	// Speed is the job's speed model; nil without one.
 	Speed *fit.SpeedModel
@@ -47,11 +54,12 @@ type Prediction struct {
 
 // Prediction sources.
 const (
-	SourceBudget  = "budget"
-	SourceFit     = "fit"
-	SourceCap     = "cap"
-	SourceModel   = "model"
-	SourceUnknown = "unknown"
+	SourceBudget   = "budget"
+	SourceSchedule = "schedule"
+	SourceFit      = "fit"
+	SourceCap      = "cap"
+	SourceModel    = "model"
+	SourceUnknown  = "unknown"
 )
 
 // ModeMismatchError is a job whose speed model is of another mode than the
@@ -72,7 +80,8 @@ func (e *ModeMismatchError) Error() string {
 // less the steps done, at least 0. models may lack any job.
 func Predict(jobs []JobState, models map[string]Model, rule fit.Rule, at []fit.Config) ([]Prediction, error) {
 	out := make([]Prediction, len(jobs))
-	var total [][3]float64 = make([][3]float64, len(jobs))
+	total := make([][3]float64, len(jobs))
+	preds := make([]fit.ConvergencePrediction, len(jobs))
 	for i, j := range jobs {
 		p := &out[i]
 		m, ok := models[j.Job]
@@ -86,13 +95,40 @@ func Predict(jobs []JobState, models map[string]Model, rule fit.Rule, at []fit.C
 		case j.HasBudget:
 			total[i] = [3]float64{j.EpochBudget, j.EpochBudget, j.EpochBudget}
 			p.Source = SourceBudget
+		case j.ScheduleEndSteps > 0:
+			e := math.Ceil(float64(j.ScheduleEndSteps)/float64(j.EpochSteps) - 1e-9)
+			total[i] = [3]float64{e, e, e}
+			p.Source = SourceSchedule
 		case ok && m.Loss != nil && m.Loss.Quality != fit.QualityInsufficient:
 			c := fit.PredictConvergence(*m.Loss, float64(j.EpochSteps), rule)
+			preds[i] = c
 			total[i] = [3]float64{float64(c.P10), float64(c.P50), float64(c.P90)}
 			p.Source = SourceFit
 			if c.Capped {
 				p.Source = SourceCap
 			}
+		}
+	}
+	// The family prior: jobs of the same model whose own fit says they
+	// have converged by now (their log reached its end) lend their epochs
+	// to every other fitted job of the family, as much as the job's fit
+	// quality warrants (fit.Blend).
+	for i, j := range jobs {
+		out[i].PriorWeight = math.NaN()
+		if out[i].Source != SourceFit && out[i].Source != SourceCap {
+			continue
+		}
+		var prior fit.FamilyPrior
+		for k, o := range jobs {
+			if k != i && o.Model == j.Model && out[k].Source == SourceFit && out[k].LossQuality != fit.QualityPoor &&
+				total[k][1]*float64(o.EpochSteps) <= float64(o.ProgressSteps) {
+				prior.Epochs = append(prior.Epochs, total[k][1])
+			}
+		}
+		b := fit.Blend(preds[i], true, out[i].LossQuality, prior, fit.Evidence{}, rule)
+		out[i].PriorWeight = b.PriorWeight
+		if b.PriorWeight > 0 {
+			total[i] = [3]float64{float64(b.P10), float64(b.P50), float64(b.P90)}
 		}
 	}
 	// A poor fit gives way to its model family's prediction where there is
@@ -117,7 +153,7 @@ func Predict(jobs []JobState, models map[string]Model, rule fit.Rule, at []fit.C
 				}
 				total[i][q] = fit.Median(vals)
 			}
-			out[i].Source = SourceModel
+			out[i].Source, out[i].PriorWeight = SourceModel, 1
 		} else {
 			out[i].Source = SourceUnknown
 		}

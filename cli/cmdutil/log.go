@@ -13,7 +13,7 @@ import (
 
 // What a command says on standard error besides its errors goes through
 // log/slog at one of three levels, each line prefixed "optimus: " like the
-// errors:
+// errors (and a warning "optimus: warning: "):
 //
 //   - Warnf (slog.LevelWarn): something the user should know about the
 //     result (points dropped, nodes left out); hidden by --quiet;
@@ -68,6 +68,9 @@ func (h *lineHandler) Enabled(_ context.Context, level slog.Level) bool {
 func (h *lineHandler) Handle(_ context.Context, r slog.Record) error {
 	var b strings.Builder
 	b.WriteString("optimus: ")
+	if r.Level >= slog.LevelWarn {
+		b.WriteString("warning: ")
+	}
 	b.WriteString(r.Message)
 	write := func(a slog.Attr) bool {
 		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)

@@ -30,9 +30,9 @@ func TestVerbosity(t *testing.T) {
 		want string
 	}{
 		{iostreams.Quiet, true, ""},
-		{iostreams.Normal, false, "optimus: w\noptimus: n\n"},
-		{iostreams.Normal, true, "optimus: w\noptimus: n\noptimus: s\n"},
-		{iostreams.Verbose, false, "optimus: w\noptimus: n\noptimus: s\n"},
+		{iostreams.Normal, false, "optimus: warning: w\noptimus: n\n"},
+		{iostreams.Normal, true, "optimus: warning: w\noptimus: n\noptimus: s\n"},
+		{iostreams.Verbose, false, "optimus: warning: w\noptimus: n\noptimus: s\n"},
 	} {
 		ios, _, _, errOut := iostreams.Test()
 		ios.SetVerbosity(tc.v)

@@ -206,6 +206,8 @@ type ConvergenceOptions struct {
 	Jobs       string
 	EpochSteps int64
 	Fractions  string
+	Prior      bool
+	Schedules  bool
 	Rule       fit.Rule
 	Output     cmdutil.OutputOptions
 }
@@ -221,22 +223,59 @@ observes the first --fractions of each curve's epochs, predicts the convergence 
 optimus predict would, and compares it with the truth: the epoch from which the whole
 curve, smoothed to be monotone, falls by no more than --threshold over every later
 --window epochs. It reports the error, whether the truth lay in the predicted 10th-90th
-percentile interval, the predicted and true final metric, and the fit's quality; a
-summary goes to standard error.
+percentile interval and how wide that was, the predicted and true final metric, and the
+fit's quality; a summary, overall and by model family, goes to standard error.
 
-Epoch lengths come from --jobs (epoch_steps) or --epoch-steps.`,
+Points may come at any steps: several per epoch (per-step losses are averaged over each
+epoch), one every few epochs, or irregularly; points after the last whole epoch are used
+by the fit. A censored curve (still falling at its end) counts as covered only when the
+interval reaches past its end and the predicted final metric is no worse than the one the
+curve already reached.
+
+With --prior (the default) each prediction also draws on the other curves of its model
+family, complete, as a cluster knows its finished jobs (a curve never informs its own
+prediction). Epoch lengths, model families and declared schedules (schedule_end_steps)
+come from --jobs, which needs only job and epoch_steps; or give --epoch-steps (then
+there are no families and no prior).`,
 		Example: `  optimus datasets export pollux-curves -o curves
   optimus eval convergence -i curves/loss.parquet --jobs curves/jobs.parquet`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return RunConvergence(opts) },
 	}
 	cmdutil.InputFlag(cmd, &opts.Input, "loss")
-	cmd.Flags().StringVar(&opts.Jobs, "jobs", "", "read epoch_steps from the jobs table in `FILE`")
+	cmd.Flags().StringVar(&opts.Jobs, "jobs", "", "read epoch_steps (and model, schedule_end_steps) from the table in `FILE`")
 	cmd.Flags().Int64Var(&opts.EpochSteps, "epoch-steps", 0, "steps per epoch of every curve (instead of --jobs)")
 	cmd.Flags().StringVar(&opts.Fractions, "fractions", "0.25,0.5", "shares of each curve's epochs to observe, comma-separated")
+	cmd.Flags().BoolVar(&opts.Prior, "prior", true, "lean on the other curves of the same model family")
+	cmd.Flags().BoolVar(&opts.Schedules, "schedules", true, "use declared learning-rate schedules (schedule_end_steps)")
 	cmdutil.AddRuleFlags(cmd.Flags(), &opts.Rule)
 	opts.Output.AddOutputFlags(cmd)
 	return cmd
+}
+
+// epochJobsSpec is the part of the jobs table eval convergence reads: job
+// and epoch_steps, and optionally model and schedule_end_steps; other
+// columns are carried and ignored.
+func epochJobsSpec() *schema.Table {
+	s := *schema.Jobs
+	s.Columns, s.Patterns, s.MinPatternColumns = nil, nil, 0
+	for _, c := range schema.Jobs.Columns {
+		switch c.Name {
+		case "job", "epoch_steps":
+			s.Columns = append(s.Columns, c)
+		case "model", "schedule_end_steps":
+			c.Required, c.Nullable, c.Default = false, true, ""
+			s.Columns = append(s.Columns, c)
+		}
+	}
+	return &s
+}
+
+// curveJob is what eval convergence knows of a curve's job.
+type curveJob struct {
+	epochSteps  float64
+	model       string
+	scheduleEnd float64 // steps; 0 when none is declared
 }
 
 // RunConvergence evaluates the convergence prediction.
@@ -259,18 +298,33 @@ func RunConvergence(opts *ConvergenceOptions) error {
 	if err := cmdutil.CheckRule(r); err != nil {
 		return err
 	}
-	var infos map[string]pipeline.JobInfo
+	var infos map[string]curveJob
 	var known map[string]bool
 	if opts.Jobs != "" {
-		jobs, err := cmdutil.ReadSide("jobs", opts.Jobs, schema.Jobs)
+		jobs, err := cmdutil.ReadSide("jobs", opts.Jobs, epochJobsSpec())
 		if err != nil {
 			return err
 		}
-		var order []string
-		infos, order = adapt.JobInfos(jobs)
-		known = map[string]bool{}
-		for _, j := range order {
-			known[j] = true
+		infos, known = map[string]curveJob{}, map[string]bool{}
+		names, es := jobs.Strings("job"), jobs.Int64s("epoch_steps")
+		var models []string
+		if jobs.Has("model") {
+			models = jobs.Strings("model")
+		}
+		var ends []int64
+		var endOK []bool
+		if jobs.Has("schedule_end_steps") {
+			ends, endOK = jobs.Int64s("schedule_end_steps"), jobs.Valid("schedule_end_steps")
+		}
+		for i, j := range names {
+			cj := curveJob{epochSteps: float64(es[i])}
+			if models != nil {
+				cj.model = models[i]
+			}
+			if ends != nil && endOK[i] {
+				cj.scheduleEnd = float64(ends[i])
+			}
+			infos[j], known[j] = cj, true
 		}
 	}
 	loss, err := cmdutil.ReadInput(opts.IO, opts.Input, schema.Loss)
@@ -282,93 +336,229 @@ func RunConvergence(opts *ConvergenceOptions) error {
 		return err
 	}
 	var curves []eval.Curve
+	longest, long := 0, 0
 	for _, g := range groups {
-		es := float64(opts.EpochSteps)
+		cj := curveJob{epochSteps: float64(opts.EpochSteps)}
 		if infos != nil {
-			es = infos[g.Job].EpochSteps
+			cj = infos[g.Job]
 		}
-		c, err := curveByEpoch(g, es)
-		if err != nil {
-			return &table.Error{Source: loss.Source, Msg: err.Error()}
+		c := curveByEpoch(g, cj.epochSteps)
+		c.Family = cj.model
+		if cj.scheduleEnd > 0 {
+			c.ScheduleEnd = cj.scheduleEnd / cj.epochSteps
+		}
+		if len(c.Values) > r.Cap {
+			long++
+			longest = max(longest, len(c.Values))
 		}
 		curves = append(curves, c)
 	}
-	res := eval.Convergence(curves, fractions, r, fit.DefaultLossOptions)
+	if long > 0 {
+		cmdutil.Warnf(opts.IO, "eval convergence: %d curves are longer than --cap %d epochs (longest %d): their truth comes from the whole curve, but predictions stop at the cap; raise --cap to predict past it",
+			long, r.Cap, longest)
+	}
+	res := eval.ConvergenceWith(curves, fractions, r, fit.DefaultLossOptions, eval.ConvergenceConfig{FamilyPrior: opts.Prior, Schedules: opts.Schedules})
 	summarise(opts.IO, res, fractions)
 	return opts.Output.Write(opts.IO, convergenceTable(res))
 }
 
-// curveByEpoch takes a job's value at the end of each epoch: the last point
-// at or before each epoch boundary.
-func curveByEpoch(g pipeline.LossSeries, epochSteps float64) (eval.Curve, error) {
-	c := eval.Curve{Name: g.Job, HigherIsBetter: g.HigherIsBetter}
-	if len(g.Points) == 0 {
-		return c, nil
+// curveByEpoch turns a job's points into a curve by epoch. Points are
+// binned by the epoch they fall in ((e-1)·epochSteps, e·epochSteps], a
+// point at step 0 in the first, and each bin's finite values averaged: a
+// per-step loss log becomes one mean value per epoch, not one minibatch's
+// value. The fit sees each bin at its mean step (in epochs), including a
+// last, partial epoch; the truth sees each whole epoch's mean, missing
+// (NaN) for an epoch without points, as in a log evaluated every few
+// epochs, which the truth interpolates over. The rule's window stays in
+// epochs whatever the spacing of the points.
+func curveByEpoch(g pipeline.LossSeries, epochSteps float64) eval.Curve {
+	c := eval.Curve{Name: g.Job, HigherIsBetter: g.HigherIsBetter, Points: []fit.LossPoint{}}
+	if len(g.Points) == 0 || !(epochSteps > 0) {
+		return c
 	}
 	last := g.Points[len(g.Points)-1].Step
-	epochs := int(math.Floor(last/epochSteps + 1e-9))
-	k := 0
-	for e := 1; e <= epochs; e++ {
-		for k+1 < len(g.Points) && g.Points[k+1].Step <= float64(e)*epochSteps+1e-9 {
-			k++
-		}
-		if g.Points[k].Step > float64(e)*epochSteps+1e-9 {
-			return c, fmt.Errorf("job %q has no point by the end of epoch %d (epoch_steps %v)", g.Job, e, epochSteps)
-		}
-		c.Values = append(c.Values, g.Points[k].Value)
+	whole := int(math.Floor(last/epochSteps + 1e-9))
+	c.Values = make([]float64, whole)
+	for e := range c.Values {
+		c.Values[e] = math.NaN()
 	}
-	return c, nil
-}
-
-func summarise(ios *iostreams.IOStreams, res []eval.ConvergenceResult, fractions []float64) {
-	for _, f := range fractions {
-		var n, covered, insufficient int
-		var errs []float64
-		for _, r := range res {
-			if r.Fraction != f {
-				continue
-			}
-			if r.Err != "" {
-				insufficient++
-				continue
-			}
-			n++
-			if r.Covered {
-				covered++
-			}
-			if e := r.EpochError(); !math.IsNaN(e) {
-				errs = append(errs, math.Abs(e))
+	for k := 0; k < len(g.Points); {
+		bin := max(1, int(math.Ceil(g.Points[k].Step/epochSteps-1e-9)))
+		var sum, steps float64
+		n := 0
+		j := k
+		for ; j < len(g.Points) && max(1, int(math.Ceil(g.Points[j].Step/epochSteps-1e-9))) == bin; j++ {
+			if v := g.Points[j].Value; !math.IsNaN(v) && !math.IsInf(v, 0) {
+				sum, steps, n = sum+v, steps+g.Points[j].Step, n+1
 			}
 		}
+		k = j
 		if n == 0 {
-			cmdutil.Notef(ios, "eval convergence: %.0f%% observed: no curve could be fitted (%d too short)", 100*f, insufficient)
 			continue
 		}
-		cmdutil.Notef(ios, "eval convergence: %.0f%% observed: %d curves predicted (%d not: too few points), interval covers the truth in %d (%.0f%%), median |epoch error| %.1f over %d uncensored",
-			100*f, n, insufficient, covered, 100*float64(covered)/float64(n), fit.Median(errs), len(errs))
+		mean := sum / float64(n)
+		c.Points = append(c.Points, fit.LossPoint{Step: math.Max(steps/float64(n)/epochSteps, 1e-9), Value: mean})
+		if bin <= whole {
+			c.Values[bin-1] = mean
+		}
 	}
+	return c
+}
+
+// summarise writes the summary, overall and by family, to standard error.
+func summarise(ios *iostreams.IOStreams, res []eval.ConvergenceResult, fractions []float64) {
+	for _, f := range fractions {
+		var sel []eval.ConvergenceResult
+		for _, r := range res {
+			if r.Fraction == f {
+				sel = append(sel, r)
+			}
+		}
+		s := summary(sel)
+		if s.predicted == 0 {
+			cmdutil.Notef(ios, "eval convergence: %.0f%% observed: no curve could be fitted (%d too short)", 100*f, s.failed)
+			continue
+		}
+		cmdutil.Notef(ios, "eval convergence: %.0f%% observed: %d curves predicted (%d not: too few points), interval covers the truth in %d (%.0f%%); uncensored: %d of %d covered (%s), median |epoch error| %s (%s of the truth), mean interval width %s epochs (%s of the truth)",
+			100*f, s.predicted, s.failed, s.covered, 100*float64(s.covered)/float64(s.predicted),
+			s.uncCovered, s.uncensored, pct(s.uncCovered, s.uncensored), num(s.medErr), pctf(s.medRelErr), num(s.meanWidth), pctf(s.meanRelWidth))
+	}
+	families := map[string]bool{}
+	var order []string
+	for _, r := range res {
+		if !families[r.Family] {
+			families[r.Family] = true
+			order = append(order, r.Family)
+		}
+	}
+	slices.Sort(order)
+	if len(order) < 2 {
+		return
+	}
+	cmdutil.Notef(ios, "eval convergence: by family (fraction, curves, predicted, uncensored covered, censored covered, median |epoch error|, mean width, mean prior weight):")
+	for _, f := range fractions {
+		for _, fam := range order {
+			var sel []eval.ConvergenceResult
+			for _, r := range res {
+				if r.Fraction == f && r.Family == fam {
+					sel = append(sel, r)
+				}
+			}
+			s := summary(sel)
+			name := fam
+			if name == "" {
+				name = "(none)"
+			}
+			cmdutil.Notef(ios, "  %-14s %3.0f%%  %3d curves  %3d predicted  %3d/%-3d  %3d/%-3d  err %-6s  width %-6s  prior %.2f",
+				name, 100*f, len(sel), s.predicted, s.uncCovered, s.uncensored, s.covered-s.uncCovered, s.predicted-s.uncensored,
+				num(s.medErr), num(s.meanWidth), s.meanPrior)
+		}
+	}
+}
+
+type convergenceSummary struct {
+	predicted, failed, covered, uncensored, uncCovered    int
+	medErr, medRelErr, meanWidth, meanRelWidth, meanPrior float64
+}
+
+func summary(res []eval.ConvergenceResult) convergenceSummary {
+	var s convergenceSummary
+	var errs, rel, widths, relWidths []float64
+	for _, r := range res {
+		if r.Err != "" {
+			s.failed++
+			continue
+		}
+		s.predicted++
+		s.meanPrior += r.PriorWeight
+		if r.Covered {
+			s.covered++
+		}
+		if r.Censored {
+			continue
+		}
+		s.uncensored++
+		if r.Covered {
+			s.uncCovered++
+		}
+		e := math.Abs(r.EpochError())
+		errs, widths = append(errs, e), append(widths, r.Width())
+		if r.TrueEpoch > 0 {
+			rel, relWidths = append(rel, e/float64(r.TrueEpoch)), append(relWidths, r.Width()/float64(r.TrueEpoch))
+		}
+	}
+	s.medErr, s.medRelErr, s.meanWidth, s.meanRelWidth = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	if len(errs) > 0 {
+		s.medErr, s.meanWidth = fit.Median(errs), mean(widths)
+	}
+	if len(rel) > 0 {
+		s.medRelErr, s.meanRelWidth = fit.Median(rel), mean(relWidths)
+	}
+	if s.predicted > 0 {
+		s.meanPrior /= float64(s.predicted)
+	}
+	return s
+}
+
+func mean(v []float64) float64 {
+	t := 0.0
+	for _, x := range v {
+		t += x
+	}
+	return t / float64(len(v))
+}
+
+func num(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
+func pctf(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", 100*v)
+}
+
+func pct(a, b int) string {
+	if b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", 100*float64(a)/float64(b))
 }
 
 func convergenceTable(res []eval.ConvergenceResult) *table.Table {
 	n := len(res)
 	t := table.New(schema.ConvergenceEval, n)
-	job, quality, note := make([]string, n), make([]string, n), make([]string, n)
+	job, model, quality, note := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	frac, epochErr, trueFinal, predFinal, r2, rho := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
-	obs, epochs, trueEpoch, p10, p50, p90 := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	width, prior := make([]float64, n), make([]float64, n)
+	obs, epochs, trueEpoch, p10, p50, p90, floor := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	censored, covered, predicted := make([]bool, n), make([]bool, n), make([]bool, n)
 	for i, r := range res {
-		job[i], note[i], frac[i] = r.Curve, r.Err, r.Fraction
+		job[i], model[i], note[i], frac[i] = r.Curve, r.Family, r.Err, r.Fraction
 		obs[i], epochs[i], trueEpoch[i], censored[i] = int64(r.Observed), int64(r.Epochs), int64(r.TrueEpoch), r.Censored
 		trueFinal[i] = r.TrueFinal
 		predicted[i] = r.Err == ""
-		epochErr[i], predFinal[i], r2[i], rho[i] = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+		epochErr[i], predFinal[i], r2[i], rho[i], width[i], prior[i] = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
 		quality[i] = r.Fit.Quality
 		if predicted[i] {
-			p10[i], p50[i], p90[i], covered[i] = int64(r.P10), int64(r.P50), int64(r.P90), r.Covered
+			p10[i], p50[i], p90[i], covered[i], floor[i] = int64(r.P10), int64(r.P50), int64(r.P90), r.Covered, int64(r.Floor)
 			epochErr[i], predFinal[i], r2[i], rho[i] = r.EpochError(), r.PredFinal, r.Fit.R2, r.Fit.Autocorr
+			width[i], prior[i] = r.Width(), r.PriorWeight
+			if r.Contradicted {
+				quality[i] = fit.QualityPoor
+				note[i] = fmt.Sprintf("the fit (quality %s) predicted convergence before epoch %d, by which the log still fell faster than the rule allows", r.Fit.Quality, r.Floor)
+			}
+			if r.Scheduled {
+				note[i] = "declared schedule"
+			}
 		}
 	}
 	t.SetStrings("job", job, nil)
+	t.SetStrings("model", model, adapt.Present(model))
 	t.SetFloat64s("fraction", frac, nil)
 	t.SetInt64s("observed_epochs", obs, nil)
 	t.SetInt64s("epochs", epochs, nil)
@@ -379,6 +569,9 @@ func convergenceTable(res []eval.ConvergenceResult) *table.Table {
 	t.SetInt64s("pred_epoch_p90", p90, predicted)
 	t.SetFloat64sNaNAsNull("epoch_error", epochErr)
 	t.SetBools("covered", covered, predicted)
+	t.SetFloat64sNaNAsNull("interval_width", width)
+	t.SetFloat64sNaNAsNull("prior_weight", prior)
+	t.SetInt64s("floor_epoch", floor, predicted)
 	t.SetFloat64sNaNAsNull("true_final", trueFinal)
 	t.SetFloat64sNaNAsNull("pred_final", predFinal)
 	t.SetStrings("quality", quality, adapt.Present(quality))

@@ -20,11 +20,11 @@ import (
 // is meant, say why in the commit and update the sum.
 var goldenTestbed = map[string]string{
 	"models.parquet":       "bdcf45ffc3b13aed10e68e2231eb46268b3a12bdbcf743a7b8a569f2ba21d0e1",
-	"predictions.parquet":  "da6060170a8fbcc6a79b23d3305369da13bda852ae67e0907b6151574c83d197",
-	"allocation.parquet":   "993ec1b216303ec5f22e4206547c608bfc7ffd8f617b492d438dc77fd427b3b8",
-	"alloc-drf.parquet":    "8f9cb99a6461d94ea5725bfd98f7cfaad316101f19e9449f20a7612b44fed9e8",
-	"alloc-tetris.parquet": "ad727f00573e7a7a32f16519bf4110cbde120f592441eb68db800fa4e8078f63",
-	"alloc-fifo.parquet":   "545f33ad4fefaa012599084d8a2e56720d3defc75edef3a45ddb3e9980f29783",
+	"predictions.parquet":  "0bfc0632a32fdfc10623dec01273e57382b0a8699078f0e4e5e2ffe8a26fd54d",
+	"allocation.parquet":   "b736572ec70e428ca6d9ee778da1e792b0d83c8d2999c5ded83e69b997787b06",
+	"alloc-drf.parquet":    "1fa3a07b0ee5d328af1a058a438f7d242e00f658cf023099b615cb656df612cd",
+	"alloc-tetris.parquet": "bf15905aa340a908bcd85d08e6b7573caa26c8df0b29443798c492004a99a757",
+	"alloc-fifo.parquet":   "58640b323c14f39fe7e73d6729f857780621dcb40ae87845bc4f807eb30e1e36",
 	"plan.parquet":         "e67ba4c705234a652daceaedd0dafa48887593e6b334cc1464e8f22369785b0a",
 	"plan-current.parquet": "febb35654bd158605bfd78b5c861e55df0e0ddf4a38bfb8a502386a9a08af635",
 }

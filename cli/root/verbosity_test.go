@@ -18,7 +18,7 @@ func TestQuietAndVerbose(t *testing.T) {
 		args []string
 		want string // a part of standard error; "" for nothing at all
 	}{
-		{fit, "optimus: fit: dropped 3 loss points of 1 jobs"},
+		{fit, "optimus: warning: fit: dropped 3 loss points of 1 jobs"},
 		{append([]string{"-q"}, fit...), ""},
 		{append(fit, "--quiet"), ""},
 		{[]string{"predict", "-i", in("jobs.parquet"), "--models", filepath.Join(out, "m.parquet"), "-o", filepath.Join(out, "p.parquet")}, ""},
@@ -59,9 +59,9 @@ func TestTerminalColumns(t *testing.T) {
 		wantNot []string
 		header  string
 	}{
-		{nil, 0, []string{"(allocation: 9 rows, 12 columns)", "(12 of the allocation table's 52 columns: --wide shows all, --columns picks)", " 1026706 "}, []string{"e+0", "alloc_nodes"},
+		{nil, 0, []string{"(allocation: 9 rows, 12 columns)", "(12 of the allocation table's 54 columns: --wide shows all, --columns picks)", " 1026706 "}, []string{"e+0", "alloc_nodes"},
 			"job          model         remaining_steps_p50  ps  workers  alloc_ps  alloc_workers"},
-		{[]string{"--wide"}, 0, []string{"(allocation: 9 rows, 52 columns)", "alloc_nodes"}, []string{"--wide shows all"}, ""},
+		{[]string{"--wide"}, 0, []string{"(allocation: 9 rows, 54 columns)", "alloc_nodes"}, []string{"--wide shows all"}, ""},
 		{[]string{"--columns", "job,alloc_ps"}, 0, []string{"(allocation: 9 rows, 2 columns)"}, []string{"--wide shows all"}, "job          alloc_ps"},
 		{[]string{"--columns", "job,nothing"}, 2, nil, nil, ""},
 	} {

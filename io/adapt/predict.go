@@ -17,11 +17,19 @@ func JobStates(jobs *table.Table) []pipeline.JobState {
 	epochSteps, progress := jobs.Int64s("epoch_steps"), jobs.Int64s("progress_steps")
 	budget, budgetOK := jobs.Float64s("epoch_budget"), jobs.Valid("epoch_budget")
 	ps, workers := jobs.Int64s("ps"), jobs.Int64s("workers")
+	var schedEnd []int64
+	var schedOK []bool
+	if jobs.Has("schedule_end_steps") {
+		schedEnd, schedOK = jobs.Int64s("schedule_end_steps"), jobs.Valid("schedule_end_steps")
+	}
 	out := make([]pipeline.JobState, len(names))
 	for i, j := range names {
 		out[i] = pipeline.JobState{Job: j, Model: model[i], Mode: mode[i],
 			EpochSteps: epochSteps[i], ProgressSteps: progress[i],
 			EpochBudget: budget[i], HasBudget: budgetOK[i], PS: int(ps[i]), Workers: int(workers[i])}
+		if schedEnd != nil && schedOK[i] {
+			out[i].ScheduleEndSteps = schedEnd[i]
+		}
 	}
 	return out
 }
@@ -88,6 +96,7 @@ func PredictionsTable(jobs *table.Table, preds []pipeline.Prediction, at []fit.C
 			return p.Speed.Theta[k]
 		})
 	}
+	column("prior_weight", func(p *pipeline.Prediction) float64 { return p.PriorWeight })
 	strs("loss_quality", func(p *pipeline.Prediction) string { return p.LossQuality }, true)
 	strs("speed_quality", func(p *pipeline.Prediction) string { return p.SpeedQuality }, true)
 	column("speed_now", func(p *pipeline.Prediction) float64 { return p.SpeedNow })

@@ -66,6 +66,8 @@ var Jobs = &Table{
 			Doc: "Container image of the job's tasks (for apply)."},
 		{Name: "command", Type: String, Nullable: true,
 			Doc: "Command of the job's tasks (for apply), as one string, split into arguments as a shell splits words (quotes group, no shell runs; docs/apply.md)."},
+		{Name: "schedule_end_steps", Type: Int64, Unit: "steps", Nullable: true, Min: one,
+			Doc: "Where the job's declared learning-rate schedule ends (a cosine or linear-decay horizon): the job converges there, and predict takes it over any fit."},
 	},
 	Patterns: []Pattern{
 		{Prefix: "worker_", Type: Float64, Min: zero,
@@ -212,10 +214,12 @@ var Predictions = &Table{
 		{Name: "total_epochs_p10", Type: Float64, Unit: "epochs", Nullable: true, Min: zero, Doc: "Predicted total epochs, 10th percentile."},
 		{Name: "total_epochs_p50", Type: Float64, Unit: "epochs", Nullable: true, Min: zero, Doc: "Predicted total epochs, median."},
 		{Name: "total_epochs_p90", Type: Float64, Unit: "epochs", Nullable: true, Min: zero, Doc: "Predicted total epochs, 90th percentile."},
-		{Name: "remaining_source", Type: String, Nullable: true, Enum: []string{"budget", "fit", "cap", "model", "unknown"},
-			Doc: "Where the remaining work comes from: the user's epoch budget, the job's own fit, the epoch cap (the fit had not converged by then), " +
+		{Name: "remaining_source", Type: String, Nullable: true, Enum: []string{"budget", "schedule", "fit", "cap", "model", "unknown"},
+			Doc: "Where the remaining work comes from: the user's epoch budget, the declared schedule's end (schedule_end_steps), the job's own fit (leaning on finished jobs of its model by prior_weight), the epoch cap (the fit had not converged by then), " +
 				"the median of other jobs of the same model (the job's own fit is insufficient), or unknown."},
 	}, append(append([]Column{}, speedModelColumns...),
+		Column{Name: "prior_weight", Type: Float64, Nullable: true, Min: zero, Max: atLeast(1),
+			Doc: "How much total_epochs lean on the job's model family (finished jobs' epochs): 0 for the job's own fit alone, 1 for the family alone; null for a budget, a declared schedule or unknown."},
 		Column{Name: "loss_quality", Type: String, Nullable: true, Enum: qualities, Doc: "Copied from models."},
 		Column{Name: "speed_quality", Type: String, Nullable: true, Enum: qualities, Doc: "Copied from models."},
 		Column{Name: "speed_now", Type: Float64, Unit: "steps/s", Nullable: true, Min: zero, Doc: "Predicted speed at the current ps and workers; null when not running."},

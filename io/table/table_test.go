@@ -33,7 +33,7 @@ func TestCSVReadFillsDefaultsAndOrdersColumns(t *testing.T) {
 		t.Fatalf("got %s with %d rows", tb.Name, tb.NumRows())
 	}
 	got := strings.Join(tb.ColumnNames(), ",")
-	want := "job,model,mode,global_batch,epoch_steps,arrival_s,weight,epoch_budget,progress_steps,ps,workers,max_ps,max_workers,image,command,worker_gpu,worker_cpu,ps_gpu,ps_cpu,team"
+	want := "job,model,mode,global_batch,epoch_steps,arrival_s,weight,epoch_budget,progress_steps,ps,workers,max_ps,max_workers,image,command,schedule_end_steps,worker_gpu,worker_cpu,ps_gpu,ps_cpu,team"
 	if got != want {
 		t.Errorf("columns\n got %s\nwant %s", got, want)
 	}

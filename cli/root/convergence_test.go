@@ -1,0 +1,157 @@
+package root
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+)
+
+// convergenceFigures are eval convergence's figures at one fraction.
+type convergenceFigures struct {
+	uncensored, covered  int
+	medianErr, medianRel float64
+	meanWidth            float64
+}
+
+func readConvergenceEval(t *testing.T, out []byte, frac float64) convergenceFigures {
+	t.Helper()
+	e, err := table.Read(bytes.NewReader(out), "stdout", schema.ConvergenceEval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr, covered, ok, censored := e.Float64s("fraction"), e.Bools("covered"), e.Valid("covered"), e.Bools("censored")
+	trueEpoch, p10, p50, p90 := e.Int64s("true_epoch"), e.Int64s("pred_epoch_p10"), e.Int64s("pred_epoch_p50"), e.Int64s("pred_epoch_p90")
+	var f convergenceFigures
+	var errs, rel, widths []float64
+	for i := range fr {
+		if fr[i] != frac || !ok[i] || censored[i] {
+			continue
+		}
+		f.uncensored++
+		if covered[i] {
+			f.covered++
+		}
+		d := math.Abs(float64(p50[i] - trueEpoch[i]))
+		errs, rel, widths = append(errs, d), append(rel, d/float64(trueEpoch[i])), append(widths, float64(p90[i]-p10[i]))
+	}
+	f.medianErr, f.medianRel = fit.Median(errs), fit.Median(rel)
+	for _, w := range widths {
+		f.meanWidth += w / float64(len(widths))
+	}
+	return f
+}
+
+// The issue's bars on curves of shapes 1/k cannot follow (step, cosine and
+// linear-cooldown schedules, with noise, logged every 2 epochs, per step
+// and irregularly), from seeds the method was not developed on (it was on
+// seed 1), without their declared schedules: the interval covers the truth
+// in at least 80% of uncensored curves at 50% observed and 70% at 25%, and
+// the median epoch error is at most 10% of the truth at 50%.
+func TestEvalConvergenceOnSchedules(t *testing.T) {
+	for _, seed := range []string{"2", "3"} {
+		t.Run("seed "+seed, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "curves")
+			if code, _, stderr := run(t, nil, "datasets", "export", "schedule-curves", "--seed", seed, "-o", dir); code != 0 {
+				t.Fatal(stderr)
+			}
+			code, out, stderr := run(t, nil, "eval", "convergence", "-i", filepath.Join(dir, "loss.parquet"), "--jobs", filepath.Join(dir, "jobs.parquet"), "--schedules=false")
+			if code != 0 {
+				t.Fatal(stderr)
+			}
+			t.Log(stderr)
+			for _, bar := range []struct {
+				frac, cover, relErr float64
+			}{{0.5, 0.8, 0.10}, {0.25, 0.7, math.Inf(1)}} {
+				f := readConvergenceEval(t, out, bar.frac)
+				if f.uncensored < 25 || float64(f.covered) < bar.cover*float64(f.uncensored) {
+					t.Errorf("at %.0f%% observed the interval covers %d of %d uncensored curves; the bar is %.0f%%", 100*bar.frac, f.covered, f.uncensored, 100*bar.cover)
+				}
+				if f.medianRel > bar.relErr {
+					t.Errorf("at %.0f%% observed the median epoch error is %.0f%% of the truth; the bar is %.0f%%", 100*bar.frac, 100*f.medianRel, 100*bar.relErr)
+				}
+			}
+			for _, fam := range []string{"step", "cosine", "cooldown"} {
+				if !strings.Contains(stderr, "  "+fam+" ") {
+					t.Errorf("no line for family %s in the per-family table", fam)
+				}
+			}
+			if !strings.Contains(stderr, "mean interval width") {
+				t.Error("no mean interval width in the summary")
+			}
+		})
+	}
+}
+
+// The Pollux figures of docs/models.md before issue 12 (uncensored
+// coverage 19 of 25 at 25% observed and 20 of 25 at 50%, median errors 20
+// and 14 epochs) must not get worse.
+func TestEvalConvergencePolluxNotWorse(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "curves")
+	if code, _, stderr := run(t, nil, "datasets", "export", "pollux-curves", "-o", dir); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, out, stderr := run(t, nil, "eval", "convergence", "-i", filepath.Join(dir, "loss.parquet"), "--jobs", filepath.Join(dir, "jobs.parquet"))
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, before := range []struct {
+		frac              float64
+		covered, of       int
+		medianErrorEpochs float64
+	}{{0.25, 19, 25, 20}, {0.5, 20, 25, 14}} {
+		f := readConvergenceEval(t, out, before.frac)
+		t.Logf("%.0f%%: %d of %d covered, median error %.1f epochs, mean width %.1f", 100*before.frac, f.covered, f.uncensored, f.medianErr, f.meanWidth)
+		if f.uncensored != before.of || f.covered < before.covered || f.medianErr > before.medianErrorEpochs {
+			t.Errorf("%.0f%% observed: %d of %d covered, median error %.1f; before: %d of %d, %.1f",
+				100*before.frac, f.covered, f.uncensored, f.medianErr, before.covered, before.of, before.medianErrorEpochs)
+		}
+	}
+}
+
+// eval convergence reads only job and epoch_steps of --jobs (defect 7),
+// accepts a log evaluated every 5 epochs (defect 3), and warns of curves
+// longer than --cap, scoring them on the whole curve (defect 4).
+func TestEvalConvergenceInputs(t *testing.T) {
+	tmp := t.TempDir()
+	var loss strings.Builder
+	loss.WriteString("job,step,value\n")
+	for e := 5; e <= 150; e += 5 {
+		v := 3 / math.Sqrt(float64(e))
+		if e > 120 {
+			v -= 0.3
+		}
+		fmt.Fprintf(&loss, "a,%d,%.6f\n", e*100, v)
+	}
+	lossPath, jobsPath := filepath.Join(tmp, "loss.csv"), filepath.Join(tmp, "jobs.csv")
+	if err := os.WriteFile(lossPath, []byte(loss.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(jobsPath, []byte("job,epoch_steps\na,100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(t, nil, "eval", "convergence", "-i", lossPath, "--jobs", jobsPath, "-o", "-", "--format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "optimus: warning: eval convergence: 1 curves are longer than --cap 100 epochs (longest 150)") {
+		t.Errorf("no warning of the cap: %s", stderr)
+	}
+	e, err := table.Read(bytes.NewReader(out), "stdout", schema.ConvergenceEval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Int64s("true_epoch")[0]; got <= 120 {
+		t.Errorf("truth %d: computed from the first 100 epochs, not the whole curve", got)
+	}
+	if got := e.Int64s("epochs")[0]; got != 150 {
+		t.Errorf("%d epochs, want 150 (the window is not stretched to 5-epoch units)", got)
+	}
+}

@@ -1,0 +1,149 @@
+package eval
+
+import (
+	"math"
+
+	"github.com/optimus-sched/optimus/fit"
+)
+
+// familyMember is a finished curve of a family: its per-epoch values
+// (complemented, gaps filled) and its convergence epoch.
+type familyMember struct {
+	y        []float64
+	epoch    float64
+	curve    Curve
+	censored bool
+}
+
+// lossOptions are the fit's options for a curve.
+func lossOptions(opt fit.LossOptions, c Curve) fit.LossOptions {
+	opt.HigherIsBetter = c.HigherIsBetter
+	return opt
+}
+
+// fitRecord fits each finished member's first epochs (as many as the job
+// has run) and counts in how many its convergence epoch fell outside the
+// fit's interval (a censored member: when the interval ended within it).
+// Members too short to leave anything unseen, or too short to fit, are not
+// counted.
+func fitRecord(members []familyMember, epochs int, opt fit.LossOptions, rule fit.Rule) (misses, tried int) {
+	for _, m := range members {
+		if epochs >= len(m.curve.Values) {
+			continue
+		}
+		var pts []fit.LossPoint
+		for _, p := range m.curve.points() {
+			if p.Step <= float64(epochs)+1e-9 {
+				pts = append(pts, p)
+			}
+		}
+		f, err := fit.FitLoss(pts, lossOptions(opt, m.curve))
+		if err != nil || f.Quality == fit.QualityInsufficient {
+			continue
+		}
+		p := fit.PredictConvergence(f, 1, rule)
+		tried++
+		e := int(m.epoch)
+		if m.censored {
+			if p.P50 <= e {
+				misses++
+			}
+		} else if math.Abs(float64(p.P50-e)) > 0.15*float64(e) {
+			misses++
+		}
+	}
+	return misses, tried
+}
+
+// warpedEpochs is the family prior over a job's convergence epoch, by
+// shape: each finished member's curve is stretched in time by the factor
+// that best matches the job's observed values (after an affine change of
+// scale, since runs of one family start and end at different losses), and
+// its convergence epoch stretched alike. A step schedule's drop, or a
+// cooldown's bend, seen in the job's log then lines up with the member's.
+// A log without such features matches any stretch about equally well; a
+// small penalty on the stretch's logarithm then prefers none.
+func warpedEpochs(obs []float64, members []familyMember) []float64 {
+	var out []float64
+	if len(obs) < 3 {
+		for _, m := range members {
+			out = append(out, m.epoch)
+		}
+		return out
+	}
+	var sst float64
+	mean := 0.0
+	for _, v := range obs {
+		mean += v
+	}
+	mean /= float64(len(obs))
+	for _, v := range obs {
+		sst += (v - mean) * (v - mean)
+	}
+	for _, m := range members {
+		best, bestLambda := math.Inf(1), 1.0
+		for i := -20; i <= 20; i++ {
+			lambda := math.Pow(2, float64(i)/20)
+			sse, ok := affineSSE(obs, m.y, lambda)
+			if !ok {
+				continue
+			}
+			// Relative error plus a penalty on the stretch.
+			l := math.Log(lambda)
+			score := sse/math.Max(sst, 1e-12) + 0.02*l*l
+			if score < best {
+				best, bestLambda = score, lambda
+			}
+		}
+		out = append(out, m.epoch/bestLambda)
+	}
+	return out
+}
+
+// affineSSE is the squared error of the best fit obs[t] ≈ a + b·m(λ·(t+1))
+// with b >= 0, m read at fractional epochs by linear interpolation; false
+// when λ stretches the observed epochs past the member's end.
+func affineSSE(obs, m []float64, lambda float64) (float64, bool) {
+	n := len(obs)
+	if lambda*float64(n) > float64(len(m)) {
+		return 0, false
+	}
+	x := make([]float64, n)
+	for t := range obs {
+		pos := lambda*float64(t+1) - 1 // 0-based index into m
+		switch {
+		case pos <= 0:
+			x[t] = m[0]
+		default:
+			k := int(pos)
+			if k+1 >= len(m) {
+				x[t] = m[len(m)-1]
+			} else {
+				f := pos - float64(k)
+				x[t] = m[k]*(1-f) + m[k+1]*f
+			}
+		}
+	}
+	var mx, my float64
+	for t := range obs {
+		mx += x[t]
+		my += obs[t]
+	}
+	mx /= float64(n)
+	my /= float64(n)
+	var sxy, sxx float64
+	for t := range obs {
+		sxy += (x[t] - mx) * (obs[t] - my)
+		sxx += (x[t] - mx) * (x[t] - mx)
+	}
+	b := 0.0
+	if sxx > 0 && sxy > 0 {
+		b = sxy / sxx
+	}
+	sse := 0.0
+	for t := range obs {
+		r := obs[t] - my - b*(x[t]-mx)
+		sse += r * r
+	}
+	return sse, true
+}
