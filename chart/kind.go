@@ -45,6 +45,9 @@ type Kind struct {
 	// PerJob kinds draw one chart per job of the main table (see
 	// SelectJobs).
 	PerJob bool
+	// Seeded kinds draw optimus simulate's runs, whose tables have a seed
+	// column (see SelectSeeds).
+	Seeded bool
 	Build  func(Tables) (*Page, error)
 }
 
@@ -73,6 +76,39 @@ func SelectJobs(t *table.Table, jobs []string) (*table.Table, error) {
 		}
 	}
 	return t.Take(rows), nil
+}
+
+// SelectSeeds keeps the rows of seeds in every table of in that has a seed
+// column, and says which of seeds the main table lacks.
+func SelectSeeds(in Tables, seeds []int64) error {
+	want := map[int64]bool{}
+	for _, s := range seeds {
+		want[s] = true
+	}
+	for flag, ts := range in {
+		for n, t := range ts {
+			if !t.Has("seed") {
+				continue
+			}
+			var rows []int
+			found := map[int64]bool{}
+			for i, s := range t.Int64s("seed") {
+				found[s] = true
+				if want[s] {
+					rows = append(rows, i)
+				}
+			}
+			if flag == Main {
+				for _, s := range seeds {
+					if !found[s] {
+						return table.Errorf(t.Source, "no seed %d in the %s table", s, t.Name)
+					}
+				}
+			}
+			in[flag][n] = t.Take(rows)
+		}
+	}
+	return nil
 }
 
 // Tables are a kind's inputs by flag (Main for -i); an input not given is
