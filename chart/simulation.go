@@ -155,6 +155,14 @@ func simSeeds(t *table.Table) []int64 {
 	return slices.Compact(seeds)
 }
 
+// pooled says which seeds a chart pools.
+func pooled(seeds []int64, one string) string {
+	if len(seeds) == 1 {
+		return one + seedList(seeds)
+	}
+	return "every run of " + seedList(seeds) + " pooled"
+}
+
 func seedList(seeds []int64) string {
 	var s []string
 	for _, v := range seeds {
@@ -232,7 +240,7 @@ func jctSection(jobs *table.Table, lines []simLine, seeds []int64, both bool) *S
 			duration(s.mean), duration(fit.Median(s.jcts)), duration(fit.Quantile(s.jcts, 0.95)), ratio, strconv.FormatFloat(round(float64(rs)/float64(len(runs)), 3), 'f', -1, 64)})
 	}
 	sec := &Section{ID: "jct", Heading: "Job completion times", Grid: grid, Text: []string{
-		"Each line: the share of a policy's jobs that finished within a job completion time (JCT: finish minus arrival), every run of " + seedList(seeds) + " pooled. " +
+		"Each line: the share of a policy's jobs that finished within a job completion time (JCT: finish minus arrival), " + pooled(seeds, "in the runs of ") + ". " +
 			"Further left and higher is better; a line that stays below 1 has jobs that did not finish." +
 			map[bool]string{true: " Solid: the scheduler planned with its fits of noisy observations (fitted); dashed: with the true remaining work and speeds (oracle).", false: ""}[both],
 		"The table sums up the same jobs: JCT of the finished ones, and mean JCT against the optimus policy's with the same knowledge (above 1: jobs take longer than under optimus).",
@@ -252,7 +260,7 @@ func jctSection(jobs *table.Table, lines []simLine, seeds []int64, both bool) *S
 		xAxis = xValueAxis(xName, 0)
 	}
 	line := charts.NewLine()
-	line.SetGlobalOptions(append(base(id, "Job completion time (CDF)", fmt.Sprintf("%s pooled (%s)", seedList(seeds), sourceName(jobs)), wideW, wideH),
+	line.SetGlobalOptions(append(base(id, "Job completion time (CDF)", fmt.Sprintf("%s (%s)", pooled(seeds, ""), sourceName(jobs)), wideW, wideH),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis",
 			Formatter: opts.FuncOpts(`function (ps) { return ps.map(function (p) { return p.marker + p.seriesName + ': ' + Math.round(100 * p.value[1]) + '% of jobs within ' + p.value[0] + ' s'; }).join('<br/>'); }`)}),
 		legendBottom(), gridFor("70"), xAxis,
