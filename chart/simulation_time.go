@@ -14,8 +14,8 @@ import (
 // The simulation's charts over time: every job's tasks in every round
 // (sim_allocations) and the cluster's use (sim_utilisation), for one seed.
 
-// maxStacked is the most jobs one allocation chart stacks one by one; the
-// rest are stacked together as "other jobs".
+// maxStacked is the most bands of one allocation chart: the jobs that held
+// the most task-seconds one by one, the rest together as "other jobs".
 const maxStacked = 24
 
 // timeLines are the lines of the main table, then any that only t has.
@@ -177,15 +177,50 @@ func simAllocationSection(a, jobs *table.Table, lines []simLine, jobOrder []stri
 	return sec
 }
 
+// biggest are the n jobs of a run that held the most task-seconds, in the
+// run's job order (ties: the earlier job).
+func biggest(r allocRun, n int) []string {
+	held := map[string]float64{}
+	for _, j := range r.jobs {
+		for x, v := range r.tasks[j][:len(r.times)-1] {
+			held[j] += float64(v[0]+v[1]) * (r.times[x+1] - r.times[x])
+		}
+	}
+	byHeld := slices.Clone(r.jobs)
+	slices.SortStableFunc(byHeld, func(a, b string) int {
+		switch {
+		case held[a] > held[b]:
+			return -1
+		case held[a] < held[b]:
+			return 1
+		}
+		return 0
+	})
+	keep := map[string]bool{}
+	for _, j := range byHeld[:n] {
+		keep[j] = true
+	}
+	var out []string
+	for _, j := range r.jobs {
+		if keep[j] {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
 func allocationOverTime(id string, r allocRun, jobOrder []string, rank map[string]int, seed int64, both bool, source, w, h string, xmax float64, ymax int64) *Chart {
 	series := r.jobs
 	tasks := r.tasks
 	other := ""
 	if len(series) > maxStacked {
-		series = slices.Clone(r.jobs[:maxStacked-1])
+		series = biggest(r, maxStacked-1)
 		other = fmt.Sprintf("%d other jobs", len(r.jobs)-len(series))
 		sum := make([][2]int64, len(r.times))
-		for _, j := range r.jobs[maxStacked-1:] {
+		for _, j := range r.jobs {
+			if slices.Contains(series, j) {
+				continue
+			}
 			for x, v := range r.tasks[j] {
 				sum[x] = [2]int64{sum[x][0] + v[0], sum[x][1] + v[1]}
 			}
