@@ -33,7 +33,7 @@ the smallest for the charts over time).`,
     --utilisation sim/sim_utilisation.parquet -o simulation.html
   optimus chart simulation -i sim/sim_jobs.parquet --utilisation sim/sim_utilisation.parquet --seed 2 -o seed2.html`,
 		Inputs: []Input{
-			{Flag: Main, Schema: schema.SimJobs, Required: true, Doc: "every job of every run (optimus simulate --dir)"},
+			{Flag: Main, Schema: schema.SimJobs, Required: true, Doc: "every job of every run, as optimus simulate --dir writes it"},
 			{Flag: "allocations", Schema: schema.SimAllocations, Doc: "every job's tasks in every round, for the allocation over time"},
 			{Flag: "utilisation", Schema: schema.SimUtilisation, Doc: "the cluster's use in every round, for the utilisation over time"},
 		},
