@@ -66,7 +66,7 @@ func TestKinds(t *testing.T) {
 			t.Errorf("%s: the first input must be the required main input", k.Name)
 		}
 	}
-	if got := strings.Join(names, ","); got != "allocation,loss,plan,speed" {
+	if got := strings.Join(names, ","); got != "allocation,loss,plan,simulation,speed" {
 		t.Errorf("kinds %s", got)
 	}
 }

@@ -1,6 +1,7 @@
 // Package chart draws optimus' tables as self-contained HTML pages with
 // go-echarts: convergence fits (loss), speed models (speed), allocations
-// (allocation), placements (plan), and the report of a pipeline run.
+// (allocation), placements (plan), simulations (simulation), and the report
+// of a pipeline run.
 //
 // It is pure: it takes tables already read (package io/table) and returns a
 // Page, whose Render writes the same bytes for the same tables. echarts'
@@ -8,7 +9,8 @@
 //
 // Each kind of chart is one file that registers a Kind: its name, the tables
 // it reads and a Build function. The chart command makes one subcommand per
-// registered kind, so adding a kind (simulation, say) is adding one file.
+// registered kind, so adding a kind is adding one file (two for the
+// simulation kind, split by size).
 package chart
 
 import (
@@ -45,6 +47,9 @@ type Kind struct {
 	// PerJob kinds draw one chart per job of the main table (see
 	// SelectJobs).
 	PerJob bool
+	// Seeded kinds draw optimus simulate's runs, whose tables have a seed
+	// column (see SelectSeeds).
+	Seeded bool
 	Build  func(Tables) (*Page, error)
 }
 
@@ -73,6 +78,33 @@ func SelectJobs(t *table.Table, jobs []string) (*table.Table, error) {
 		}
 	}
 	return t.Take(rows), nil
+}
+
+// SelectSeeds keeps the rows of seeds in the main table (a seeded kind
+// draws its side tables for the main table's seeds), and says which of
+// seeds it lacks.
+func SelectSeeds(in Tables, seeds []int64) error {
+	want := map[int64]bool{}
+	for _, s := range seeds {
+		want[s] = true
+	}
+	for n, t := range in[Main] {
+		var rows []int
+		found := map[int64]bool{}
+		for i, s := range t.Int64s("seed") {
+			found[s] = true
+			if want[s] {
+				rows = append(rows, i)
+			}
+		}
+		for _, s := range seeds {
+			if !found[s] {
+				return table.Errorf(t.Source, "no seed %d in the %s table", s, t.Name)
+			}
+		}
+		in[Main][n] = t.Take(rows)
+	}
+	return nil
 }
 
 // Tables are a kind's inputs by flag (Main for -i); an input not given is

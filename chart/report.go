@@ -20,6 +20,9 @@ type ReportInputs struct {
 	Loss, Speed, Models, Suggestions *table.Table
 	Predictions, Plan, Cluster       *table.Table
 	Allocations                      []*table.Table
+	// Simulation holds optimus simulate's tables as the simulation kind
+	// reads them (Main: sim_jobs; "allocations", "utilisation"), or nil.
+	Simulation Tables
 }
 
 // Report builds the page of one pipeline run: what it was given, the
@@ -64,6 +67,18 @@ func Report(in ReportInputs) (*Page, error) {
 	if nonEmpty(in.Speed) {
 		p.Sections = append(p.Sections, speedSection(in.Speed, in.Models, in.Suggestions))
 	}
+	if jobs := in.Simulation.One(Main); jobs != nil {
+		if jobs.NumRows() == 0 {
+			p.Sections = append(p.Sections, &Section{ID: "simulation", Heading: "Simulation",
+				Empty: fmt.Sprintf("The %s table %s is empty (0 rows): no simulated job to draw.", jobs.Name, sourceName(jobs))})
+			return p, nil
+		}
+		p.Sections = append(p.Sections, &Section{ID: "simulation", Heading: "Simulation", Text: []string{simLead(jobs) +
+			" Policies replayed on a simulated cluster: how long jobs take under each, what they get and how much of the cluster they use."}})
+		if err := add(simulationSections(in.Simulation)); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
 }
 
@@ -72,7 +87,9 @@ func one(s *Section, err error) ([]*Section, error) { return []*Section{s}, err 
 func nonEmpty(t *table.Table) bool { return t != nil && t.NumRows() > 0 }
 
 func reportLead(in ReportInputs) []string {
-	lead := []string{"One run of the optimus pipeline (fit → predict → solve → place): the tables it was given, what it decided for every job and why, and charts of the fits, the allocation and the placement. Everything here comes from the tables listed below; the page works offline."}
+	lead := []string{"One run of the optimus pipeline (fit → predict → solve → place): the tables it was given, what it decided for every job and why, and charts of the fits, the allocation and the placement" +
+		map[bool]string{true: ", and of a simulation of the policies (optimus simulate)", false: ""}[in.Simulation.One(Main) != nil] +
+		". Everything here comes from the tables listed below; the page works offline."}
 	if len(in.Allocations) == 0 {
 		return lead
 	}

@@ -37,6 +37,11 @@ export CHROMIUM="$chromium"
 printf 'job,step,value\n' > "$tmp/empty-loss.csv"
 "$bin" chart loss -i "$tmp/empty-loss.csv" -o "$tmp/out/charts/empty-loss.html"
 grep -q "is empty (0 rows)" "$tmp/out/charts/empty-loss.html"
+# --- simulation chart: fitted and oracle runs (solid, dashed) of one seed
+# picked with --seed, beside the demo's fitted-only simulation.html.
+"$bin" simulate --seeds 1-2 --knowledge fitted,oracle -q --dir "$tmp/sim-knowledge" -o "$tmp/sim-knowledge/summary.csv"
+"$bin" chart simulation -i "$tmp/sim-knowledge/sim_jobs.parquet" --allocations "$tmp/sim-knowledge/sim_allocations.parquet" \
+  --utilisation "$tmp/sim-knowledge/sim_utilisation.parquet" --seed 2 -o "$tmp/out/charts/simulation-knowledge.html"
 pages=("$tmp"/out/charts/*.html "$tmp/out/report.html")
 node check.mjs ${shots:+--screenshots "$shots"} --json "$tmp/browser.json" "${pages[@]}"
 

@@ -62,14 +62,8 @@ mkdir -p "$out/charts"
 "$bin" chart allocation -i "$out/allocation.parquet" -i "$out/allocation-drf.parquet" -i "$out/allocation-tetris.parquet" \
   -i "$out/allocation-fifo.parquet" --cluster "$tb/cluster.parquet" -o "$out/charts/allocation.html"
 "$bin" chart plan -i "$out/plan.parquet" --cluster "$tb/cluster.parquet" -o "$out/charts/plan.html"
-"$bin" report --loss "$tb/loss.parquet" --speed "$tb/speed.parquet" --cluster "$tb/cluster.parquet" \
-  --models "$out/models.parquet" --suggestions "$out/suggestions.parquet" --predictions "$out/predictions.parquet" \
-  --allocation "$out/allocation.parquet" --allocation "$out/allocation-drf.parquet" \
-  --allocation "$out/allocation-tetris.parquet" --allocation "$out/allocation-fifo.parquet" \
-  --plan "$out/plan.parquet" -o "$out/report.html"
 echo
 echo "charts:      $out/charts/{loss,speed,allocation,plan}.html"
-echo "report:      $out/report.html (open it in a browser; it needs no network)"
 
 # --- simulate (issue 10): a small simulation of the testbed-sized workload ---
 "$bin" simulate --seeds 1-2 --compare -q --dir "$out/simulate" -o "$out/simulate/comparison.csv"
@@ -77,3 +71,16 @@ echo
 echo "simulation:  $out/simulate/sim_{summary,comparison,jobs,allocations,utilisation}.parquet"
 "$bin" convert -i "$out/simulate/sim_comparison.parquet" --format text \
   --columns policy,knowledge,seeds,mean_jct_s,jct_ratio,makespan_ratio,behind_optimus,restarts
+
+# The simulation's JCT CDF per policy, allocation and utilisation over time
+# (chart simulation), then the report of the whole run, the simulation too.
+"$bin" chart simulation -i "$out/simulate/sim_jobs.parquet" --allocations "$out/simulate/sim_allocations.parquet" \
+  --utilisation "$out/simulate/sim_utilisation.parquet" -o "$out/charts/simulation.html"
+"$bin" report --loss "$tb/loss.parquet" --speed "$tb/speed.parquet" --cluster "$tb/cluster.parquet" \
+  --models "$out/models.parquet" --suggestions "$out/suggestions.parquet" --predictions "$out/predictions.parquet" \
+  --allocation "$out/allocation.parquet" --allocation "$out/allocation-drf.parquet" \
+  --allocation "$out/allocation-tetris.parquet" --allocation "$out/allocation-fifo.parquet" \
+  --plan "$out/plan.parquet" --simulation "$out/simulate" -o "$out/report.html"
+echo
+echo "charts:      $out/charts/simulation.html"
+echo "report:      $out/report.html (open it in a browser; it needs no network)"

@@ -23,6 +23,7 @@ type Options struct {
 	Kind   *chart.Kind
 	Inputs map[string][]string // files by flag (chart.Main for -i)
 	Jobs   []string            // --job: draw only these (per-job kinds)
+	Seeds  []int64             // --seed: draw only these runs (seeded kinds)
 	Output string
 }
 
@@ -102,6 +103,9 @@ func newKindCmd(ios *iostreams.IOStreams, k *chart.Kind) *cobra.Command {
 	if k.PerJob {
 		cmd.Flags().StringArrayVar(&opts.Jobs, "job", nil, fmt.Sprintf("draw only job `NAME` (repeat for several; without it the first %d jobs)", chart.MaxJobCharts))
 	}
+	if k.Seeded {
+		cmd.Flags().Int64SliceVar(&opts.Seeds, "seed", nil, "draw only the runs of seed `N` (repeat or list for several; without it every seed, and the smallest for charts of one seed)")
+	}
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write the page to `FILE` (written atomically) instead of standard output")
 	return cmd
 }
@@ -121,6 +125,11 @@ func Run(opts *Options) error {
 			if tables[chart.Main][i], err = chart.SelectJobs(t, opts.Jobs); err != nil {
 				return err
 			}
+		}
+	}
+	if len(opts.Seeds) > 0 {
+		if err := chart.SelectSeeds(tables, opts.Seeds); err != nil {
+			return err
 		}
 	}
 	page, err := k.BuildPage(tables)

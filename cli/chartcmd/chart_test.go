@@ -3,6 +3,7 @@ package chartcmd_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -36,7 +37,8 @@ var (
 )
 
 // pipeline runs the demo's pipeline over the embedded testbed once, into a
-// folder shared by the tests: fit, predict, four policies, place, suggest.
+// folder shared by the tests: fit, predict, four policies, place, suggest,
+// and a simulation of two seeds with fitted and oracle knowledge.
 func pipeline(t *testing.T) string {
 	t.Helper()
 	pipelineOnce.Do(func() {
@@ -54,6 +56,7 @@ func pipeline(t *testing.T) string {
 			mustRun(t, "solve", "--cluster", tb+"/cluster.parquet", "-i", dir+"/predictions.parquet", "--policy", p, "-o", dir+"/allocation-"+p+".parquet")
 		}
 		mustRun(t, "place", "--cluster", tb+"/cluster.parquet", "-i", dir+"/allocation.parquet", "-o", dir+"/plan.parquet")
+		mustRun(t, "simulate", "--seeds", "1-2", "--knowledge", "fitted,oracle", "-q", "--dir", dir+"/sim", "-o", dir+"/sim/summary.csv")
 		pipelineDir = dir
 	})
 	if pipelineDir == "" {
@@ -79,9 +82,12 @@ func kindArgs(d string) map[string][]string {
 		"allocation": {"chart", "allocation", "-i", d + "/allocation.parquet", "-i", d + "/allocation-drf.parquet", "-i", d + "/allocation-tetris.parquet",
 			"-i", d + "/allocation-fifo.parquet", "--cluster", tb + "/cluster.parquet"},
 		"plan": {"chart", "plan", "-i", d + "/plan.parquet", "--cluster", tb + "/cluster.parquet"},
+		"simulation": {"chart", "simulation", "-i", d + "/sim/sim_jobs.parquet", "--allocations", d + "/sim/sim_allocations.parquet",
+			"--utilisation", d + "/sim/sim_utilisation.parquet"},
 		"report": {"report", "--loss", tb + "/loss.parquet", "--speed", tb + "/speed.parquet", "--cluster", tb + "/cluster.parquet",
 			"--models", d + "/models.parquet", "--suggestions", d + "/suggestions.parquet", "--predictions", d + "/predictions.parquet",
-			"--allocation", d + "/allocation.parquet", "--allocation", d + "/allocation-drf.parquet", "--plan", d + "/plan.parquet"},
+			"--allocation", d + "/allocation.parquet", "--allocation", d + "/allocation-drf.parquet", "--plan", d + "/plan.parquet",
+			"--simulation", d + "/sim"},
 	}
 }
 
@@ -131,6 +137,28 @@ func TestKindsOnTestbed(t *testing.T) {
 	for i, j := range plan.Strings("job") {
 		cells[j+"@"+plan.Strings("node")[i]] = true
 	}
+	simJobs, err := table.ReadFile(d+"/sim/sim_jobs.parquet", schema.SimJobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The CDF of each policy and knowledge: a first point at 0, then one per
+	// finished job of both seeds.
+	var cdf []int
+	finished := map[string]int{}
+	var lines []string
+	for i, p := range simJobs.Strings("policy") {
+		l := p + "/" + simJobs.Strings("knowledge")[i]
+		if _, ok := finished[l]; !ok {
+			lines = append(lines, l)
+			finished[l] = 1
+		}
+		if simJobs.Strings("status")[i] == "finished" {
+			finished[l]++
+		}
+	}
+	for _, l := range lines {
+		cdf = append(cdf, finished[l])
+	}
 	for kind, args := range kindArgs(d) {
 		t.Run(kind, func(t *testing.T) {
 			html := draw(t, args, filepath.Join(out, kind+".html"))
@@ -174,9 +202,35 @@ func TestKindsOnTestbed(t *testing.T) {
 				if got := byID["nodefill_1"]; !equal(got, []int{13, 13, 13, 13}) {
 					t.Errorf("node fill %v, want 4 resources over 13 nodes", got)
 				}
+			case "simulation":
+				if got := byID["jct_1"]; len(cdf) != 8 || !equal(got, cdf) {
+					t.Errorf("JCT CDF %v, want %v (4 policies, fitted and oracle)", got, cdf)
+				}
+				// Seed 1: 8 runs of 9 jobs; 4 resources and the jobs waiting.
+				for n := 1; n <= 8; n++ {
+					if got := byID[fmt.Sprintf("simallocation_%d", n)]; len(got) != 9 {
+						t.Errorf("simallocation_%d: %d series, want 9 jobs", n, len(got))
+					}
+				}
+				for _, id := range []string{"simutilisation_1", "simutilisation_2", "simutilisation_3", "simutilisation_4", "simwaiting_1"} {
+					if got := byID[id]; len(got) != 8 {
+						t.Errorf("%s: %d series, want 8 runs", id, len(got))
+					}
+				}
+				if len(m) != 1+8+5 {
+					t.Errorf("%d charts, want 14", len(m))
+				}
+				for _, want := range []string{"optimus (oracle)", "<td>tetris</td><td>oracle</td>", "seeds 1, 2 pooled"} {
+					if !bytes.Contains(html, []byte(want)) {
+						t.Errorf("the page lacks %q", want)
+					}
+				}
 			case "report":
-				if len(m) != 2+1+2+9+9 {
-					t.Errorf("%d charts, want 23", len(m))
+				if len(m) != 2+1+2+9+9+14 {
+					t.Errorf("%d charts, want 37", len(m))
+				}
+				if !bytes.Contains(html, []byte("<td>--simulation</td>")) || !bytes.Contains(html, []byte("sim_utilisation.parquet")) {
+					t.Error("the report does not list the simulation's tables")
 				}
 				for _, want := range []string{"Inputs and outputs", "Decisions per job (optimus)", "<td>resnet50-a</td>", "<td class=\"num\">341</td>"} {
 					if !bytes.Contains(html, []byte(want)) {
@@ -229,6 +283,9 @@ func TestBadInput(t *testing.T) {
 	tb := d + "/testbed"
 	noValue := writeFile(t, dir+"/loss.csv", "job,step\na,1\na,2\n")
 	fpga := writeFile(t, dir+"/cluster.csv", "node,gpu,cpu,memory_gb,net_gbps,fpga\nn1,4,16,64,10,2\n")
+	noStatus := writeFile(t, dir+"/sim_jobs.csv", "policy,knowledge,seed,job,model,arrival_s,ready_s,jct_s,restarts,restart_lost_s,profiling_s,total_steps,progress_steps,pred_rounds\n"+
+		"optimus,fitted,1,a,m,0,10,900,0,0,0,100,100,1\n")
+	noUtil := writeFile(t, dir+"/sim_utilisation.csv", "policy,knowledge,seed,time_s,running,waiting\noptimus,fitted,1,600,1,0\n")
 	cases := []struct {
 		name string
 		args []string
@@ -243,6 +300,12 @@ func TestBadInput(t *testing.T) {
 		{"unknown job", []string{"chart", "loss", "-i", tb + "/loss.parquet", "--job", "resnet50-a", "--job", "nope"}, `no job "nope" in the loss table`},
 		{"report of nothing", []string{"report"}, "give at least one table"},
 		{"report, wrong table", []string{"report", "--plan", d + "/allocation.parquet"}, "is a allocation table, but a plan table is expected here"},
+		{"simulation, wrong table", []string{"chart", "simulation", "-i", d + "/sim/sim_summary.parquet"}, "is a sim_summary table, but a sim_jobs table is expected here"},
+		{"simulation, wrong side table", []string{"chart", "simulation", "-i", d + "/sim/sim_jobs.parquet", "--utilisation", d + "/sim/sim_allocations.parquet"}, "is a sim_allocations table, but a sim_utilisation table is expected here"},
+		{"simulation, missing column", []string{"chart", "simulation", "-i", noStatus}, `"status"`},
+		{"simulation, no util columns", []string{"chart", "simulation", "-i", d + "/sim/sim_jobs.parquet", "--utilisation", noUtil}, "needs util_<resource> columns"},
+		{"simulation, unknown seed", []string{"chart", "simulation", "-i", d + "/sim/sim_jobs.parquet", "--seed", "9"}, "no seed 9 in the sim_jobs table"},
+		{"report, no simulation", []string{"report", "--simulation", dir}, "sim_jobs.parquet"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

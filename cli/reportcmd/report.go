@@ -3,6 +3,11 @@
 package reportcmd
 
 import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
 	"github.com/spf13/cobra"
 
 	"github.com/optimus-sched/optimus/chart"
@@ -23,6 +28,7 @@ type Options struct {
 	Allocations []string
 	Plan        string
 	Cluster     string
+	Simulation  string // a folder of optimus simulate --dir
 	Output      string
 }
 
@@ -30,7 +36,7 @@ type Options struct {
 func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
 	opts := &Options{IO: ios}
 	cmd := &cobra.Command{
-		Use:   "report [--loss F] [--speed F] [--models F] [--predictions F] [--allocation F]... [--plan F] [--cluster F] -o FILE.html",
+		Use:   "report [--loss F] [--speed F] [--models F] [--predictions F] [--allocation F]... [--plan F] [--cluster F] [--simulation DIR] -o FILE.html",
 		Short: "One HTML page for a pipeline run: inputs, decisions explained, charts",
 		Long: `Report writes one self-contained HTML page (it works offline) for a run of the pipeline:
 the tables it was given (file, table, schema version, rows), every job's decision explained
@@ -38,11 +44,14 @@ the tables it was given (file, table, schema version, rows), every job's decisio
 speed and completion, the last marginal gain and the next one, where it was placed and why
 it waits or got no more), and the charts of optimus chart: allocation (several policies side
 by side when --allocation is repeated) and cluster utilisation, the plan on the nodes, each
-job's convergence fit and its speed model. Give the tables you have; each adds its part.
+job's convergence fit and its speed model; with --simulation, the charts of optimus chart
+simulation from the tables optimus simulate --dir wrote. Give the tables you have; each adds
+its part.
 Identical input gives byte-identical HTML.`,
 		Example: `  optimus report --loss tb/loss.parquet --speed tb/speed.parquet --cluster tb/cluster.parquet \
     --models models.parquet --predictions predictions.parquet \
-    --allocation allocation.parquet --allocation allocation-drf.parquet --plan plan.parquet -o report.html`,
+    --allocation allocation.parquet --allocation allocation-drf.parquet --plan plan.parquet \
+    --simulation sim -o report.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return Run(opts)
@@ -57,8 +66,41 @@ Identical input gives byte-identical HTML.`,
 	f.StringArrayVar(&opts.Allocations, "allocation", nil, "read an allocation (optimus solve) from `FILE`; repeat for other policies on the same predictions (the first is the run's)")
 	f.StringVar(&opts.Plan, "plan", "", "read the plan (optimus place) from `FILE`")
 	f.StringVar(&opts.Cluster, "cluster", "", "read the cluster's nodes from `FILE`")
+	f.StringVar(&opts.Simulation, "simulation", "", "read the tables optimus simulate --dir wrote from `DIR` (sim_jobs.parquet; sim_allocations.parquet and sim_utilisation.parquet when there)")
 	f.StringVarP(&opts.Output, "output", "o", "", "write the page to `FILE` (written atomically) instead of standard output")
 	return cmd
+}
+
+// simulationFiles are the tables of optimus simulate --dir the report
+// draws, by the simulation chart's inputs; the first is required.
+var simulationFiles = []struct {
+	input, file string
+	want        *schema.Table
+}{
+	{chart.Main, "sim_jobs.parquet", schema.SimJobs},
+	{"allocations", "sim_allocations.parquet", schema.SimAllocations},
+	{"utilisation", "sim_utilisation.parquet", schema.SimUtilisation},
+}
+
+// readSimulation reads the simulation tables in dir: sim_jobs must be
+// there, the per-round tables are drawn when they are.
+func readSimulation(dir string, read func(flag, path string, want *schema.Table, dst **table.Table) error) (chart.Tables, error) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, cmdutil.Usagef("--simulation %s: not a folder (give the --dir of optimus simulate)", dir)
+	}
+	out := chart.Tables{}
+	for n, f := range simulationFiles {
+		path := filepath.Join(dir, f.file)
+		if _, err := os.Stat(path); n > 0 && errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		var t *table.Table
+		if err := read("simulation", path, f.want, &t); err != nil {
+			return nil, err
+		}
+		out[f.input] = []*table.Table{t}
+	}
+	return out, nil
 }
 
 // Run reads the tables given, builds the report and writes it.
@@ -107,8 +149,15 @@ func Run(opts *Options) error {
 	if err := read("plan", opts.Plan, schema.Plan, &in.Plan); err != nil {
 		return err
 	}
+	if opts.Simulation != "" {
+		sim, err := readSimulation(opts.Simulation, read)
+		if err != nil {
+			return err
+		}
+		in.Simulation = sim
+	}
 	if len(in.Files) == 0 {
-		return cmdutil.Usagef("give at least one table: --loss, --speed, --models, --predictions, --allocation, --plan or --cluster")
+		return cmdutil.Usagef("give at least one table: --loss, --speed, --models, --predictions, --allocation, --plan, --cluster or --simulation")
 	}
 	page, err := chart.Report(in)
 	if err != nil {

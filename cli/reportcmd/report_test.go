@@ -62,3 +62,35 @@ func TestReportOfSomeTables(t *testing.T) {
 		t.Error("the tetris report does not say why jobs wait")
 	}
 }
+
+// A report of a simulation alone: its JCT CDF, and the per-round tables a
+// simulation with --intervals=false leaves empty say so.
+func TestReportOfASimulation(t *testing.T) {
+	dir := t.TempDir()
+	sim := filepath.Join(dir, "sim")
+	for _, args := range [][]string{
+		{"simulate", "--seeds", "1", "--policies", "optimus,fifo", "--intervals=false", "-q", "--dir", sim, "-o", dir + "/summary.csv"},
+		{"report", "--simulation", sim, "-o", dir + "/report.html"},
+	} {
+		if code, stderr := run(t, args...); code != 0 {
+			t.Fatalf("optimus %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+		}
+	}
+	page, err := os.ReadFile(dir + "/report.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(page)
+	for _, want := range []string{`<td>--simulation</td>`, `id="jct_1"`, "policies optimus, fifo",
+		"The sim_allocations table sim_allocations.parquet is empty (0 rows)", "The sim_utilisation table sim_utilisation.parquet is empty (0 rows)"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the report lacks %s", want)
+		}
+	}
+	if strings.Contains(html, `id="simallocation_1"`) || strings.Contains(html, "Decisions per job") {
+		t.Error("the report draws what it was not given")
+	}
+	if code, stderr := run(t, "report", "--simulation", dir+"/summary.csv", "-o", dir+"/bad.html"); code != 2 || !strings.Contains(stderr, "not a folder") {
+		t.Errorf("--simulation FILE: exit %d, %s", code, stderr)
+	}
+}

@@ -21,11 +21,12 @@ var tableFlags = map[string]bool{
 	"input": true, "output": true, "cluster": true, "jobs": true, "loss": true, "speed": true,
 	"models": true, "current": true, "predictions": true, "allocation": true, "plan": true,
 	"suggestions": true, "workload": true, "profiles": true, "profile-speeds": true,
+	"allocations": true, "utilisation": true,
 }
 
 // fileFlags name some other file or a directory.
 var fileFlags = map[string]string{"program": "", "kubeconfig": "", "philly": "csv"}
-var dirFlags = map[string]bool{"dir": true}
+var dirFlags = map[string]bool{"dir": true, "simulation": true}
 
 func strs[T ~string](xs []T) []string {
 	out := make([]string, len(xs))

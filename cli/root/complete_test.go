@@ -27,6 +27,8 @@ func TestCompletion(t *testing.T) {
 		{[]string{"apply", "--executor", ""}, "print exec kubernetes :4"},
 		{[]string{"solve", "--cluster", ""}, "parquet arrow arrows csv :8"},
 		{[]string{"fit", "-i", ""}, "parquet arrow arrows csv :8"},
+		{[]string{"chart", "simulation", "--utilisation", ""}, "parquet arrow arrows csv :8"},
+		{[]string{"report", "--simulation", ""}, ":16"},
 	} {
 		code, out, stderr := run(t, nil, append([]string{"__complete"}, tc.args...)...)
 		got := strings.Join(strings.Fields(string(out)), " ")
