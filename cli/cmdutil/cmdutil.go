@@ -71,18 +71,21 @@ func ReadInput(ios *iostreams.IOStreams, path string, want *schema.Table) (*tabl
 		if err != nil {
 			return nil, err
 		}
+		noteContent("input", t)
 		return t, checkPair(t)
 	}
-	return readFile(path, want)
+	return readFile("input", path, want)
 }
 
-// readFile reads a table file and notes it among the command's inputs.
-func readFile(path string, want *schema.Table) (*table.Table, error) {
+// readFile reads a table file and notes it among the command's inputs,
+// with its content for the outputs' provenance.
+func readFile(flag, path string, want *schema.Table) (*table.Table, error) {
 	t, err := table.ReadFile(path, want)
 	if err != nil {
 		return nil, err
 	}
 	noteInput(path, t.Name)
+	noteContent(flag, t)
 	if err := checkPair(t); err != nil {
 		return nil, err
 	}
@@ -142,7 +145,7 @@ func WriteFiles(paths []string, ts []*table.Table) error {
 			abort()
 			return err
 		}
-		p, err := table.PrepareFile(path, t)
+		p, err := table.PrepareFile(path, Stamp(t))
 		if err != nil {
 			abort()
 			return err
@@ -214,7 +217,7 @@ func checkNotAnInput(path, kind string) error {
 // under cron). Commands whose inputs may all come by flag use it.
 func ReadOptionalInput(ios *iostreams.IOStreams, path string, want *schema.Table) (*table.Table, error) {
 	if path != "" && path != "-" {
-		return readFile(path, want)
+		return readFile("input", path, want)
 	}
 	if ios.IsStdinTTY() {
 		return nil, nil
@@ -230,6 +233,7 @@ func ReadOptionalInput(ios *iostreams.IOStreams, path string, want *schema.Table
 	if err != nil {
 		return nil, err
 	}
+	noteContent("input", t)
 	return t, checkPair(t)
 }
 
@@ -242,7 +246,7 @@ func ReadSide(flag, path string, want *schema.Table) (*table.Table, error) {
 	if path == "-" {
 		return nil, Usagef("--%s: give a file; standard input carries the main input", flag)
 	}
-	return readFile(path, want)
+	return readFile(flag, path, want)
 }
 
 // OutputOptions are the flags that say where a command's table goes.
@@ -305,7 +309,7 @@ func (o *OutputOptions) Write(ios *iostreams.IOStreams, t *table.Table) error {
 		if err := checkNotAnInput(o.Path, t.Name); err != nil {
 			return err
 		}
-		return table.WriteFile(o.Path, t)
+		return table.WriteFile(o.Path, Stamp(t))
 	}
 	if o.Format == "text" || o.Format == "" && ios.IsStdoutTTY() {
 		shown, note, err := o.forTerminal(t)
@@ -327,7 +331,7 @@ func (o *OutputOptions) Write(ios *iostreams.IOStreams, t *table.Table) error {
 	if o.Format != "" {
 		format = formatNames[o.Format]
 	}
-	if err := table.Write(w, format, t); err != nil {
+	if err := table.Write(w, format, Stamp(t)); err != nil {
 		return err
 	}
 	return w.Flush()

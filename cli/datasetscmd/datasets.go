@@ -120,7 +120,7 @@ func writeAll(ios *iostreams.IOStreams, dir, ext string, tables []datasets.Named
 			return err
 		}
 		tmps = append(tmps, tmp.Name())
-		werr := table.Write(tmp, format, nt.Table)
+		werr := table.Write(tmp, format, cmdutil.Stamp(nt.Table))
 		if werr == nil {
 			werr = tmp.Sync()
 		}

@@ -104,7 +104,7 @@ func RunGenerate(opts *GenerateOptions) error {
 		if err := cmdutil.WriteFiles([]string{opts.Cluster, opts.Output.Path}, []*table.Table{cluster, pred}); err != nil {
 			return err
 		}
-	} else if err := table.WriteFile(opts.Cluster, cluster); err != nil {
+	} else if err := table.WriteFile(opts.Cluster, cmdutil.Stamp(cluster)); err != nil {
 		// On a pipe the cluster goes first: the next command reads it once
 		// its standard input ends.
 		return err

@@ -53,7 +53,8 @@ decided when standard error is a terminal: -q/--quiet keeps errors only (for cro
 	var quiet, verbose bool
 	cmd.PersistentFlags().BoolVarP(&quiet, "quiet", "q", false, "print errors only on standard error (no warnings, summaries or progress)")
 	cmd.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "print what each step decided on standard error even when it is not a terminal")
-	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+	cmd.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		cmdutil.StartCommand(versioncmd.String(), c, args)
 		switch {
 		case quiet && verbose:
 			return cmdutil.Usagef("--quiet and --verbose contradict each other: give one")

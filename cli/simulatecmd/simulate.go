@@ -363,7 +363,7 @@ func writeDir(ios *iostreams.IOStreams, dir string, tabs []*table.Table) (err er
 			return err
 		}
 		tmps = append(tmps, f.Name())
-		werr := table.Write(f, table.Parquet, t)
+		werr := table.Write(f, table.Parquet, cmdutil.Stamp(t))
 		if cerr := f.Close(); werr == nil {
 			werr = cerr
 		}

@@ -148,7 +148,7 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	for _, name := range []string{"cluster", "plan", "jobs"} {
 		if t := out[name]; t != nil {
-			if err := table.WriteFile(filepath.Join(opts.OutDir, name+ext), t); err != nil {
+			if err := table.WriteFile(filepath.Join(opts.OutDir, name+ext), cmdutil.Stamp(t)); err != nil {
 				return err
 			}
 		}

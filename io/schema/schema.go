@@ -17,6 +17,11 @@ import (
 const (
 	MetaName    = "optimus.schema"
 	MetaVersion = "optimus.schema_version"
+	// The provenance of a written table: the optimus version, the command
+	// line (inputs named by content) and a run id derived from it.
+	MetaOptimus = "optimus.version"
+	MetaCommand = "optimus.command"
+	MetaRunID   = "optimus.run_id"
 )
 
 // Type is the logical type of a column. optimus tables use only these four,
@@ -190,3 +195,9 @@ var (
 	zero = atLeast(0)
 	one  = atLeast(1)
 )
+
+// IsProvenance reports whether a metadata key is one of the provenance keys,
+// which say what made a table, not what it holds.
+func IsProvenance(key string) bool {
+	return key == MetaOptimus || key == MetaCommand || key == MetaRunID
+}

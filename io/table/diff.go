@@ -4,17 +4,20 @@ import (
 	"fmt"
 	"maps"
 	"math"
+
+	"github.com/optimus-sched/optimus/io/schema"
 )
 
 // Diff describes the first difference between two tables (schema, metadata,
 // columns, types, nullability, values), or returns "" when they hold the
-// same content. NaN equals NaN; a null equals only a null.
+// same content. NaN equals NaN; a null equals only a null. Provenance
+// metadata (what made a table) is not content.
 func Diff(a, b *Table) string {
 	if a.Name != b.Name || a.Version != b.Version {
 		return fmt.Sprintf("schema %s v%d vs %s v%d", a.Name, a.Version, b.Name, b.Version)
 	}
-	if !maps.Equal(a.Meta, b.Meta) && (len(a.Meta) > 0 || len(b.Meta) > 0) {
-		return fmt.Sprintf("metadata %v vs %v", a.Meta, b.Meta)
+	if ma, mb := content(a.Meta), content(b.Meta); !maps.Equal(ma, mb) && (len(ma) > 0 || len(mb) > 0) {
+		return fmt.Sprintf("metadata %v vs %v", ma, mb)
 	}
 	if a.rows != b.rows {
 		return fmt.Sprintf("%d rows vs %d", a.rows, b.rows)
@@ -48,4 +51,15 @@ func Diff(a, b *Table) string {
 		}
 	}
 	return ""
+}
+
+// content is a table's metadata without its provenance.
+func content(meta map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range meta {
+		if !schema.IsProvenance(k) {
+			out[k] = v
+		}
+	}
+	return out
 }
