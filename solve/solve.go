@@ -92,7 +92,7 @@ type Status string
 
 // Job statuses.
 const (
-	Running Status = "running" // the job gets at least 1 PS and 1 worker
+	Running Status = "running" // the job gets at least 1 PS and 1 worker (an all-reduce job: 1 worker)
 	Waiting Status = "waiting" // the job gets nothing this round; Reason says why
 	Done    Status = "done"    // no remaining work: the job needs nothing
 )
@@ -125,7 +125,19 @@ type Job struct {
 }
 
 // Running reports whether the job runs now.
-func (j *Job) running() bool { return j.CurPS > 0 && j.CurWorkers > 0 }
+func (j *Job) running() bool { return j.CurPS >= j.minPS() && j.CurWorkers > 0 }
+
+// allReduce reports whether the job trains by all-reduce: workers only,
+// no parameter servers (its speed model's mode says so).
+func (j *Job) allReduce() bool { return j.Speed.Mode == fit.AllReduce }
+
+// minPS is the fewest PS the job runs with: 1, or 0 for all-reduce.
+func (j *Job) minPS() int {
+	if j.allReduce() {
+		return 0
+	}
+	return 1
+}
 
 // CapacityCheck says what an allocation is checked against.
 type CapacityCheck string
@@ -442,6 +454,9 @@ func newInstance(p *Problem) *instance {
 		job := &p.Jobs[j]
 		in.demand[j] = [2][]float64{job.Worker, job.PS}
 		in.limit[j] = [2]int{limitOf(job.MaxWorkers), limitOf(job.MaxPS)}
+		if job.allReduce() {
+			in.limit[j][ps] = 0
+		}
 		for role := range 2 {
 			in.share[j][role] = in.dominantShare(in.demand[j][role])
 		}
@@ -498,10 +513,16 @@ func (in *instance) eligibility(job *Job, j int, frontier [][]float64) (Status, 
 	if !(job.Weight > 0) || math.IsInf(job.Weight, 0) {
 		return Waiting, fmt.Sprintf("weight %v: must be a finite number > 0", job.Weight)
 	}
-	if s := job.Speed.Speed(1, 1); !(s > 0) || math.IsInf(s, 0) {
-		return Waiting, fmt.Sprintf("no usable speed model: it predicts %v steps/s with 1 PS and 1 worker", s)
+	if job.allReduce() && job.CurPS != 0 {
+		return Waiting, fmt.Sprintf("an allreduce job has no parameter servers, but it runs with %d now", job.CurPS)
+	}
+	if s := job.Speed.Speed(job.minPS(), 1); !(s > 0) || math.IsInf(s, 0) {
+		return Waiting, fmt.Sprintf("no usable speed model: it predicts %v steps/s with %d PS and 1 worker", s, job.minPS())
 	}
 	for role := range 2 {
+		if role == ps && job.allReduce() {
+			continue
+		}
 		d := in.demand[j][role]
 		if in.share[j][role] == 0 {
 			return Waiting, fmt.Sprintf("one %s demands nothing of any resource (%s): give its demands", roleNames[role], in.describe(d))
@@ -603,10 +624,10 @@ func fitsSomeNode(d []float64, frontier [][]float64, eps []float64) bool {
 // T is job j's predicted remaining time with p PS and w workers, Q/f(p, w);
 // +Inf when it does not run.
 func (in *instance) T(j, p, w int) float64 {
-	if p < 1 || w < 1 {
+	job := &in.p.Jobs[j]
+	if p < job.minPS() || w < 1 {
 		return math.Inf(1)
 	}
-	job := &in.p.Jobs[j]
 	return job.Remaining / job.Speed.Speed(p, w)
 }
 
