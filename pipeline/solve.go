@@ -68,6 +68,10 @@ type Request struct {
 	// CurPS and CurWorkers run now; MaxPS and MaxWorkers limit the
 	// allocation (0: no limit).
 	CurPS, CurWorkers, MaxPS, MaxWorkers int
+	// Attained, Executed and Waited are what Tiresias ranks by (solve.Job);
+	// RequestWorkers the workers the job asks for.
+	Attained, Executed, Waited float64
+	RequestWorkers             int
 }
 
 // SolveProblem builds solve's problem. A job that cannot be planned waits
@@ -81,7 +85,8 @@ func SolveProblem(c *Cluster, reqs []Request) *solve.Problem {
 			Name: r.Job, Arrival: r.Arrival, Weight: r.Weight, Remaining: r.Remaining,
 			Speed: r.Speed, Worker: r.Worker, PS: r.PS,
 			CurPS: r.CurPS, CurWorkers: r.CurWorkers, MaxPS: r.MaxPS, MaxWorkers: r.MaxWorkers,
-			Invalid: r.SpeedMissing,
+			Invalid:  r.SpeedMissing,
+			Attained: r.Attained, Executed: r.Executed, Waited: r.Waited, RequestWorkers: r.RequestWorkers,
 		}
 		switch {
 		case r.RemainingMissing != "":

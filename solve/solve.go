@@ -68,10 +68,13 @@ const (
 	Tetris Policy = "tetris"
 	// FIFO gives every job what it requested, in arrival order.
 	FIFO Policy = "fifo"
+	// Tiresias is discretised two-dimensional least-attained-service
+	// (Gu et al., NSDI 2019): see tiresias.go.
+	Tiresias Policy = "tiresias"
 )
 
 // Policies lists every policy, the default first.
-var Policies = []Policy{Optimus, DRF, Tetris, FIFO}
+var Policies = []Policy{Optimus, DRF, Tetris, FIFO, Tiresias}
 
 // ParsePolicy returns the policy called name.
 func ParsePolicy(name string) (Policy, error) {
@@ -122,6 +125,13 @@ type Job struct {
 	// predictions, say): it waits with this reason and the others are
 	// planned.
 	Invalid string
+	// For Tiresias: Attained is the service the job has had, in
+	// worker-seconds (seconds run x workers: GPU-seconds when a worker is
+	// a GPU); Executed the seconds it has run and Waited the seconds it has
+	// waited since it last ran (the starvation guard); RequestWorkers
+	// the workers it asks for (0: as FIFO's request).
+	Attained, Executed, Waited float64
+	RequestWorkers             int
 }
 
 // Running reports whether the job runs now.
@@ -202,6 +212,13 @@ type Options struct {
 	// nodes (NodeCapacity, also when "") or the cluster's totals only
 	// (AggregateCapacity, the paper's problem).
 	Capacity CapacityCheck
+	// TiresiasThresholds are the attained service, in worker-seconds, at
+	// which a job moves to the next lower-priority queue (ascending; nil:
+	// DefaultTiresiasThresholds). TiresiasStarve, when > 0, is the
+	// starvation guard: a job that has waited at least TiresiasStarve
+	// times the seconds it has run goes back to the highest queue.
+	TiresiasThresholds []float64
+	TiresiasStarve     float64
 }
 
 // Defaults.
@@ -304,6 +321,12 @@ func Solve(p *Problem, opts Options) (*Result, error) {
 	if !(opts.TetrisSRTFWeight >= 0 && opts.TetrisSRTFWeight <= 1) {
 		return nil, fmt.Errorf("solve: tetris SRTF weight %v: must be in [0, 1]", opts.TetrisSRTFWeight)
 	}
+	if !slices.IsSorted(opts.TiresiasThresholds) || slices.ContainsFunc(opts.TiresiasThresholds, func(x float64) bool { return !(x > 0) || math.IsInf(x, 0) }) {
+		return nil, fmt.Errorf("solve: tiresias thresholds %v: must be ascending finite numbers > 0", opts.TiresiasThresholds)
+	}
+	if opts.TiresiasStarve < 0 || math.IsNaN(opts.TiresiasStarve) {
+		return nil, fmt.Errorf("solve: tiresias starvation factor %v: must be >= 0", opts.TiresiasStarve)
+	}
 	if opts.BaselineCap < 0 {
 		return nil, fmt.Errorf("solve: baseline cap %d: must be >= 0", opts.BaselineCap)
 	}
@@ -330,6 +353,8 @@ func Solve(p *Problem, opts Options) (*Result, error) {
 		pl = in.tetris(opts.TetrisSRTFWeight)
 	case FIFO:
 		pl = in.fifo()
+	case Tiresias:
+		pl = in.tiresias(opts.TiresiasThresholds, opts.TiresiasStarve)
 	default:
 		_, err := ParsePolicy(string(opts.Policy))
 		return nil, err

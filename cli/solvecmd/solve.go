@@ -52,6 +52,14 @@ Policies (--policy):
   tetris   units of 1 PS + 1 worker by packing score plus a shortest-remaining-time
            bias, up to the job's limits (or --baseline-cap)
   fifo     each job its request (max_ps, max_workers) in arrival order
+  tiresias discretised 2D least-attained-service (NSDI'19): jobs in queues by the
+           service they attained (GPU-seconds; thresholds --tiresias-thresholds), a lower
+           queue first, arrival order within one; each job its whole request or nothing.
+           A predictions table carries no attained service, so here every job is in the
+           first queue (optimus simulate tracks it)
+
+An allreduce job (mode allreduce) gets workers only (ps stays 0); its speed model assumes
+its workers on the fewest nodes that hold them, as place packs them.
 
 Capacity (--capacity): by default (nodes) every policy places the tasks it allocates on a
 copy of the nodes as it goes, and a task that fits on no node does not fit, so that the
@@ -73,7 +81,7 @@ alloc_speed, alloc_completion_s, the gains, status and reason (optimus schema al
 	}
 	cmdutil.InputFlag(cmd, &opts.Input, "predictions")
 	cmd.Flags().StringVar(&opts.Cluster, "cluster", "", "read the cluster's nodes and capacities from `FILE` (required)")
-	cmd.Flags().StringVar(&opts.Policy, "policy", string(solve.Optimus), "allocation `POLICY`: optimus, drf, tetris or fifo")
+	cmd.Flags().StringVar(&opts.Policy, "policy", string(solve.Optimus), "allocation `POLICY`: optimus, drf, tetris, fifo or tiresias")
 	cmd.Flags().Float64Var(&opts.RestartCost, "restart-cost", def.RestartCost,
 		"what a restart (checkpoint, stop, restore) costs a running job, in `SECONDS`; its allocation changes only when the predicted gain beats it (0: re-solve from scratch)")
 	cmd.Flags().Float64Var(&opts.TetrisSRTF, "tetris-srtf", def.TetrisSRTFWeight,
