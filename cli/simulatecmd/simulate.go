@@ -33,6 +33,7 @@ type Options struct {
 	Philly                      string // a Philly trace to sample the workload from
 	PhillyJobs, PhillyNodes     int
 	PhillyGPUs                  int
+	Pollux                      string // a workload in Pollux's format, or "workload-1" for the embedded one
 	Policies                    []string
 	Placement, Capacity         string
 	Interval, Stop, Restore     float64
@@ -100,7 +101,8 @@ sim_comparison, sim_jobs, sim_allocations and sim_utilisation there as Parquet.`
 	f.IntVar(&opts.PhillyJobs, "philly-jobs", 160, "jobs to sample with --philly")
 	f.IntVar(&opts.PhillyNodes, "philly-nodes", 16, "nodes of the cluster with --philly")
 	f.IntVar(&opts.PhillyGPUs, "philly-gpus", 4, "GPUs per node with --philly")
-	f.StringSliceVar(&opts.Policies, "policies", []string{"optimus", "drf", "tetris", "fifo"}, "allocation policies to run: optimus, drf, tetris, fifo")
+	f.StringVar(&opts.Pollux, "pollux", "", "replay a workload of Pollux's simulator from `FILE` (CSV: name, time, application, num_replicas, batch_size; workload-1: the embedded one) on its 16 x 4-GPU cluster with its application profiles")
+	f.StringSliceVar(&opts.Policies, "policies", []string{"optimus", "drf", "tetris", "fifo"}, "allocation policies to run: optimus, drf, tetris, fifo, tiresias")
 	f.StringVar(&opts.Placement, "placement", string(place.Optimus), "placement policy: optimus, spread or pack")
 	f.StringVar(&opts.Capacity, "capacity", string(solve.NodeCapacity), "capacity check of solve: nodes or aggregate")
 	f.Float64Var(&opts.Interval, "interval", simulate.DefaultInterval, "seconds between scheduling rounds")
@@ -299,6 +301,19 @@ func readInputs(opts *Options, seeds []uint64) ([]*simulate.Input, error) {
 		return nil, cmdutil.Usagef("--philly samples its own workload: give it without --cluster, --workload and --profiles")
 	}
 	out := make([]*simulate.Input, len(seeds))
+	if opts.Pollux != "" {
+		if given || opts.Philly != "" {
+			return nil, cmdutil.Usagef("--pollux brings its own cluster and profiles: give it without --cluster, --workload, --profiles and --philly")
+		}
+		in, err := polluxInput(opts.Pollux)
+		if err != nil {
+			return nil, err
+		}
+		for i := range out {
+			out[i] = in
+		}
+		return out, nil
+	}
 	if given {
 		if opts.Cluster == "" || opts.Workload == "" || opts.Profiles == "" {
 			return nil, cmdutil.Usagef("--cluster, --workload and --profiles come together (or none of them, for the simulate-testbed dataset)")
@@ -410,3 +425,32 @@ func writeDir(ios *iostreams.IOStreams, dir string, tabs []*table.Table) (err er
 	}
 	return nil
 }
+
+// polluxInput reads a workload in Pollux's format (or the embedded
+// workload-1) against the embedded application profiles.
+func polluxInput(name string) (*simulate.Input, error) {
+	var jobs []datasets.PolluxJob
+	var profiles map[string]*datasets.PolluxProfile
+	var err error
+	if name == "workload-1" {
+		jobs, profiles, err = datasets.PolluxWorkload1()
+	} else {
+		if profiles, err = datasets.PolluxProfiles(); err != nil {
+			return nil, err
+		}
+		var f *os.File
+		if f, err = os.Open(name); err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		jobs, err = datasets.ReadPolluxWorkload(f, name, profiles, datasets.PolluxNodes*datasets.PolluxGPUsPerNode)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", table.ErrInvalidInput, err)
+	}
+	return simtables.PolluxInput(jobs, profiles, polluxSpeedNoise)
+}
+
+// polluxSpeedNoise is the relative noise of a measured speed of a Pollux
+// job, as of the simulate-testbed's measured profiles.
+const polluxSpeedNoise = 0.02

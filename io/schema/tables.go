@@ -238,7 +238,7 @@ var Allocation = &Table{
 	Key:     "job",
 	Extends: "predictions",
 	Columns: []Column{
-		{Name: "alloc_policy", Type: String, Nullable: true, Enum: []string{"optimus", "drf", "tetris", "fifo"},
+		{Name: "alloc_policy", Type: String, Nullable: true, Enum: []string{"optimus", "drf", "tetris", "fifo", "tiresias"},
 			Doc: "Policy that decided: optimus (the paper's marginal-gain greedy), drf, tetris or fifo."},
 		{Name: "alloc_ps", Type: Int64, Required: true, Min: zero, Doc: "Parameter servers decided (0 when waiting or done)."},
 		{Name: "alloc_workers", Type: Int64, Required: true, Min: zero, Doc: "Workers decided (0 when waiting or done)."},
