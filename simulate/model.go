@@ -104,6 +104,11 @@ type Config struct {
 	Interval    float64 // seconds between scheduling rounds
 	StopCost    float64 // seconds to checkpoint and stop a running job
 	RestoreCost float64 // seconds to restore a job from its checkpoint
+	// PlanRestartCost, when not nil, is the restart cost the optimus
+	// policy is told (solve's RestartCost) instead of StopCost +
+	// RestoreCost: 0 re-plans from scratch every round, as the paper's
+	// and Pollux's Optimus do.
+	PlanRestartCost *float64
 	// ProfileRuns and ProfileRunS are the short profiling runs at arrival
 	// (fitted mode only): how many configurations, and seconds each.
 	ProfileRuns int

@@ -90,6 +90,9 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 	opts := solve.DefaultOptions()
 	opts.Policy, opts.Capacity = s.cfg.Policy, s.cfg.Capacity
 	opts.RestartCost = s.cfg.StopCost + s.cfg.RestoreCost
+	if s.cfg.PlanRestartCost != nil {
+		opts.RestartCost = *s.cfg.PlanRestartCost
+	}
 	res, err := solve.Solve(prob, opts)
 	if err != nil {
 		return nil, fmt.Errorf("solve: %w", err)

@@ -37,6 +37,7 @@ type Options struct {
 	Policies                    []string
 	Placement, Capacity         string
 	Interval, Stop, Restore     float64
+	PlanRestartCost             float64 // < 0: Stop + Restore
 	ProfileRuns                 int
 	ProfileRunS                 float64
 	Noise                       float64
@@ -108,6 +109,7 @@ sim_comparison, sim_jobs, sim_allocations and sim_utilisation there as Parquet.`
 	f.Float64Var(&opts.Interval, "interval", simulate.DefaultInterval, "seconds between scheduling rounds")
 	f.Float64Var(&opts.Stop, "stop-cost", simulate.DefaultStopCost, "seconds to checkpoint and stop a job whose tasks change")
 	f.Float64Var(&opts.Restore, "restore-cost", simulate.DefaultRestoreCost, "seconds to restore a job from its checkpoint")
+	f.Float64Var(&opts.PlanRestartCost, "plan-restart-cost", -1, "restart cost in seconds the optimus policy plans with (-1: --stop-cost + --restore-cost; 0: re-plan from scratch every round)")
 	f.IntVar(&opts.ProfileRuns, "profile-runs", simulate.DefaultProfileRuns, "profiling runs at a job's arrival (not with --oracle)")
 	f.Float64Var(&opts.ProfileRunS, "profile-run-s", simulate.DefaultProfileRunS, "seconds of each profiling run")
 	f.Float64Var(&opts.Noise, "noise", 1, "multiplier of the profiles' observation noise (0: noiseless)")
@@ -287,6 +289,10 @@ func config(opts *Options, p solve.Policy, placement place.Policy, capacity solv
 	cfg := simulate.DefaultConfig(p)
 	cfg.Placement, cfg.Capacity, cfg.Interval = placement, capacity, opts.Interval
 	cfg.StopCost, cfg.RestoreCost = opts.Stop, opts.Restore
+	if opts.PlanRestartCost >= 0 {
+		c := opts.PlanRestartCost
+		cfg.PlanRestartCost = &c
+	}
 	cfg.ProfileRuns, cfg.ProfileRunS, cfg.NoiseScale = opts.ProfileRuns, opts.ProfileRunS, opts.Noise
 	cfg.Oracle, cfg.Seed, cfg.Horizon, cfg.KeepIntervals = oracle, seed, opts.Horizon, opts.Intervals
 	return cfg
