@@ -44,6 +44,8 @@ type PolluxProfile struct {
 	// each epoch (validation-<batch>.csv's iteration column).
 	Validation map[int][]float64
 	Batches    []int // the profiled global batches, ascending
+	nodeCounts []int // the distinct Nodes of Groups, ascending
+
 	// MinLocal is the smallest profiled per-GPU batch (placements.csv),
 	// MaxLocal the largest one a step runs at without gradient
 	// accumulation: the smaller of the largest in placements.csv and in
@@ -146,6 +148,11 @@ func ReadPolluxProfile(fsys fs.FS, root, app string) (*PolluxProfile, error) {
 	slices.SortFunc(p.Groups, func(a, b PolluxGroup) int {
 		return cmp.Or(cmp.Compare(a.Nodes, b.Nodes), cmp.Compare(a.Replicas, b.Replicas))
 	})
+	for _, g := range p.Groups {
+		if n := len(p.nodeCounts); n == 0 || p.nodeCounts[n-1] != g.Nodes {
+			p.nodeCounts = append(p.nodeCounts, g.Nodes)
+		}
+	}
 	if len(p.Placements) == 0 {
 		return nil, fmt.Errorf("%s: no rows", path.Join(dir, "placements.csv"))
 	}
@@ -239,21 +246,30 @@ func parsePlacement(s string) ([]int, error) {
 // the empty nodes left out, as digits (Pollux's normalisation; more than
 // 9 GPUs on a node has no profile and is written with a separator).
 func placementID(perNode []int) string {
-	var p []int
+	var buf [32]int
+	p := buf[:0]
 	for _, x := range perNode {
 		if x > 0 {
 			p = append(p, x)
 		}
 	}
-	best := p
+	// The smallest rotation: compare rotations in place.
+	start := 0
 	for i := 1; i < len(p); i++ {
-		r := append(slices.Clone(p[i:]), p[:i]...)
-		if slices.Compare(r, best) < 0 {
-			best = r
+		for k := range len(p) {
+			a, b := p[(i+k)%len(p)], p[(start+k)%len(p)]
+			if a != b {
+				if a < b {
+					start = i
+				}
+				break
+			}
 		}
 	}
 	var b strings.Builder
-	for _, x := range best {
+	b.Grow(len(p))
+	for k := range len(p) {
+		x := p[(start+k)%len(p)]
 		if x > 9 {
 			b.WriteString("/" + strconv.Itoa(x) + "/")
 		} else {
@@ -334,19 +350,14 @@ func (p *PolluxProfile) StepTime(perNode []int, batch float64) float64 {
 // groupSteps interpolates the groups over replicas within a node count,
 // then over node counts.
 func (p *PolluxProfile) groupSteps(nodes, replicas int, local float64) (step, sync float64) {
-	var counts []int
-	for _, g := range p.Groups {
-		if len(counts) == 0 || counts[len(counts)-1] != g.Nodes {
-			counts = append(counts, g.Nodes)
-		}
-	}
+	counts := p.nodeCounts
 	at := func(n int) (float64, float64) {
-		var gs []PolluxGroup
-		for _, g := range p.Groups {
-			if g.Nodes == n {
-				gs = append(gs, g)
-			}
+		lo, _ := slices.BinarySearchFunc(p.Groups, n, func(g PolluxGroup, n int) int { return cmp.Compare(g.Nodes, n) })
+		hi := lo
+		for hi < len(p.Groups) && p.Groups[hi].Nodes == n {
+			hi++
 		}
+		gs := p.Groups[lo:hi]
 		if replicas <= gs[0].Replicas {
 			return interpSteps(gs[0].Steps, local)
 		}

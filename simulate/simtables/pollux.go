@@ -38,7 +38,7 @@ func PolluxInput(jobs []datasets.PolluxJob, profiles map[string]*datasets.Pollux
 			Loss:       fit.Curve{B0: 1, B1: 1},
 			SpeedNoise: speedNoise,
 			Placed: &simulate.PlacedSpeed{
-				StepTime: p.StepTime,
+				StepTime: memoStepTime(p),
 				Oracle: func(batch int64) fit.SpeedModel {
 					mu.Lock()
 					defer mu.Unlock()
@@ -69,4 +69,38 @@ func PolluxInput(jobs []datasets.PolluxJob, profiles map[string]*datasets.Pollux
 		})
 	}
 	return in, nil
+}
+
+// memoStepTime remembers a profile's step times by placement and batch:
+// a run asks for the same few thousand again and again.
+func memoStepTime(p *datasets.PolluxProfile) func(perNode []int, batch float64) float64 {
+	type key struct {
+		placement [datasets.PolluxNodes]uint8
+		batch     float64
+	}
+	var mu sync.Mutex
+	memo := map[key]float64{}
+	return func(perNode []int, batch float64) float64 {
+		k := key{batch: batch}
+		if len(perNode) > len(k.placement) {
+			return p.StepTime(perNode, batch)
+		}
+		for i, x := range perNode {
+			if x > 255 || x < 0 {
+				return p.StepTime(perNode, batch)
+			}
+			k.placement[i] = uint8(x)
+		}
+		mu.Lock()
+		v, ok := memo[k]
+		mu.Unlock()
+		if ok {
+			return v
+		}
+		v = p.StepTime(perNode, batch)
+		mu.Lock()
+		memo[k] = v
+		mu.Unlock()
+		return v
+	}
 }
