@@ -39,7 +39,8 @@ func compareConfigs(a, b Config) int {
 // and w rather than along p == w, as the authors' code samples, where the
 // w/p term is constant and cannot be told apart from the constant term.
 //
-// For all-reduce candidates (PS 0) the nodes count as a third dimension,
+// For all-reduce candidates (PS 0) the nodes (and a per-GPU batch, where
+// given) count as further dimensions,
 // and being on one GPU or many, on one node or many, as two more: the
 // model's terms switch on there.
 //
@@ -55,15 +56,16 @@ func SuggestConfigs(measured, candidates []Config, n int) []Config {
 	for _, c := range append(slices.Clone(measured), cands...) {
 		maxP, maxW = math.Max(maxP, float64(c.PS)), math.Max(maxW, float64(c.Workers))
 	}
-	maxN := 1.0
+	maxN, maxL := 1.0, 1.0
 	for _, c := range append(slices.Clone(measured), cands...) {
-		maxN = math.Max(maxN, float64(c.Nodes))
+		maxN, maxL = math.Max(maxN, float64(c.Nodes)), math.Max(maxL, c.LocalBatch)
 	}
 	dist := func(a, b Config) float64 {
 		dp := float64(a.PS-b.PS) / maxP
 		dw := float64(a.Workers-b.Workers) / maxW
 		dn := float64(a.Nodes-b.Nodes) / maxN
-		d := dp*dp + dw*dw + dn*dn
+		dl := (a.LocalBatch - b.LocalBatch) / maxL
+		d := dp*dp + dw*dw + dn*dn + dl*dl
 		if a.PS == 0 && b.PS == 0 {
 			// All-reduce: the model switches terms on with w > 1 and
 			// n > 1, so configurations on either side of those steps

@@ -23,6 +23,7 @@ type SuggestOptions struct {
 	// WorkersPerNode is how many workers (GPUs) a node holds, for the
 	// all-reduce candidates (fit.AllReduceGrid).
 	WorkersPerNode int
+	MaxNodes       int
 	Output         cmdutil.OutputOptions
 }
 
@@ -57,6 +58,7 @@ so that the all-reduce model's network terms can be told apart.`,
 	cmd.Flags().IntVar(&opts.MaxPS, "max-ps", 16, "largest number of parameter servers to suggest (a job's max_ps wins)")
 	cmd.Flags().IntVar(&opts.MaxWorkers, "max-workers", 16, "largest number of workers to suggest (a job's max_workers wins)")
 	cmd.Flags().IntVar(&opts.WorkersPerNode, "workers-per-node", 4, "workers (GPUs) one node holds, for allreduce jobs")
+	cmd.Flags().IntVar(&opts.MaxNodes, "max-nodes", 16, "most nodes to spread an allreduce job's workers over")
 	opts.Output.AddOutputFlags(cmd)
 	return cmd
 }
@@ -69,8 +71,11 @@ func RunSuggest(opts *SuggestOptions) error {
 	if opts.WorkersPerNode == 0 {
 		opts.WorkersPerNode = 4
 	}
-	if opts.Samples < 1 || opts.MaxPS < 1 || opts.MaxWorkers < 1 || opts.WorkersPerNode < 1 {
-		return cmdutil.Usagef("--samples, --max-ps, --max-workers and --workers-per-node must be at least 1")
+	if opts.MaxNodes == 0 {
+		opts.MaxNodes = 16
+	}
+	if opts.Samples < 1 || opts.MaxPS < 1 || opts.MaxWorkers < 1 || opts.WorkersPerNode < 1 || opts.MaxNodes < 1 {
+		return cmdutil.Usagef("--samples, --max-ps, --max-workers, --workers-per-node and --max-nodes must be at least 1")
 	}
 	var jobs, speed *table.Table
 	var err error
@@ -140,7 +145,7 @@ func RunSuggest(opts *SuggestOptions) error {
 		}
 		grid := fit.Grid(l.maxPS, l.maxWk)
 		if l.mode == fit.AllReduce {
-			grid = fit.AllReduceGrid(l.maxWk, opts.WorkersPerNode, l.maxWk)
+			grid = fit.AllReduceGrid(min(l.maxWk, opts.WorkersPerNode*opts.MaxNodes), opts.WorkersPerNode, opts.MaxNodes)
 		}
 		picks := fit.SuggestConfigs(measured[j], grid, want)
 		have := append([]fit.Config{}, succeeded[j]...)
