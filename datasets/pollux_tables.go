@@ -10,15 +10,17 @@ func init() {
 	Catalog = append(Catalog, Dataset{
 		Name: "pollux-workload-1",
 		Doc: "Pollux's (OSDI'21) workload-1 for its simulator: 160 all-reduce jobs (cifar10, ncf, deepspeech2, bert, " +
-			"imagenet, yolov3) on its 16 nodes of 4 GPUs, each with an epoch budget of its completion epoch; and the " +
-			"applications' profiled placements as all-reduce speed samples (job = application). Tables: cluster, jobs, " +
-			"speed. optimus simulate --pollux workload-1 replays it.",
+			"imagenet, yolov3) on its 16 nodes of 4 GPUs, each with an epoch budget of its completion epoch; each job's " +
+			"speed at 10 profiling configurations of (workers, nodes) by its application's profile (speed); and the " +
+			"applications' profiled placements as all-reduce speed samples, job = application (placements, for " +
+			"optimus eval speed). Tables: cluster, jobs, speed, placements. optimus simulate --pollux workload-1 replays it.",
 		Generate: func(uint64) ([]Named, error) {
 			jobs, profiles, err := PolluxWorkload1()
 			if err != nil {
 				return nil, err
 			}
-			return []Named{{"cluster", PolluxClusterTable()}, {"jobs", PolluxJobsTable(jobs)}, {"speed", PolluxSpeedTable(profiles)}}, nil
+			return []Named{{"cluster", PolluxClusterTable()}, {"jobs", PolluxJobsTable(jobs)},
+				{"speed", PolluxProfilingTable(jobs, profiles, 10)}, {"placements", PolluxSpeedTable(profiles)}}, nil
 		},
 	})
 }
@@ -79,5 +81,34 @@ func PolluxSpeedTable(profiles map[string]*PolluxProfile) *table.Table {
 	t.SetInt64s("global_batch", batch, nil)
 	t.SetInt64s("nodes", nodes, nil)
 	t.SetFloat64s("local_batch", local, nil)
+	return t
+}
+
+// PolluxProfilingTable is each job's speed, by its application's profile,
+// at the n configurations of (workers, nodes) fit.SuggestConfigs picks
+// among 1..max_workers workers on the default cluster: what profiling runs
+// at arrival would measure (noiseless).
+func PolluxProfilingTable(jobs []PolluxJob, profiles map[string]*PolluxProfile, n int) *table.Table {
+	var job, mode []string
+	var ps, ws, nodes, batch []int64
+	var speed []float64
+	for _, j := range jobs {
+		p := profiles[j.App]
+		grid := fit.AllReduceGrid(j.MaxReplicas, PolluxGPUsPerNode, PolluxNodes)
+		for _, c := range fit.SuggestConfigs(nil, grid, n) {
+			st := p.StepTime(SpreadEvenly(c.Workers, c.Nodes), float64(j.Batch))
+			job, mode = append(job, j.Name), append(mode, fit.AllReduce)
+			ps, ws, nodes, batch = append(ps, 0), append(ws, int64(c.Workers)), append(nodes, int64(c.Nodes)), append(batch, int64(j.Batch))
+			speed = append(speed, 1/st)
+		}
+	}
+	t := table.New(schema.Speed, len(job))
+	t.SetStrings("job", job, nil)
+	t.SetInt64s("ps", ps, nil)
+	t.SetInt64s("workers", ws, nil)
+	t.SetFloat64s("speed", speed, nil)
+	t.SetStrings("mode", mode, nil)
+	t.SetInt64s("global_batch", batch, nil)
+	t.SetInt64s("nodes", nodes, nil)
 	return t
 }

@@ -5,6 +5,7 @@ package solvecmd
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,10 +26,12 @@ type Options struct {
 	RestartCost float64
 	TetrisSRTF  float64
 	BaselineCap int
-	Capacity    string // nodes or aggregate
-	Quantile    string // which remaining-steps column is Q: p10, p50 or p90
-	Verbose     bool
-	Output      cmdutil.OutputOptions
+	// TiresiasHours are Tiresias' queue thresholds in GPU-hours.
+	TiresiasHours []float64
+	Capacity      string // nodes or aggregate
+	Quantile      string // which remaining-steps column is Q: p10, p50 or p90
+	Verbose       bool
+	Output        cmdutil.OutputOptions
 }
 
 // NewCmd returns the cobra command.
@@ -88,6 +91,8 @@ alloc_speed, alloc_completion_s, the gains, status and reason (optimus schema al
 		"tetris: `WEIGHT` in [0,1] of the shortest-remaining-time bias against the packing score")
 	cmd.Flags().IntVar(&opts.BaselineCap, "baseline-cap", def.BaselineCap,
 		"drf, tetris: most PS and most workers (`N` each) for a job without max_ps/max_workers")
+	cmd.Flags().Float64SliceVar(&opts.TiresiasHours, "tiresias-thresholds", []float64{16},
+		"tiresias: attained service, in `GPU-HOURS` (ascending), at which a job moves to the next queue")
 	cmd.Flags().StringVar(&opts.Capacity, "capacity", string(solve.NodeCapacity),
 		"check allocations against the `CHECK`: nodes (every task fits on some node) or aggregate (the cluster's totals only, as the paper)")
 	cmd.Flags().StringVar(&opts.Quantile, "remaining", "p50", "plan with this `QUANTILE` of the predicted remaining steps: p10, p50 or p90")
@@ -140,7 +145,15 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	res, err := solve.Solve(prob, solve.Options{Policy: policy, RestartCost: opts.RestartCost, TetrisSRTFWeight: opts.TetrisSRTF, BaselineCap: opts.BaselineCap, Capacity: capacity})
+	var thresholds []float64
+	for _, h := range opts.TiresiasHours {
+		thresholds = append(thresholds, h*3600)
+	}
+	if !slices.IsSorted(thresholds) || slices.ContainsFunc(thresholds, func(x float64) bool { return !(x > 0) || math.IsInf(x, 0) }) {
+		return cmdutil.Usagef("--tiresias-thresholds %v: ascending numbers of GPU-hours > 0", opts.TiresiasHours)
+	}
+	res, err := solve.Solve(prob, solve.Options{Policy: policy, RestartCost: opts.RestartCost, TetrisSRTFWeight: opts.TetrisSRTF, BaselineCap: opts.BaselineCap, Capacity: capacity,
+		TiresiasThresholds: thresholds})
 	if err != nil {
 		return err
 	}
