@@ -87,6 +87,12 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 		}
 	}
 	prob := pipeline.SolveProblem(s.in.Cluster, reqs)
+	for i := range active {
+		if pl.speed[i] != nil {
+			sp := prob.Jobs[i].Speed // with the cluster's workers per node, for all-reduce
+			pl.speed[i] = &sp
+		}
+	}
 	opts := solve.DefaultOptions()
 	opts.Policy, opts.Capacity = s.cfg.Policy, s.cfg.Capacity
 	opts.RestartCost = s.cfg.StopCost + s.cfg.RestoreCost
