@@ -17,6 +17,13 @@ type SpeedMeasurement struct {
 	GlobalBatch float64
 	PS, Workers int
 	Speed       float64 // 0 or NaN: a failed run
+	// Nodes and LocalBatch, for allreduce, as in fit.SpeedSample.
+	Nodes      int
+	LocalBatch float64
+}
+
+func (m SpeedMeasurement) sample() fit.SpeedSample {
+	return fit.SpeedSample{PS: m.PS, Workers: m.Workers, Speed: m.Speed, Nodes: m.Nodes, LocalBatch: m.LocalBatch}
 }
 
 // Sampling strategies for Speed.
@@ -114,8 +121,8 @@ func Speed(ms []SpeedMeasurement, n, trials int, seed uint64, sampling string) (
 			r.SampledCfg = r.SampledCfg[:0]
 			for _, i := range idx {
 				in[i] = true
-				samples = append(samples, fit.SpeedSample{PS: rows[i].PS, Workers: rows[i].Workers, Speed: rows[i].Speed})
-				r.SampledCfg = append(r.SampledCfg, fit.Config{PS: rows[i].PS, Workers: rows[i].Workers})
+				samples = append(samples, rows[i].sample())
+				r.SampledCfg = append(r.SampledCfg, fit.SampleConfig(rows[i].sample()))
 			}
 			f, err := fit.FitSpeed(rows[0].Mode, rows[0].GlobalBatch, samples)
 			r.Failed += f.Failed
@@ -127,7 +134,7 @@ func Speed(ms []SpeedMeasurement, n, trials int, seed uint64, sampling string) (
 				if in[i] || !(m.Speed > 0) || math.IsInf(m.Speed, 0) {
 					continue
 				}
-				errs = append(errs, math.Abs(f.Model.Speed(m.PS, m.Workers)-m.Speed)/m.Speed)
+				errs = append(errs, math.Abs(f.Model.SampleSpeed(m.sample())-m.Speed)/m.Speed)
 			}
 		}
 		r.Predicted = len(errs)
@@ -157,13 +164,13 @@ func sampleIndices(rows []SpeedMeasurement, n int, rng *rand.Rand, sampling stri
 	index := map[fit.Config]int{}
 	var cands []fit.Config
 	for i, m := range rows {
-		c := fit.Config{PS: m.PS, Workers: m.Workers}
+		c := fit.SampleConfig(m.sample())
 		if _, dup := index[c]; !dup && i != first {
 			index[c] = i
 			cands = append(cands, c)
 		}
 	}
-	measured := []fit.Config{{PS: rows[first].PS, Workers: rows[first].Workers}}
+	measured := []fit.Config{fit.SampleConfig(rows[first].sample())}
 	idx := []int{first}
 	for _, c := range fit.SuggestConfigs(measured, cands, n-1) {
 		idx = append(idx, index[c])

@@ -8,11 +8,17 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Training modes of a parameter-server job.
+// Training modes: Sync and Async are parameter-server jobs, AllReduce a
+// data-parallel job whose workers (one per GPU) all-reduce their gradients
+// and that has no parameter servers.
 const (
-	Sync  = "sync"
-	Async = "async"
+	Sync      = "sync"
+	Async     = "async"
+	AllReduce = "allreduce"
 )
+
+// Modes lists every training mode.
+var Modes = []string{Sync, Async, AllReduce}
 
 // SpeedModel is the resource-speed model of Optimus (section 3.2): the
 // training speed, in steps per second, of a job with p parameter servers and
@@ -31,10 +37,31 @@ const (
 // parameters from p servers, and θ3·w, θ4·p per-task overheads. All θ >= 0.
 // Both forms are linear in θ after inversion (w/f and 1/f), which is how
 // FitSpeed fits them.
+//
+// All-reduce training (AllReduce: w workers, one per GPU, spanning n nodes,
+// no parameter servers; p is 0) with a per-GPU batch m = M/w:
+//
+//	f(w, n) = 1 / (θ0·m + θ1 + θ2·[w>1] + θ3·[n>1] + θ4·[n>1]·(w-2))
+//
+// This is Pollux's throughput model (Qiao et al., OSDI'21, section 3.2)
+// with its overlap exponent γ fixed at 1 (compute and synchronisation
+// add up) so that it stays linear in θ: T_grad = θ0·m + θ1 is the compute
+// time of a step, and the synchronisation time is 0 on one GPU, θ2 within
+// one node and θ2 + θ3 + θ4·(w-2) across nodes (Pollux's α_r and α_n,
+// β_n). Pollux's β_r (growth with w within one node, at most 4-8 GPUs)
+// is left out to keep five coefficients. Every term is >= 0 and the
+// network terms only switch on with n > 1, so a job on fewer nodes is
+// never predicted slower than the same GPUs spread wider.
 type SpeedModel struct {
 	Mode        string
-	GlobalBatch float64 // M, for Sync
+	GlobalBatch float64 // M, for Sync and AllReduce
 	Theta       [5]float64
+	// WorkersPerNode, for AllReduce, is how many workers one node holds:
+	// Speed(p, w) assumes the fewest nodes that hold w workers,
+	// ⌈w/WorkersPerNode⌉, as place packs them. 0 assumes one node.
+	// It is the cluster's, not the job's: solve sets it from the cluster
+	// (pipeline.SolveProblem).
+	WorkersPerNode int
 }
 
 // NumTheta is the number of coefficients of a mode's model.
@@ -46,21 +73,73 @@ func NumTheta(mode string) int {
 }
 
 // row writes the design row x(p, w) with x·θ = 1/f (sync) or w/f (async).
+// For AllReduce p is ignored and the nodes are one.
 func row(mode string, m, p, w float64, x []float64) {
-	if mode == Async {
-		x[0], x[1], x[2], x[3] = 1, w/p, w, p
-		return
-	}
-	x[0], x[1], x[2], x[3], x[4] = m/w, 1, w/p, w, p
+	rowAt(mode, m, p, w, 1, x)
 }
 
-// Speed is f(p, w) in steps per second; 0 when p or w is below 1.
+// rowAt is row for a job spanning n nodes with a per-GPU batch of m/w.
+func rowAt(mode string, m, p, w, n float64, x []float64) {
+	switch mode {
+	case Async:
+		x[0], x[1], x[2], x[3] = 1, w/p, w, p
+	case AllReduce:
+		x[0], x[1], x[2], x[3], x[4] = m/w, 1, 0, 0, 0
+		if w > 1 {
+			x[2] = 1
+		}
+		if n > 1 {
+			x[3], x[4] = 1, w-2
+		}
+	default:
+		x[0], x[1], x[2], x[3], x[4] = m/w, 1, w/p, w, p
+	}
+}
+
+// Nodes is how many nodes Speed assumes w workers span: for AllReduce the
+// fewest that hold them, ⌈w/WorkersPerNode⌉ (1 when WorkersPerNode is 0);
+// 0 for parameter-server modes, whose model does not see nodes.
+func (s SpeedModel) Nodes(w int) int {
+	if s.Mode != AllReduce || w < 1 {
+		return 0
+	}
+	if s.WorkersPerNode <= 0 {
+		return 1
+	}
+	return (w + s.WorkersPerNode - 1) / s.WorkersPerNode
+}
+
+// Speed is f(p, w) in steps per second; 0 when p or w is below 1 (for
+// AllReduce, when w is below 1: p must be 0). An AllReduce job is assumed
+// on the fewest nodes that hold w workers (see Nodes).
 func (s SpeedModel) Speed(p, w int) float64 {
+	if s.Mode == AllReduce {
+		if p != 0 || w < 1 {
+			return 0
+		}
+		return s.SpeedOn(w, s.Nodes(w), s.GlobalBatch/float64(w))
+	}
 	if p < 1 || w < 1 {
 		return 0
 	}
 	var x [5]float64
 	row(s.Mode, s.GlobalBatch, float64(p), float64(w), x[:])
+	return s.eval(x, w)
+}
+
+// SpeedOn is an AllReduce job's f(w, n) in steps per second with w
+// workers on n nodes at a per-GPU batch of localBatch examples; 0 when w
+// or n is below 1 or n exceeds w.
+func (s SpeedModel) SpeedOn(w, n int, localBatch float64) float64 {
+	if w < 1 || n < 1 || n > w {
+		return 0
+	}
+	var x [5]float64
+	rowAt(AllReduce, localBatch*float64(w), 0, float64(w), float64(n), x[:])
+	return s.eval(x, w)
+}
+
+func (s SpeedModel) eval(x [5]float64, w int) float64 {
 	d := 0.0
 	for i := 0; i < NumTheta(s.Mode); i++ {
 		d += x[i] * s.Theta[i]
@@ -78,6 +157,11 @@ func (s SpeedModel) Speed(p, w int) float64 {
 type SpeedSample struct {
 	PS, Workers int
 	Speed       float64 // steps/s; 0 or NaN marks a failed run
+	// Nodes and LocalBatch, for AllReduce: the nodes the workers spanned
+	// (0: one node) and the per-GPU batch of the measurement (0: the job's
+	// M/w).
+	Nodes      int
+	LocalBatch float64
 }
 
 // SpeedFit is a fitted speed model with its accuracy on the samples.
@@ -106,14 +190,14 @@ func (s SpeedSample) failed() bool {
 // (all at p == w, say) NNLS still returns a non-negative solution, in which
 // the inseparable terms share their weight arbitrarily.
 func FitSpeed(mode string, globalBatch float64, samples []SpeedSample) (SpeedFit, error) {
-	if mode != Sync && mode != Async {
+	if !slices.Contains(Modes, mode) {
 		return SpeedFit{}, fmt.Errorf("fit: unknown mode %q", mode)
 	}
 	n := NumTheta(mode)
 	fit := SpeedFit{Model: SpeedModel{Mode: mode, GlobalBatch: globalBatch}}
 	var used []SpeedSample
 	for _, s := range samples {
-		if s.failed() || s.PS < 1 || s.Workers < 1 {
+		if s.failed() || !s.valid(mode) {
 			fit.Failed++
 			continue
 		}
@@ -126,13 +210,13 @@ func FitSpeed(mode string, globalBatch float64, samples []SpeedSample) (SpeedFit
 	x := make([][]float64, len(used))
 	y := make([]float64, len(used))
 	for i, s := range used {
-		p, w := float64(s.PS), float64(s.Workers)
+		w := float64(s.Workers)
 		y[i] = 1 / s.Speed
 		if mode == Async {
 			y[i] = w / s.Speed
 		}
 		x[i] = make([]float64, 5)
-		row(mode, globalBatch, p, w, x[i])
+		sampleRow(mode, globalBatch, s, x[i])
 		x[i] = x[i][:n]
 	}
 	// Each equation is divided by its measured value, so that residuals
@@ -152,10 +236,49 @@ func FitSpeed(mode string, globalBatch float64, samples []SpeedSample) (SpeedFit
 	}
 	errs := make([]float64, len(used))
 	for i, s := range used {
-		errs[i] = math.Abs(fit.Model.Speed(s.PS, s.Workers)-s.Speed) / s.Speed
+		errs[i] = math.Abs(fit.Model.SampleSpeed(s)-s.Speed) / s.Speed
 	}
 	fit.MedianRelErr, fit.MaxRelErr = Median(errs), slices.Max(errs)
 	return fit, nil
+}
+
+// valid reports whether a sample's configuration belongs to the mode:
+// p, w >= 1 for parameter-server modes; p == 0, w >= 1 and 0 <= nodes <= w
+// for AllReduce.
+func (s SpeedSample) valid(mode string) bool {
+	if mode == AllReduce {
+		return s.PS == 0 && s.Workers >= 1 && s.Nodes >= 0 && s.Nodes <= s.Workers && s.LocalBatch >= 0
+	}
+	return s.PS >= 1 && s.Workers >= 1
+}
+
+// sampleRow writes the design row of a sample.
+func sampleRow(mode string, globalBatch float64, s SpeedSample, x []float64) {
+	p, w := float64(s.PS), float64(s.Workers)
+	if mode != AllReduce {
+		row(mode, globalBatch, p, w, x)
+		return
+	}
+	m := globalBatch
+	if s.LocalBatch > 0 {
+		m = s.LocalBatch * w
+	}
+	n := max(s.Nodes, 1)
+	rowAt(mode, m, p, w, float64(n), x)
+}
+
+// SampleSpeed is the model's speed at a sample's configuration: for
+// AllReduce on the sample's nodes and per-GPU batch (defaulting as
+// SpeedSample says), else f(p, w).
+func (s SpeedModel) SampleSpeed(x SpeedSample) float64 {
+	if s.Mode != AllReduce {
+		return s.Speed(x.PS, x.Workers)
+	}
+	m := s.GlobalBatch / float64(max(x.Workers, 1))
+	if x.LocalBatch > 0 {
+		m = x.LocalBatch
+	}
+	return s.SpeedOn(x.Workers, max(x.Nodes, 1), m)
 }
 
 // weightedNNLS solves min Σ (weights_i (x_i·θ - y_i))², θ >= 0, with the

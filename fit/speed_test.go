@@ -35,7 +35,7 @@ func TestFitSpeedRecoversModel(t *testing.T) {
 
 func TestSuggestAvoidsTheDiagonal(t *testing.T) {
 	picks := SuggestConfigs(nil, Grid(12, 12), 10)
-	if picks[0] != (Config{1, 1}) {
+	if picks[0] != (Config{PS: 1, Workers: 1}) {
 		t.Errorf("first pick %v, want 1 PS + 1 worker", picks[0])
 	}
 	diag := 0
@@ -54,7 +54,7 @@ func TestSuggestAvoidsTheDiagonal(t *testing.T) {
 	// from the constant.
 	var diagonal []Config
 	for i := 1; i <= 10; i++ {
-		diagonal = append(diagonal, Config{i, i})
+		diagonal = append(diagonal, Config{PS: i, Workers: i})
 	}
 	if Identifiable(Sync, 32, diagonal) || Identifiable(Async, 0, diagonal) {
 		t.Error("ps == workers samples called identifiable")

@@ -92,7 +92,7 @@ func FitJob(in FitInput) Model {
 		var ok []fit.Config
 		for _, s := range js.Samples {
 			if s.Speed > 0 {
-				ok = append(ok, fit.Config{PS: s.PS, Workers: s.Workers})
+				ok = append(ok, fit.SampleConfig(s))
 			}
 		}
 		m.Identifiable = fit.Identifiable(js.Mode, js.GlobalBatch, ok)

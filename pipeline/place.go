@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 
+	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/layout"
 	"github.com/optimus-sched/optimus/place"
 	"github.com/optimus-sched/optimus/solve"
@@ -13,8 +14,10 @@ type Assignment struct {
 	Job string
 	// PS and Workers are the allocation; Status and Reason solve's verdict.
 	PS, Workers int
-	Status      place.Status
-	Reason      string
+	// AllReduce marks an all-reduce job: workers only, PS 0.
+	AllReduce bool
+	Status    place.Status
+	Reason    string
 	// PSDemand and WorkerDemand are one task's demand of each of the
 	// cluster's resources.
 	PSDemand, WorkerDemand []float64
@@ -41,7 +44,8 @@ func Assignments(prob *solve.Problem, res *solve.Result) []Assignment {
 	out := make([]Assignment, len(prob.Jobs))
 	for j, d := range res.Decisions {
 		a := Assignment{Job: prob.Jobs[j].Name, PS: d.PS, Workers: d.Workers, Status: place.Status(d.Status),
-			Reason: d.Reason, PSDemand: prob.Jobs[j].PS, WorkerDemand: prob.Jobs[j].Worker}
+			Reason: d.Reason, PSDemand: prob.Jobs[j].PS, WorkerDemand: prob.Jobs[j].Worker,
+			AllReduce: prob.Jobs[j].Speed.Mode == fit.AllReduce}
 		if res.Packing != nil && d.Status == solve.Running {
 			a.Packing = res.Packing[j]
 		}
@@ -66,7 +70,10 @@ func PlaceProblem(c *Cluster, jobs []Assignment, current map[string][]place.Task
 		}
 		if j.Status == place.Running {
 			switch {
-			case j.PS < 1 || j.Workers < 1:
+			case a.AllReduce && (j.PS != 0 || j.Workers < 1):
+				return nil, &AssignmentError{Index: i,
+					Msg: fmt.Sprintf("allreduce job %q is running with %d PS and %d workers: it needs 0 PS and at least 1 worker", a.Job, j.PS, j.Workers)}
+			case !a.AllReduce && (j.PS < 1 || j.Workers < 1):
 				return nil, &AssignmentError{Index: i,
 					Msg: fmt.Sprintf("job %q is running with %d PS and %d workers: a running job needs at least 1 of each", a.Job, j.PS, j.Workers)}
 			case a.Foreign != "":

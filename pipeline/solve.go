@@ -68,6 +68,10 @@ type Request struct {
 	// CurPS and CurWorkers run now; MaxPS and MaxWorkers limit the
 	// allocation (0: no limit).
 	CurPS, CurWorkers, MaxPS, MaxWorkers int
+	// Attained, Executed and Waited are what Tiresias ranks by (solve.Job);
+	// RequestWorkers the workers the job asks for.
+	Attained, Executed, Waited float64
+	RequestWorkers             int
 }
 
 // SolveProblem builds solve's problem. A job that cannot be planned waits
@@ -81,7 +85,8 @@ func SolveProblem(c *Cluster, reqs []Request) *solve.Problem {
 			Name: r.Job, Arrival: r.Arrival, Weight: r.Weight, Remaining: r.Remaining,
 			Speed: r.Speed, Worker: r.Worker, PS: r.PS,
 			CurPS: r.CurPS, CurWorkers: r.CurWorkers, MaxPS: r.MaxPS, MaxWorkers: r.MaxWorkers,
-			Invalid: r.SpeedMissing,
+			Invalid:  r.SpeedMissing,
+			Attained: r.Attained, Executed: r.Executed, Waited: r.Waited, RequestWorkers: r.RequestWorkers,
 		}
 		switch {
 		case r.RemainingMissing != "":
@@ -92,7 +97,30 @@ func SolveProblem(c *Cluster, reqs []Request) *solve.Problem {
 		case r.Foreign != "":
 			j.Invalid = r.Foreign
 		}
+		if j.Speed.Mode == fit.AllReduce && j.Speed.WorkersPerNode == 0 {
+			j.Speed.WorkersPerNode = WorkersPerNode(c, r.Worker)
+		}
 		prob.Jobs[i] = j
 	}
 	return prob
+}
+
+// WorkersPerNode is how many workers of the given demand the largest node
+// of the cluster holds (at least 1): what an all-reduce job's speed model
+// assumes when it estimates the nodes w workers span (fit.SpeedModel.Nodes:
+// the fewest that hold them, as place packs them).
+func WorkersPerNode(c *Cluster, worker []float64) int {
+	best := 1
+	for _, node := range c.Capacity {
+		n := math.MaxInt
+		for r, d := range worker {
+			if d > 0 && r < len(node) {
+				n = min(n, int(math.Floor(node[r]/d+1e-9)))
+			}
+		}
+		if n != math.MaxInt {
+			best = max(best, n)
+		}
+	}
+	return best
 }

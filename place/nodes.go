@@ -167,3 +167,17 @@ func (h *nodeHeap) Pop() any {
 	h.s.pos[i] = -1
 	return i
 }
+
+// count is how many tasks of demand d, at most limit, fit on node i.
+func (s *nodeState) count(i int, d []float64, limit int) int {
+	lo, hi := 0, limit // fits(lo) holds; find the largest
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		if s.fits(i, d, mid) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
+}

@@ -570,6 +570,10 @@ func (pl *placer) release(pool []int) {
 // one-by-one fallback.
 func (pl *placer) placeOptimus(j int) {
 	job := &pl.p.Jobs[j]
+	if job.PS == 0 {
+		pl.placeAllReduce(j)
+		return
+	}
 	// k = 1 first, on the candidates in order as they come out of the heap:
 	// most jobs fit on one node, and then the first that holds them is the
 	// one, without taking out the other candidates.
@@ -786,7 +790,7 @@ func (pl *placer) placeOneByOne(j int, pool []int, choose func(d []float64, pool
 		}
 	}
 	res := &pl.jobs[j]
-	if placed[PS] >= 1 && placed[Worker] >= 1 {
+	if placed[PS] >= min(1, job.PS) && placed[Worker] >= 1 {
 		if placed[PS] < job.PS || placed[Worker] < job.Workers {
 			res.Reason = joinReason(res.Reason, fmt.Sprintf("reduced: placed %d of %d PS and %d of %d workers; no node had room for the rest",
 				placed[PS], job.PS, placed[Worker], job.Workers))
@@ -798,6 +802,10 @@ func (pl *placer) placeOneByOne(j int, pool []int, choose func(d []float64, pool
 	}
 	pl.tasks[j] = nil
 	res.Status, res.Method = Waiting, ""
+	if job.PS == 0 {
+		res.Reason = joinReason(res.Reason, "no room for a worker")
+		return
+	}
 	res.Reason = joinReason(res.Reason, fmt.Sprintf("no room for at least 1 PS and 1 worker (placed %d PS, %d workers, then removed them)", placed[PS], placed[Worker]))
 }
 
@@ -874,6 +882,9 @@ func (pl *placer) result() *Result {
 			}
 		}
 		jr.CrossTraffic = 1 - float64(local)/float64(jr.PS*jr.Workers)
+		if jr.PS == 0 {
+			jr.CrossTraffic = allReduceCross(perNode, jr.Workers)
+		}
 	}
 	res.Free = make([][]float64, len(pl.p.Nodes))
 	for i := range res.Free {

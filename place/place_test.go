@@ -86,7 +86,7 @@ func checkPlacement(t *testing.T, p *Problem, res *Result) {
 		ps, wk := perJob[j][PS], perJob[j][Worker]
 		switch jp.Status {
 		case Running:
-			if len(ps) < 1 || len(wk) < 1 || len(ps) > p.Jobs[j].PS || len(wk) > p.Jobs[j].Workers {
+			if len(ps) < min(1, p.Jobs[j].PS) || len(wk) < 1 || len(ps) > p.Jobs[j].PS || len(wk) > p.Jobs[j].Workers {
 				t.Errorf("%s: running with %d PS and %d workers of %d + %d", name, len(ps), len(wk), p.Jobs[j].PS, p.Jobs[j].Workers)
 			}
 			for role, idx := range [][]int{ps, wk} {

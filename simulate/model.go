@@ -29,6 +29,22 @@ import (
 // takes it from measurements. All-reduce profiles will be other kinds.
 const KindPS = "ps"
 
+// KindPlaced profiles give an all-reduce job's true step time as a
+// function of where its GPUs are (PlacedSpeed): its speed depends on the
+// nodes its workers span, not only on their number.
+const KindPlaced = "placed"
+
+// PlacedSpeed is the truth of a KindPlaced profile.
+type PlacedSpeed struct {
+	// StepTime is the seconds of one step of a job of global batch batch
+	// whose workers lie perNode (workers on each node).
+	StepTime func(perNode []int, batch float64) float64
+	// Oracle is the speed model the oracle plans with for a job of a
+	// global batch: the all-reduce model closest to StepTime (solve plans
+	// with speed models only).
+	Oracle func(batch int64) fit.SpeedModel
+}
+
 // Profile is a model family's truth: its speed function and its loss curve.
 type Profile struct {
 	Model string
@@ -40,6 +56,8 @@ type Profile struct {
 	Speed fit.SpeedModel
 	// Measured is the true speed of a KindMeasured profile.
 	Measured *MeasuredSpeed
+	// Placed is the true speed of a KindPlaced profile.
+	Placed *PlacedSpeed
 	// Loss is the true loss curve with k counted in epochs:
 	// l(e) = 1/(B0·e + B1) + B2.
 	Loss fit.Curve
@@ -71,6 +89,9 @@ type Job struct {
 	// (2: it converges about twice as late).
 	SpeedScale, ConvergenceScale float64
 	MaxPS, MaxWorkers            int
+	// RequestWorkers is what the job asks for (Tiresias gives it that
+	// many); 0: MaxWorkers.
+	RequestWorkers int
 	// Worker and PS are one task's demand of each cluster resource.
 	Worker, PS []float64
 }
@@ -83,6 +104,11 @@ type Config struct {
 	Interval    float64 // seconds between scheduling rounds
 	StopCost    float64 // seconds to checkpoint and stop a running job
 	RestoreCost float64 // seconds to restore a job from its checkpoint
+	// PlanRestartCost, when not nil, is the restart cost the optimus
+	// policy is told (solve's RestartCost) instead of StopCost +
+	// RestoreCost: 0 re-plans from scratch every round, as the paper's
+	// and Pollux's Optimus do.
+	PlanRestartCost *float64
 	// ProfileRuns and ProfileRunS are the short profiling runs at arrival
 	// (fitted mode only): how many configurations, and seconds each.
 	ProfileRuns int

@@ -65,7 +65,8 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 	for i, j := range active {
 		r := pipeline.Request{Job: j.job.Name, Arrival: j.job.Arrival, Weight: j.job.Weight,
 			Worker: j.job.Worker, PS: j.job.PS, CurPS: j.run.PS, CurWorkers: j.run.Workers,
-			MaxPS: j.job.MaxPS, MaxWorkers: j.job.MaxWorkers}
+			MaxPS: j.job.MaxPS, MaxWorkers: j.job.MaxWorkers,
+			Attained: j.attained, Executed: j.executed, Waited: s.waited(j), RequestWorkers: j.job.RequestWorkers}
 		if s.cfg.Oracle {
 			r.Remaining, r.Speed = j.truth.total-j.progress, j.truth.speed
 		} else {
@@ -86,9 +87,18 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 		}
 	}
 	prob := pipeline.SolveProblem(s.in.Cluster, reqs)
+	for i := range active {
+		if pl.speed[i] != nil {
+			sp := prob.Jobs[i].Speed // with the cluster's workers per node, for all-reduce
+			pl.speed[i] = &sp
+		}
+	}
 	opts := solve.DefaultOptions()
 	opts.Policy, opts.Capacity = s.cfg.Policy, s.cfg.Capacity
 	opts.RestartCost = s.cfg.StopCost + s.cfg.RestoreCost
+	if s.cfg.PlanRestartCost != nil {
+		opts.RestartCost = *s.cfg.PlanRestartCost
+	}
 	res, err := solve.Solve(prob, opts)
 	if err != nil {
 		return nil, fmt.Errorf("solve: %w", err)
@@ -109,6 +119,15 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 		}
 	}
 	return pl, nil
+}
+
+// waited is how long a job not running now has waited since it last ran
+// (since it was ready, if it never ran); 0 for a running job.
+func (s *sim) waited(j *jobRun) float64 {
+	if j.run.Workers > 0 {
+		return 0
+	}
+	return math.Max(0, s.now-math.Max(j.ready, j.lastRan))
 }
 
 // remainingGuess is the remaining steps the scheduler plans a job with: the
@@ -149,7 +168,7 @@ func speedGuess(j *jobRun, active []*jobRun, self int) (fit.SpeedModel, bool) {
 		var sum float64
 		var n int
 		for _, smp := range j.samples {
-			if f := m.Speed(smp.PS, smp.Workers); f > 0 && smp.Speed > 0 {
+			if f := m.SampleSpeed(smp); f > 0 && smp.Speed > 0 {
 				sum += smp.Speed / f
 				n++
 			}

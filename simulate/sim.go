@@ -37,6 +37,11 @@ type jobRun struct {
 	model    pipeline.Model
 	dirty    bool // observations since the last fit
 
+	// attained is the service the job has had (seconds holding its
+	// tasks x workers), executed the seconds it held them, lastRan when
+	// it last held them: what Tiresias ranks by.
+	attained, executed, lastRan float64
+
 	preds      []predAt // the scheduler's predicted remaining time, per round run
 	allocs     []int    // rows of Result.Allocs
 	lastReason string
@@ -108,14 +113,20 @@ func check(in *Input, cfg *Config) error {
 			return fmt.Errorf("job %q appears twice in the workload", j.Name)
 		case !ok:
 			return fmt.Errorf("job %q: no profile for model %q", j.Name, j.Model)
-		case p.Kind != KindPS && p.Kind != KindMeasured:
+		case p.Kind != KindPS && p.Kind != KindMeasured && p.Kind != KindPlaced:
 			return fmt.Errorf("job %q: profile kind %q of model %q is not supported", j.Name, p.Kind, j.Model)
 		case len(p.Drops) > 0 && !(p.DropFactor > 0 && p.DropFactor < 1):
 			return fmt.Errorf("job %q: the loss drops of model %q need a drop factor between 0 and 1, not %g", j.Name, j.Model, p.DropFactor)
 		case p.Kind == KindMeasured && p.Measured == nil:
 			return fmt.Errorf("job %q: the measured profile of model %q has no measurements", j.Name, j.Model)
-		case j.Mode != fit.Sync && j.Mode != fit.Async:
-			return fmt.Errorf("job %q: mode %q is not supported (sync or async)", j.Name, j.Mode)
+		case p.Kind == KindPlaced && (p.Placed == nil || p.Placed.StepTime == nil || p.Placed.Oracle == nil):
+			return fmt.Errorf("job %q: the placed profile of model %q has no step times", j.Name, j.Model)
+		case p.Kind == KindMeasured && j.Mode == fit.AllReduce:
+			return fmt.Errorf("job %q: mode allreduce: a measured profile holds parameter-server measurements (model %q)", j.Name, j.Model)
+		case p.Kind == KindPlaced && j.Mode != fit.AllReduce:
+			return fmt.Errorf("job %q: mode %q: a placed profile is for allreduce jobs", j.Name, j.Mode)
+		case !slices.Contains(fit.Modes, j.Mode):
+			return fmt.Errorf("job %q: mode %q is not supported (sync, async or allreduce)", j.Name, j.Mode)
 		case i > 0 && j.Arrival < in.Jobs[i-1].Arrival:
 			return fmt.Errorf("job %q arrives at %g s, before the job before it (%g s): jobs must be in arrival order", j.Name, j.Arrival, in.Jobs[i-1].Arrival)
 		case len(j.Worker) != len(in.Cluster.Resources) || len(j.PS) != len(in.Cluster.Resources):
@@ -134,13 +145,23 @@ func (s *sim) newJob(i int) *jobRun {
 	jr := &jobRun{job: j, rng: rand.New(rand.NewPCG(s.cfg.Seed, uint64(i)+1)), sampled: map[fit.Config]int{},
 		start: math.NaN(), finish: math.NaN()}
 	jr.truth.speed = TrueSpeed(j, &p)
+	if p.Kind == KindPlaced {
+		jr.truth.speed = p.Placed.Oracle(j.GlobalBatch)
+	}
 	jr.truth.loss = trueLoss(j, &p)
 	jr.truth.total = totalSteps(j, jr.truth.loss, s.cfg.Rule)
 	jr.truth.never = neverFits(j, s.in.Cluster)
 	jr.truth.speedAt = trueSpeedAt(j, &p, jr.truth.speed)
-	if p.Kind == KindMeasured {
+	if p.Kind == KindPlaced {
+		st, batch, scale := p.Placed.StepTime, float64(j.GlobalBatch), j.SpeedScale
+		jr.truth.speedOn = func(perNode []int) float64 { return scale / st(perNode, batch) }
+	}
+	switch p.Kind {
+	case KindPlaced:
+		jr.truth.ideal = idealPlaced(j, p.Placed, jr.truth.total, s.in.Cluster)
+	case KindMeasured:
 		jr.truth.ideal = idealMeasured(j, p.Measured, j.SpeedScale, jr.truth.total, s.in.Cluster)
-	} else {
+	default:
 		jr.truth.ideal = idealTime(j, jr.truth.speed, jr.truth.total, s.in.Cluster)
 	}
 	jr.ready = j.Arrival
@@ -154,8 +175,12 @@ func (s *sim) newJob(i int) *jobRun {
 		if j.MaxWorkers > 0 {
 			maxW = min(maxW, j.MaxWorkers)
 		}
-		for _, c := range fit.SuggestConfigs(nil, fit.Grid(maxP, maxW), s.cfg.ProfileRuns) {
-			s.observeSpeed(jr, c.PS, c.Workers, p.SpeedNoise)
+		grid := fit.Grid(maxP, maxW)
+		if j.Mode == fit.AllReduce {
+			grid = fit.AllReduceGrid(maxW, workersPerNode(s.in.Cluster, j), len(s.in.Cluster.Nodes))
+		}
+		for _, c := range fit.SuggestConfigs(nil, grid, s.cfg.ProfileRuns) {
+			s.observeSpeed(jr, c.PS, c.Workers, c.Nodes, nil, p.SpeedNoise)
 		}
 		jr.profiling = float64(len(jr.samples)) * s.cfg.ProfileRunS
 		jr.ready += jr.profiling
@@ -165,9 +190,24 @@ func (s *sim) newJob(i int) *jobRun {
 	return jr
 }
 
-func (s *sim) observeSpeed(j *jobRun, p, w int, noise float64) {
-	v := j.truth.speedAt(p, w) * math.Exp(noise*s.cfg.NoiseScale*j.rng.NormFloat64())
-	c := fit.Config{PS: p, Workers: w}
+// observeSpeed records a noisy speed sample of p PS and w workers; for an
+// all-reduce job also the nodes they span, and where they are (perNode;
+// nil: spread evenly over nodes).
+func (s *sim) observeSpeed(j *jobRun, p, w, nodes int, perNode []int, noise float64) {
+	v := j.truth.speedAt(p, w)
+	if j.job.Mode != fit.AllReduce {
+		nodes = 0
+	} else {
+		nodes = max(nodes, 1)
+		if perNode == nil {
+			perNode = spreadEvenly(w, nodes)
+		}
+		if j.truth.speedOn != nil {
+			v = j.truth.speedOn(perNode)
+		}
+	}
+	v *= math.Exp(noise * s.cfg.NoiseScale * j.rng.NormFloat64())
+	c := fit.Config{PS: p, Workers: w, Nodes: nodes}
 	if k, ok := j.sampled[c]; ok {
 		// A configuration measured again refines its mean; the speed model
 		// is refitted with it when the job next logs loss points or runs a
@@ -177,7 +217,7 @@ func (s *sim) observeSpeed(j *jobRun, p, w int, noise float64) {
 		return
 	}
 	j.sampled[c] = len(j.samples)
-	j.samples = append(j.samples, fit.SpeedSample{PS: p, Workers: w, Speed: v})
+	j.samples = append(j.samples, fit.SpeedSample{PS: p, Workers: w, Nodes: nodes, Speed: v})
 	j.nSampled = append(j.nSampled, 1)
 	j.dirty = true
 }
@@ -370,6 +410,10 @@ func (s *sim) advance(t, end float64, active []*jobRun) error {
 		begin := math.Max(t, j.busyUntil)
 		if begin < end {
 			sp := j.truth.speedAt(j.run.PS, j.run.Workers)
+			perNode := tasksPerNode(j.run)
+			if j.truth.speedOn != nil {
+				sp = j.truth.speedOn(perNode)
+			}
 			need := j.truth.total - j.progress
 			if sp*(end-begin) >= need {
 				j.finish = begin + need/sp
@@ -386,12 +430,15 @@ func (s *sim) advance(t, end float64, active []*jobRun) error {
 					j.observeLoss(j.nextLoss, noise)
 					j.nextLoss += every
 				}
-				s.observeSpeed(j, j.run.PS, j.run.Workers, p.SpeedNoise)
+				s.observeSpeed(j, j.run.PS, j.run.Workers, len(perNode), perNode, p.SpeedNoise)
 			}
 		}
 		for r := range s.usedSeconds {
 			s.usedSeconds[r] += held * (float64(j.run.PS)*j.job.PS[r] + float64(j.run.Workers)*j.job.Worker[r])
 		}
+		j.attained += held * float64(j.run.Workers)
+		j.executed += held
+		j.lastRan = t + held
 		if j.done {
 			epochs := j.truth.total / float64(j.job.EpochSteps)
 			s.finishedEpochs[j.job.Model] = append(s.finishedEpochs[j.job.Model], epochs)
@@ -404,4 +451,38 @@ func (s *sim) advance(t, end float64, active []*jobRun) error {
 		}
 	}
 	return nil
+}
+
+// tasksPerNode is how many workers a running job has on each of its nodes
+// (in node order, empty nodes left out).
+func tasksPerNode(r pipeline.Running) []int {
+	count := map[int]int{}
+	for _, t := range r.Tasks {
+		if t.Role == place.Worker {
+			count[t.Node]++
+		}
+	}
+	nodes := make([]int, 0, len(count))
+	for n := range count {
+		nodes = append(nodes, n)
+	}
+	slices.Sort(nodes)
+	out := make([]int, len(nodes))
+	for i, n := range nodes {
+		out[i] = count[n]
+	}
+	return out
+}
+
+// spreadEvenly is w workers spread over n nodes as evenly as they go.
+func spreadEvenly(w, n int) []int {
+	n = max(1, min(n, w))
+	out := make([]int, n)
+	for i := range out {
+		out[i] = w / n
+		if i < w%n {
+			out[i]++
+		}
+	}
+	return out
 }

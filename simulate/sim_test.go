@@ -180,7 +180,8 @@ func TestBadInputIsAnError(t *testing.T) {
 	}{
 		{"no profile", func(in *simulate.Input) { in.Jobs[1].Model = "bert" }, `job "job-1": no profile for model "bert"`},
 		{"arrivals out of order", func(in *simulate.Input) { in.Jobs[2].Arrival = 10 }, `job "job-2" arrives at 10 s, before the job before it (600 s)`},
-		{"unknown mode", func(in *simulate.Input) { in.Jobs[0].Mode = "allreduce" }, `mode "allreduce" is not supported`},
+		{"unknown mode", func(in *simulate.Input) { in.Jobs[0].Mode = "horovod" }, `mode "horovod" is not supported`},
+		{"allreduce on PS measurements", func(in *simulate.Input) { in.Jobs[0].Mode = "allreduce" }, `a measured profile holds parameter-server measurements`},
 		{"duplicate job", func(in *simulate.Input) { in.Jobs[2].Name = "job-0" }, `job "job-0" appears twice`},
 	} {
 		in := smallInput(t, 3, 600)

@@ -17,6 +17,9 @@ type truth struct {
 	// speedAt is the true speed: speed's, or the profile's measurements
 	// scaled by the job's SpeedScale.
 	speedAt func(p, w int) float64
+	// speedOn, for a KindPlaced profile, is the true speed of workers
+	// placed perNode; nil otherwise.
+	speedOn func(perNode []int) float64
 	curve   fit.Curve // in steps
 	total   float64   // steps to train
 	ideal   float64   // seconds at the fastest allocation, no restarts
@@ -95,6 +98,9 @@ func neverFits(j *Job, c *pipeline.Cluster) string {
 		name   string
 		demand []float64
 	}{{"worker", j.Worker}, {"ps", j.PS}} {
+		if role.name == "ps" && j.Mode == fit.AllReduce {
+			continue // no parameter servers
+		}
 		if !slices.ContainsFunc(role.demand, func(d float64) bool { return d > 0 }) {
 			return fmt.Sprintf("one %s demands nothing of any resource: give its demands", role.name)
 		}
@@ -127,6 +133,11 @@ func neverFits(j *Job, c *pipeline.Cluster) string {
 
 // trueSpeedAt is a job's true speed function.
 func trueSpeedAt(j *Job, p *Profile, model fit.SpeedModel) func(p, w int) float64 {
+	if p.Kind == KindPlaced {
+		st, batch := p.Placed.StepTime, float64(j.GlobalBatch)
+		per := model.WorkersPerNode
+		return func(_, w int) float64 { return 1 / st(spreadEvenly(w, (w+max(per, 1)-1)/max(per, 1)), batch) }
+	}
 	if p.Kind == KindMeasured && p.Measured != nil {
 		m, scale := p.Measured, j.SpeedScale
 		return func(ps, w int) float64 { return scale * m.Speed(ps, w) }
@@ -231,3 +242,25 @@ func idealTime(j *Job, s fit.SpeedModel, total float64, c *pipeline.Cluster) flo
 }
 
 const eps = 1e-9
+
+// idealPlaced is idealTime for a placed profile: the fastest speed over
+// the worker counts within the cluster's totals and the job's limits,
+// each packed on the fewest nodes or spread evenly over more.
+func idealPlaced(j *Job, ps *PlacedSpeed, total float64, c *pipeline.Cluster) float64 {
+	best := 0.0
+	per := workersPerNode(c, j)
+	for w := 1; fitsTotals(j, 0, w, c) && (j.MaxWorkers == 0 || w <= j.MaxWorkers); w++ {
+		for n := (w + per - 1) / per; n <= min(w, len(c.Nodes)); n++ {
+			best = math.Max(best, 1/ps.StepTime(spreadEvenly(w, n), float64(j.GlobalBatch)))
+		}
+	}
+	if best <= 0 {
+		return math.Inf(1)
+	}
+	return total / best
+}
+
+// workersPerNode is how many of a job's workers the largest node holds.
+func workersPerNode(c *pipeline.Cluster, j *Job) int {
+	return pipeline.WorkersPerNode(c, j.Worker)
+}

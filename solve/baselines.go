@@ -30,8 +30,8 @@ func (in *instance) unit(pl *plan, j int) (nw, np int, ok bool) {
 	if pl.ps[j] < min(in.limit[j][ps], in.cap(j, ps)) {
 		np = 1
 	}
-	if pl.wk[j] == 0 || pl.ps[j] == 0 {
-		return 1, 1, true // a job starts with 1 PS and 1 worker
+	if first := in.p.Jobs[j].minPS(); pl.wk[j] == 0 || pl.ps[j] < first {
+		return 1, first, true // a job starts with 1 PS and 1 worker (all-reduce: 1 worker)
 	}
 	return nw, np, nw+np > 0
 }
@@ -109,7 +109,7 @@ func (in *instance) fill(pl *plan, policy string, score func(j, nw, np int) floa
 	q := rankedQueue{}
 	for _, j := range in.order {
 		if in.pre[j] == "" {
-			heap.Push(&q, &candidate{job: j, rank: in.rank[j], gain: score(j, 1, 1)})
+			heap.Push(&q, &candidate{job: j, rank: in.rank[j], gain: score(j, 1, in.p.Jobs[j].minPS())})
 		}
 	}
 	for q.Len() > 0 {
@@ -187,8 +187,8 @@ func (in *instance) tetris(srtfWeight float64) *plan {
 	}
 	meanAlign, meanSRTF := 0.0, 0.0
 	for _, j := range jobs {
-		meanAlign += align(j, 1, 1)
-		meanSRTF += srtf(j, 1, 1)
+		meanAlign += align(j, 1, in.p.Jobs[j].minPS())
+		meanSRTF += srtf(j, 1, in.p.Jobs[j].minPS())
 	}
 	if n := float64(len(jobs)); n > 0 {
 		meanAlign, meanSRTF = meanAlign/n, meanSRTF/n
@@ -218,6 +218,9 @@ func (in *instance) fifo() *plan {
 		}
 		job := &in.p.Jobs[j]
 		np, nw := request(job.MaxPS, job.CurPS), request(job.MaxWorkers, job.CurWorkers)
+		if job.allReduce() {
+			np = 0
+		}
 		if misfit := in.tryAdd(pl, j, nw, np); misfit == fitted {
 			pl.status[j] = Running
 			pl.reason[j] = "fifo: got its request"

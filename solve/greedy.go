@@ -194,11 +194,12 @@ func (in *instance) greedy(pinned []bool) *plan {
 		if in.pre[j] != "" || pl.kept[j] {
 			continue
 		}
-		if misfit := in.tryAdd(pl, j, 1, 1); misfit == fitted {
+		first := in.p.Jobs[j].minPS()
+		if misfit := in.tryAdd(pl, j, 1, first); misfit == fitted {
 			pl.status[j] = Running
 		} else {
 			pl.status[j] = Waiting
-			pl.reason[j] = full(misfit) + ": 1 PS + 1 worker did not fit in what the jobs before it (in arrival order) left"
+			pl.reason[j] = full(misfit) + ": " + unitName(1, first) + " did not fit in what the jobs before it (in arrival order) left"
 		}
 	}
 

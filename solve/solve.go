@@ -68,10 +68,13 @@ const (
 	Tetris Policy = "tetris"
 	// FIFO gives every job what it requested, in arrival order.
 	FIFO Policy = "fifo"
+	// Tiresias is discretised two-dimensional least-attained-service
+	// (Gu et al., NSDI 2019): see tiresias.go.
+	Tiresias Policy = "tiresias"
 )
 
 // Policies lists every policy, the default first.
-var Policies = []Policy{Optimus, DRF, Tetris, FIFO}
+var Policies = []Policy{Optimus, DRF, Tetris, FIFO, Tiresias}
 
 // ParsePolicy returns the policy called name.
 func ParsePolicy(name string) (Policy, error) {
@@ -92,7 +95,7 @@ type Status string
 
 // Job statuses.
 const (
-	Running Status = "running" // the job gets at least 1 PS and 1 worker
+	Running Status = "running" // the job gets at least 1 PS and 1 worker (an all-reduce job: 1 worker)
 	Waiting Status = "waiting" // the job gets nothing this round; Reason says why
 	Done    Status = "done"    // no remaining work: the job needs nothing
 )
@@ -122,10 +125,29 @@ type Job struct {
 	// predictions, say): it waits with this reason and the others are
 	// planned.
 	Invalid string
+	// For Tiresias: Attained is the service the job has had, in
+	// worker-seconds (seconds run x workers: GPU-seconds when a worker is
+	// a GPU); Executed the seconds it has run and Waited the seconds it has
+	// waited since it last ran (the starvation guard); RequestWorkers
+	// the workers it asks for (0: as FIFO's request).
+	Attained, Executed, Waited float64
+	RequestWorkers             int
 }
 
 // Running reports whether the job runs now.
-func (j *Job) running() bool { return j.CurPS > 0 && j.CurWorkers > 0 }
+func (j *Job) running() bool { return j.CurPS >= j.minPS() && j.CurWorkers > 0 }
+
+// allReduce reports whether the job trains by all-reduce: workers only,
+// no parameter servers (its speed model's mode says so).
+func (j *Job) allReduce() bool { return j.Speed.Mode == fit.AllReduce }
+
+// minPS is the fewest PS the job runs with: 1, or 0 for all-reduce.
+func (j *Job) minPS() int {
+	if j.allReduce() {
+		return 0
+	}
+	return 1
+}
 
 // CapacityCheck says what an allocation is checked against.
 type CapacityCheck string
@@ -190,6 +212,13 @@ type Options struct {
 	// nodes (NodeCapacity, also when "") or the cluster's totals only
 	// (AggregateCapacity, the paper's problem).
 	Capacity CapacityCheck
+	// TiresiasThresholds are the attained service, in worker-seconds, at
+	// which a job moves to the next lower-priority queue (ascending; nil:
+	// DefaultTiresiasThresholds). TiresiasStarve, when > 0, is the
+	// starvation guard: a job that has waited at least TiresiasStarve
+	// times the seconds it has run goes back to the highest queue.
+	TiresiasThresholds []float64
+	TiresiasStarve     float64
 }
 
 // Defaults.
@@ -292,6 +321,12 @@ func Solve(p *Problem, opts Options) (*Result, error) {
 	if !(opts.TetrisSRTFWeight >= 0 && opts.TetrisSRTFWeight <= 1) {
 		return nil, fmt.Errorf("solve: tetris SRTF weight %v: must be in [0, 1]", opts.TetrisSRTFWeight)
 	}
+	if !slices.IsSorted(opts.TiresiasThresholds) || slices.ContainsFunc(opts.TiresiasThresholds, func(x float64) bool { return !(x > 0) || math.IsInf(x, 0) }) {
+		return nil, fmt.Errorf("solve: tiresias thresholds %v: must be ascending finite numbers > 0", opts.TiresiasThresholds)
+	}
+	if opts.TiresiasStarve < 0 || math.IsNaN(opts.TiresiasStarve) {
+		return nil, fmt.Errorf("solve: tiresias starvation factor %v: must be >= 0", opts.TiresiasStarve)
+	}
 	if opts.BaselineCap < 0 {
 		return nil, fmt.Errorf("solve: baseline cap %d: must be >= 0", opts.BaselineCap)
 	}
@@ -318,6 +353,8 @@ func Solve(p *Problem, opts Options) (*Result, error) {
 		pl = in.tetris(opts.TetrisSRTFWeight)
 	case FIFO:
 		pl = in.fifo()
+	case Tiresias:
+		pl = in.tiresias(opts.TiresiasThresholds, opts.TiresiasStarve)
 	default:
 		_, err := ParsePolicy(string(opts.Policy))
 		return nil, err
@@ -442,6 +479,9 @@ func newInstance(p *Problem) *instance {
 		job := &p.Jobs[j]
 		in.demand[j] = [2][]float64{job.Worker, job.PS}
 		in.limit[j] = [2]int{limitOf(job.MaxWorkers), limitOf(job.MaxPS)}
+		if job.allReduce() {
+			in.limit[j][ps] = 0
+		}
 		for role := range 2 {
 			in.share[j][role] = in.dominantShare(in.demand[j][role])
 		}
@@ -498,10 +538,16 @@ func (in *instance) eligibility(job *Job, j int, frontier [][]float64) (Status, 
 	if !(job.Weight > 0) || math.IsInf(job.Weight, 0) {
 		return Waiting, fmt.Sprintf("weight %v: must be a finite number > 0", job.Weight)
 	}
-	if s := job.Speed.Speed(1, 1); !(s > 0) || math.IsInf(s, 0) {
-		return Waiting, fmt.Sprintf("no usable speed model: it predicts %v steps/s with 1 PS and 1 worker", s)
+	if job.allReduce() && job.CurPS != 0 {
+		return Waiting, fmt.Sprintf("an allreduce job has no parameter servers, but it runs with %d now", job.CurPS)
+	}
+	if s := job.Speed.Speed(job.minPS(), 1); !(s > 0) || math.IsInf(s, 0) {
+		return Waiting, fmt.Sprintf("no usable speed model: it predicts %v steps/s with %d PS and 1 worker", s, job.minPS())
 	}
 	for role := range 2 {
+		if role == ps && job.allReduce() {
+			continue
+		}
 		d := in.demand[j][role]
 		if in.share[j][role] == 0 {
 			return Waiting, fmt.Sprintf("one %s demands nothing of any resource (%s): give its demands", roleNames[role], in.describe(d))
@@ -603,10 +649,10 @@ func fitsSomeNode(d []float64, frontier [][]float64, eps []float64) bool {
 // T is job j's predicted remaining time with p PS and w workers, Q/f(p, w);
 // +Inf when it does not run.
 func (in *instance) T(j, p, w int) float64 {
-	if p < 1 || w < 1 {
+	job := &in.p.Jobs[j]
+	if p < job.minPS() || w < 1 {
 		return math.Inf(1)
 	}
-	job := &in.p.Jobs[j]
 	return job.Remaining / job.Speed.Speed(p, w)
 }
 

@@ -151,15 +151,30 @@ func RunSpeed(opts *SpeedOptions) error {
 		}
 	}
 	if r := slices.Index(modeOK, false); r >= 0 {
-		return t.Errorf("mode", r, "no value: eval speed needs every row's mode (sync or async): give the table a mode column or pass --jobs")
+		return t.Errorf("mode", r, "no value: eval speed needs every row's mode (sync, async or allreduce): give the table a mode column or pass --jobs")
 	}
+	nodes, nodesOK := t.Int64s("nodes"), t.Valid("nodes")
+	local, localOK := t.Float64s("local_batch"), t.Valid("local_batch")
 	var ms []eval.SpeedMeasurement
 	for r := range keys {
 		if modes[r] == fit.Sync && !batchOK[r] {
 			return &table.Error{Source: t.Source, Column: "global_batch", Row: r + 1, Msg: "a synchronous job needs its global batch"}
 		}
-		ms = append(ms, eval.SpeedMeasurement{Key: keys[r], Mode: modes[r], GlobalBatch: float64(batch[r]),
-			PS: int(ps[r]), Workers: int(ws[r]), Speed: sp[r]})
+		if modes[r] == fit.AllReduce && !batchOK[r] && !localOK[r] {
+			return &table.Error{Source: t.Source, Column: "global_batch", Row: r + 1, Msg: "an allreduce job needs its global batch or its local_batch"}
+		}
+		if (modes[r] == fit.AllReduce) != (ps[r] == 0) {
+			return &table.Error{Source: t.Source, Column: "ps", Row: r + 1, Msg: fmt.Sprintf("%s with %d PS: allreduce rows have ps 0, the others at least 1", modes[r], ps[r])}
+		}
+		m := eval.SpeedMeasurement{Key: keys[r], Mode: modes[r], GlobalBatch: float64(batch[r]),
+			PS: int(ps[r]), Workers: int(ws[r]), Speed: sp[r]}
+		if nodesOK[r] {
+			m.Nodes = int(nodes[r])
+		}
+		if localOK[r] {
+			m.LocalBatch = local[r]
+		}
+		ms = append(ms, m)
 	}
 	res, err := eval.Speed(ms, opts.Samples, opts.Trials, opts.Seed, opts.Sampling)
 	if err != nil {
@@ -179,6 +194,10 @@ func RunSpeed(opts *SpeedOptions) error {
 		}
 		var parts []string
 		for _, c := range r.SampledCfg {
+			if c.PS == 0 {
+				parts = append(parts, fmt.Sprintf("%dx%d", c.Workers, c.Nodes)) // allreduce: workers x nodes
+				continue
+			}
 			parts = append(parts, fmt.Sprintf("%d:%d", c.PS, c.Workers))
 		}
 		cfgs[i] = strings.Join(parts, " ")

@@ -20,7 +20,11 @@ type SuggestOptions struct {
 	Samples    int
 	MaxPS      int
 	MaxWorkers int
-	Output     cmdutil.OutputOptions
+	// WorkersPerNode is how many workers (GPUs) a node holds, for the
+	// all-reduce candidates (fit.AllReduceGrid).
+	WorkersPerNode int
+	MaxNodes       int
+	Output         cmdutil.OutputOptions
 }
 
 // NewCmdSuggest returns `optimus fit suggest`.
@@ -38,7 +42,11 @@ says from which suggestion on it is.
 
 Jobs come from --jobs (whose max_ps and max_workers bound the candidates) or from the
 speed table given on standard input or with -i; a job's failed runs count as measured
-(they are not suggested again) but do not help identify the model.`,
+(they are not suggested again) but do not help identify the model.
+
+An allreduce job (no PS: ps is 0) is suggested worker counts with the nodes to spread
+them over: the fewest nodes of --workers-per-node that hold them, and one worker per node,
+so that the all-reduce model's network terms can be told apart.`,
 		Example: `  optimus fit suggest --jobs jobs.parquet -i speed.parquet --samples 14
   optimus fit suggest --jobs jobs.parquet --samples 8 --format csv`,
 		Args: cobra.NoArgs,
@@ -49,6 +57,8 @@ speed table given on standard input or with -i; a job's failed runs count as mea
 	cmd.Flags().IntVar(&opts.Samples, "samples", 10, "configurations each job should have measured")
 	cmd.Flags().IntVar(&opts.MaxPS, "max-ps", 16, "largest number of parameter servers to suggest (a job's max_ps wins)")
 	cmd.Flags().IntVar(&opts.MaxWorkers, "max-workers", 16, "largest number of workers to suggest (a job's max_workers wins)")
+	cmd.Flags().IntVar(&opts.WorkersPerNode, "workers-per-node", 4, "workers (GPUs) one node holds, for allreduce jobs")
+	cmd.Flags().IntVar(&opts.MaxNodes, "max-nodes", 16, "most nodes to spread an allreduce job's workers over")
 	opts.Output.AddOutputFlags(cmd)
 	return cmd
 }
@@ -58,8 +68,14 @@ func RunSuggest(opts *SuggestOptions) error {
 	if err := opts.Output.Validate(); err != nil {
 		return err
 	}
-	if opts.Samples < 1 || opts.MaxPS < 1 || opts.MaxWorkers < 1 {
-		return cmdutil.Usagef("--samples, --max-ps and --max-workers must be at least 1")
+	if opts.WorkersPerNode == 0 {
+		opts.WorkersPerNode = 4
+	}
+	if opts.MaxNodes == 0 {
+		opts.MaxNodes = 16
+	}
+	if opts.Samples < 1 || opts.MaxPS < 1 || opts.MaxWorkers < 1 || opts.WorkersPerNode < 1 || opts.MaxNodes < 1 {
+		return cmdutil.Usagef("--samples, --max-ps, --max-workers, --workers-per-node and --max-nodes must be at least 1")
 	}
 	var jobs, speed *table.Table
 	var err error
@@ -110,7 +126,7 @@ func RunSuggest(opts *SuggestOptions) error {
 				limits[g.Job] = jobLimits{mode: g.Mode, batch: g.GlobalBatch, maxPS: opts.MaxPS, maxWk: opts.MaxWorkers}
 			}
 			for _, s := range g.Samples {
-				c := fit.Config{PS: s.PS, Workers: s.Workers}
+				c := fit.SampleConfig(s)
 				measured[g.Job] = append(measured[g.Job], c)
 				if s.Speed > 0 {
 					succeeded[g.Job] = append(succeeded[g.Job], c)
@@ -119,19 +135,24 @@ func RunSuggest(opts *SuggestOptions) error {
 		}
 	}
 	var oJob []string
-	var oRank, oPS, oW []int64
-	var oIdent []bool
+	var oRank, oPS, oW, oNodes []int64
+	var oIdent, oNodesOK []bool
 	for _, j := range order {
 		l := limits[j]
 		want := opts.Samples - len(measured[j])
 		if want <= 0 {
 			continue
 		}
-		picks := fit.SuggestConfigs(measured[j], fit.Grid(l.maxPS, l.maxWk), want)
+		grid := fit.Grid(l.maxPS, l.maxWk)
+		if l.mode == fit.AllReduce {
+			grid = fit.AllReduceGrid(min(l.maxWk, opts.WorkersPerNode*opts.MaxNodes), opts.WorkersPerNode, opts.MaxNodes)
+		}
+		picks := fit.SuggestConfigs(measured[j], grid, want)
 		have := append([]fit.Config{}, succeeded[j]...)
 		for k, c := range picks {
 			have = append(have, c)
 			oJob, oRank, oPS, oW = append(oJob, j), append(oRank, int64(k+1)), append(oPS, int64(c.PS)), append(oW, int64(c.Workers))
+			oNodes, oNodesOK = append(oNodes, int64(c.Nodes)), append(oNodesOK, l.mode == fit.AllReduce)
 			oIdent = append(oIdent, fit.Identifiable(l.mode, l.batch, have))
 		}
 	}
@@ -143,6 +164,7 @@ func RunSuggest(opts *SuggestOptions) error {
 	t.SetInt64s("rank", oRank, nil)
 	t.SetInt64s("ps", oPS, nil)
 	t.SetInt64s("workers", oW, nil)
+	t.SetInt64s("nodes", oNodes, oNodesOK)
 	t.SetBools("identifiable", oIdent, nil)
 	return opts.Output.Write(opts.IO, t)
 }

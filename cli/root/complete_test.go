@@ -15,13 +15,13 @@ func TestCompletion(t *testing.T) {
 		args []string
 		want string // the candidates, then the directive
 	}{
-		{[]string{"solve", "--policy", ""}, "optimus drf tetris fifo :4"},
+		{[]string{"solve", "--policy", ""}, "optimus drf tetris fifo tiresias :4"},
 		{[]string{"place", "--policy", ""}, "optimus spread pack :4"},
 		{[]string{"solve", "--remaining", ""}, "p10 p50 p90 :4"},
 		{[]string{"solve", "--capacity", ""}, "nodes aggregate :4"},
 		{[]string{"convert", "--format", ""}, "arrows arrow parquet csv text :4"},
 		{[]string{"datasets", "export", "testbed", "--format", ""}, "parquet arrow arrows csv :4"},
-		{[]string{"datasets", "export", ""}, "testbed pollux-curves schedule-curves :4"},
+		{[]string{"datasets", "export", ""}, "testbed simulate-testbed pollux-curves pollux-workload-1 schedule-curves :4"},
 		{[]string{"convert", "--as", ""}, "cluster jobs loss speed"},
 		{[]string{"place", "ps-blocks", "--model", ""}, "resnet-50 vgg-16 :4"},
 		{[]string{"apply", "--executor", ""}, "print exec kubernetes :4"},

@@ -33,9 +33,11 @@ type Options struct {
 	Philly                      string // a Philly trace to sample the workload from
 	PhillyJobs, PhillyNodes     int
 	PhillyGPUs                  int
+	Pollux                      string // a workload in Pollux's format, or "workload-1" for the embedded one
 	Policies                    []string
 	Placement, Capacity         string
 	Interval, Stop, Restore     float64
+	PlanRestartCost             float64 // < 0: Stop + Restore
 	ProfileRuns                 int
 	ProfileRunS                 float64
 	Noise                       float64
@@ -99,12 +101,14 @@ sim_comparison, sim_jobs, sim_allocations and sim_utilisation there as Parquet.`
 	f.IntVar(&opts.PhillyJobs, "philly-jobs", 160, "jobs to sample with --philly")
 	f.IntVar(&opts.PhillyNodes, "philly-nodes", 16, "nodes of the cluster with --philly")
 	f.IntVar(&opts.PhillyGPUs, "philly-gpus", 4, "GPUs per node with --philly")
-	f.StringSliceVar(&opts.Policies, "policies", []string{"optimus", "drf", "tetris", "fifo"}, "allocation policies to run: optimus, drf, tetris, fifo")
+	f.StringVar(&opts.Pollux, "pollux", "", "replay a workload of Pollux's simulator from `FILE` (CSV: name, time, application, num_replicas, batch_size; workload-1: the embedded one) on its 16 x 4-GPU cluster with its application profiles")
+	f.StringSliceVar(&opts.Policies, "policies", []string{"optimus", "drf", "tetris", "fifo"}, "allocation policies to run: optimus, drf, tetris, fifo, tiresias")
 	f.StringVar(&opts.Placement, "placement", string(place.Optimus), "placement policy: optimus, spread or pack")
 	f.StringVar(&opts.Capacity, "capacity", string(solve.NodeCapacity), "capacity check of solve: nodes or aggregate")
 	f.Float64Var(&opts.Interval, "interval", simulate.DefaultInterval, "seconds between scheduling rounds")
 	f.Float64Var(&opts.Stop, "stop-cost", simulate.DefaultStopCost, "seconds to checkpoint and stop a job whose tasks change")
 	f.Float64Var(&opts.Restore, "restore-cost", simulate.DefaultRestoreCost, "seconds to restore a job from its checkpoint")
+	f.Float64Var(&opts.PlanRestartCost, "plan-restart-cost", -1, "restart cost in seconds the optimus policy plans with (-1: --stop-cost + --restore-cost; 0: re-plan from scratch every round)")
 	f.IntVar(&opts.ProfileRuns, "profile-runs", simulate.DefaultProfileRuns, "profiling runs at a job's arrival (not with --oracle)")
 	f.Float64Var(&opts.ProfileRunS, "profile-run-s", simulate.DefaultProfileRunS, "seconds of each profiling run")
 	f.Float64Var(&opts.Noise, "noise", 1, "multiplier of the profiles' observation noise (0: noiseless)")
@@ -260,6 +264,10 @@ func config(opts *Options, p solve.Policy, placement place.Policy, capacity solv
 	cfg := simulate.DefaultConfig(p)
 	cfg.Placement, cfg.Capacity, cfg.Interval = placement, capacity, opts.Interval
 	cfg.StopCost, cfg.RestoreCost = opts.Stop, opts.Restore
+	if opts.PlanRestartCost >= 0 {
+		c := opts.PlanRestartCost
+		cfg.PlanRestartCost = &c
+	}
 	cfg.ProfileRuns, cfg.ProfileRunS, cfg.NoiseScale = opts.ProfileRuns, opts.ProfileRunS, opts.Noise
 	cfg.Oracle, cfg.Seed, cfg.Horizon, cfg.KeepIntervals = oracle, seed, opts.Horizon, opts.Intervals
 	return cfg
@@ -274,6 +282,19 @@ func readInputs(opts *Options, seeds []uint64) ([]*simulate.Input, error) {
 		return nil, cmdutil.Usagef("--philly samples its own workload: give it without --cluster, --workload and --profiles")
 	}
 	out := make([]*simulate.Input, len(seeds))
+	if opts.Pollux != "" {
+		if given || opts.Philly != "" {
+			return nil, cmdutil.Usagef("--pollux brings its own cluster and profiles: give it without --cluster, --workload, --profiles and --philly")
+		}
+		in, err := polluxInput(opts.Pollux)
+		if err != nil {
+			return nil, err
+		}
+		for i := range out {
+			out[i] = in
+		}
+		return out, nil
+	}
 	if given {
 		if opts.Cluster == "" || opts.Workload == "" || opts.Profiles == "" {
 			return nil, cmdutil.Usagef("--cluster, --workload and --profiles come together (or none of them, for the simulate-testbed dataset)")
@@ -383,3 +404,32 @@ func writeDir(ios *iostreams.IOStreams, dir string, tabs []*table.Table) (err er
 	}
 	return nil
 }
+
+// polluxInput reads a workload in Pollux's format (or the embedded
+// workload-1) against the embedded application profiles.
+func polluxInput(name string) (*simulate.Input, error) {
+	var jobs []datasets.PolluxJob
+	var profiles map[string]*datasets.PolluxProfile
+	var err error
+	if name == "workload-1" {
+		jobs, profiles, err = datasets.PolluxWorkload1()
+	} else {
+		if profiles, err = datasets.PolluxProfiles(); err != nil {
+			return nil, err
+		}
+		var f *os.File
+		if f, err = os.Open(name); err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		jobs, err = datasets.ReadPolluxWorkload(f, name, profiles, datasets.PolluxNodes*datasets.PolluxGPUsPerNode)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", table.ErrInvalidInput, err)
+	}
+	return simtables.PolluxInput(jobs, profiles, polluxSpeedNoise)
+}
+
+// polluxSpeedNoise is the relative noise of a measured speed of a Pollux
+// job, as of the simulate-testbed's measured profiles.
+const polluxSpeedNoise = 0.02

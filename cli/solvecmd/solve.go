@@ -5,6 +5,7 @@ package solvecmd
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,9 +26,11 @@ type Options struct {
 	RestartCost float64
 	TetrisSRTF  float64
 	BaselineCap int
-	Capacity    string // nodes or aggregate
-	Quantile    string // which remaining-steps column is Q: p10, p50 or p90
-	Output      cmdutil.OutputOptions
+	// TiresiasHours are Tiresias' queue thresholds in GPU-hours.
+	TiresiasHours []float64
+	Capacity      string // nodes or aggregate
+	Quantile      string // which remaining-steps column is Q: p10, p50 or p90
+	Output        cmdutil.OutputOptions
 }
 
 // NewCmd returns the cobra command.
@@ -51,6 +54,14 @@ Policies (--policy):
   tetris   units of 1 PS + 1 worker by packing score plus a shortest-remaining-time
            bias, up to the job's limits (or --baseline-cap)
   fifo     each job its request (max_ps, max_workers) in arrival order
+  tiresias discretised 2D least-attained-service (NSDI'19): jobs in queues by the
+           service they attained (GPU-seconds; thresholds --tiresias-thresholds), a lower
+           queue first, arrival order within one; each job its whole request or nothing.
+           A predictions table carries no attained service, so here every job is in the
+           first queue (optimus simulate tracks it)
+
+An allreduce job (mode allreduce) gets workers only (ps stays 0); its speed model assumes
+its workers on the fewest nodes that hold them, as place packs them.
 
 Capacity (--capacity): by default (nodes) every policy places the tasks it allocates on a
 copy of the nodes as it goes, and a task that fits on no node does not fit, so that the
@@ -72,13 +83,15 @@ alloc_speed, alloc_completion_s, the gains, status and reason (optimus schema al
 	}
 	cmdutil.InputFlag(cmd, &opts.Input, "predictions")
 	cmd.Flags().StringVar(&opts.Cluster, "cluster", "", "read the cluster's nodes and capacities from `FILE` (required)")
-	cmd.Flags().StringVar(&opts.Policy, "policy", string(solve.Optimus), "allocation `POLICY`: optimus, drf, tetris or fifo")
+	cmd.Flags().StringVar(&opts.Policy, "policy", string(solve.Optimus), "allocation `POLICY`: optimus, drf, tetris, fifo or tiresias")
 	cmd.Flags().Float64Var(&opts.RestartCost, "restart-cost", def.RestartCost,
 		"what a restart (checkpoint, stop, restore) costs a running job, in `SECONDS`; its allocation changes only when the predicted gain beats it (0: re-solve from scratch)")
 	cmd.Flags().Float64Var(&opts.TetrisSRTF, "tetris-srtf", def.TetrisSRTFWeight,
 		"tetris: `WEIGHT` in [0,1] of the shortest-remaining-time bias against the packing score")
 	cmd.Flags().IntVar(&opts.BaselineCap, "baseline-cap", def.BaselineCap,
 		"drf, tetris: most PS and most workers (`N` each) for a job without max_ps/max_workers")
+	cmd.Flags().Float64SliceVar(&opts.TiresiasHours, "tiresias-thresholds", []float64{16},
+		"tiresias: attained service, in `GPU-HOURS` (ascending), at which a job moves to the next queue")
 	cmd.Flags().StringVar(&opts.Capacity, "capacity", string(solve.NodeCapacity),
 		"check allocations against the `CHECK`: nodes (every task fits on some node) or aggregate (the cluster's totals only, as the paper)")
 	cmd.Flags().StringVar(&opts.Quantile, "remaining", "p50", "plan with this `QUANTILE` of the predicted remaining steps: p10, p50 or p90")
@@ -130,7 +143,15 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	res, err := solve.Solve(prob, solve.Options{Policy: policy, RestartCost: opts.RestartCost, TetrisSRTFWeight: opts.TetrisSRTF, BaselineCap: opts.BaselineCap, Capacity: capacity})
+	var thresholds []float64
+	for _, h := range opts.TiresiasHours {
+		thresholds = append(thresholds, h*3600)
+	}
+	if !slices.IsSorted(thresholds) || slices.ContainsFunc(thresholds, func(x float64) bool { return !(x > 0) || math.IsInf(x, 0) }) {
+		return cmdutil.Usagef("--tiresias-thresholds %v: ascending numbers of GPU-hours > 0", opts.TiresiasHours)
+	}
+	res, err := solve.Solve(prob, solve.Options{Policy: policy, RestartCost: opts.RestartCost, TetrisSRTFWeight: opts.TetrisSRTF, BaselineCap: opts.BaselineCap, Capacity: capacity,
+		TiresiasThresholds: thresholds})
 	if err != nil {
 		return err
 	}

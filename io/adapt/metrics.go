@@ -84,6 +84,17 @@ func GroupSpeed(t *table.Table, jobs map[string]pipeline.JobInfo, jobsSource str
 	names, ps, ws, speeds := t.Strings("job"), t.Int64s("ps"), t.Int64s("workers"), t.Float64s("speed")
 	modes, modeOK := t.Strings("mode"), t.Valid("mode")
 	batch, batchOK := t.Int64s("global_batch"), t.Valid("global_batch")
+	// nodes and local_batch came with version 2 of the table: an older
+	// file has neither (null: one node, the job's own batch).
+	var nodes []int64
+	var nodesOK, localOK []bool
+	var local []float64
+	if t.Has("nodes") {
+		nodes, nodesOK = t.Int64s("nodes"), t.Valid("nodes")
+	}
+	if t.Has("local_batch") {
+		local, localOK = t.Float64s("local_batch"), t.Valid("local_batch")
+	}
 	index := map[string]int{}
 	var out []pipeline.SpeedSeries
 	for r, j := range names {
@@ -104,8 +115,25 @@ func GroupSpeed(t *table.Table, jobs map[string]pipeline.JobInfo, jobsSource str
 		if mode == "" {
 			return nil, t.Errorf("mode", r, "job %q has no mode: give the speed table a mode column or pass --jobs", j)
 		}
-		if mode == fit.Sync && !(gb > 0) {
-			return nil, t.Errorf("global_batch", r, "job %q is synchronous but has no global batch: give the speed table a global_batch column or pass --jobs", j)
+		if (mode == fit.Sync || mode == fit.AllReduce) && !(gb > 0) {
+			return nil, t.Errorf("global_batch", r, "job %q is %s but has no global batch: give the speed table a global_batch column or pass --jobs", j, mode)
+		}
+		s := fit.SpeedSample{PS: int(ps[r]), Workers: int(ws[r]), Speed: speeds[r]}
+		if nodesOK != nil && nodesOK[r] {
+			s.Nodes = int(nodes[r])
+		}
+		if localOK != nil && localOK[r] {
+			s.LocalBatch = local[r]
+		}
+		switch {
+		case mode == fit.AllReduce && s.PS != 0:
+			return nil, t.Errorf("ps", r, "job %q is allreduce, which has no parameter servers: ps must be 0, not %d", j, s.PS)
+		case mode != fit.AllReduce && s.PS < 1:
+			return nil, t.Errorf("ps", r, "job %q is %s: ps must be at least 1, not %d", j, mode, s.PS)
+		case mode != fit.AllReduce && (s.Nodes != 0 || s.LocalBatch != 0):
+			return nil, t.Errorf("nodes", r, "job %q is %s: nodes and local_batch are for allreduce jobs only", j, mode)
+		case s.Nodes > s.Workers:
+			return nil, t.Errorf("nodes", r, "job %q: %d workers cannot span %d nodes", j, s.Workers, s.Nodes)
 		}
 		i, seen := index[j]
 		if !seen {
@@ -117,7 +145,7 @@ func GroupSpeed(t *table.Table, jobs map[string]pipeline.JobInfo, jobsSource str
 		if js.Mode != mode || js.GlobalBatch != gb {
 			return nil, t.Errorf("", r, "job %q changes its mode or global batch between rows", j)
 		}
-		js.Samples = append(js.Samples, fit.SpeedSample{PS: int(ps[r]), Workers: int(ws[r]), Speed: speeds[r]})
+		js.Samples = append(js.Samples, s)
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package adapt
 import (
 	"fmt"
 
+	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/layout"
@@ -38,11 +39,13 @@ func Assignments(alloc *table.Table, c *pipeline.Cluster) ([]pipeline.Assignment
 	packing, packingOK := alloc.Strings("alloc_nodes"), alloc.Valid("alloc_nodes")
 	aps, aw := alloc.Int64s("alloc_ps"), alloc.Int64s("alloc_workers")
 	foreign := ForeignDemands(alloc, c.Resources)
+	modes := alloc.Strings("mode")
 	out := make([]pipeline.Assignment, len(names))
 	for i, name := range names {
 		a := pipeline.Assignment{Job: name, PS: int(aps[i]), Workers: int(aw[i]), Status: place.Status(status[i]),
-			Reason: reason[i], PSDemand: psDemand[i], WorkerDemand: workerDemand[i], Foreign: foreign[i]}
-		if a.Status == place.Running && packingOK[i] && a.Foreign == "" && a.PS >= 1 && a.Workers >= 1 {
+			Reason: reason[i], PSDemand: psDemand[i], WorkerDemand: workerDemand[i], Foreign: foreign[i],
+			AllReduce: modes[i] == fit.AllReduce}
+		if a.Status == place.Running && packingOK[i] && a.Foreign == "" && (a.PS >= 1 || a.AllReduce) && a.Workers >= 1 {
 			slots, _, err := ParsePacking(packing[i], nodeIndex)
 			if err != nil {
 				return nil, &table.Error{Source: alloc.Source, Column: "alloc_nodes", Row: i + 1, Msg: err.Error()}

@@ -3,7 +3,7 @@ package schema
 // All lists every table, in the order the pipeline produces them.
 var All = []*Table{Cluster, Jobs, Loss, Speed, Models, Suggestions, Predictions, Allocation, Plan, Actions, Truth, PSBlocks, PSAssignment, PSBalance, SpeedEval, ConvergenceEval}
 
-var modes = []string{"sync", "async"}
+var modes = []string{"sync", "async", "allreduce"}
 
 // Cluster is the capacity of every node: one row per node, one float column
 // per resource.
@@ -30,7 +30,7 @@ var Cluster = &Table{
 // runs with now, and what one of its tasks needs.
 var Jobs = &Table{
 	Name:    "jobs",
-	Version: 1,
+	Version: 2, // 2: mode allreduce
 	Doc: "One row per training job. Per-task demands come as `worker_<resource>` and `ps_<resource>` " +
 		"columns, one pair for each resource column of the cluster table (a missing pair is an error where the " +
 		"cluster is known).",
@@ -41,7 +41,7 @@ var Jobs = &Table{
 		{Name: "model", Type: String, Required: true, NonEmpty: true,
 			Doc: "Model family (resnet-50, vgg-16, ...); jobs of one family may share measurements."},
 		{Name: "mode", Type: String, Required: true, Enum: modes,
-			Doc: "Parameter-server training mode: `sync` or `async`; selects the speed model."},
+			Doc: "Training mode: `sync` or `async` (parameter servers), or `allreduce` (one worker per GPU, no PS: ps stays 0); selects the speed model."},
 		{Name: "global_batch", Type: Int64, Unit: "examples", Required: true, Min: one,
 			Doc: "Examples per step over all workers (M in the synchronous speed model)."},
 		{Name: "epoch_steps", Type: Int64, Unit: "steps", Required: true, Min: one,
@@ -99,14 +99,14 @@ var Loss = &Table{
 // and workers.
 var Speed = &Table{
 	Name:    "speed",
-	Version: 1,
+	Version: 2, // 2: mode allreduce, ps 0, nodes, local_batch
 	Doc: "One row per speed measurement. A speed of 0 or NaN is a failed run: the fitter excludes and counts it. " +
 		"mode and global_batch may be given here or come from the jobs table.",
 	Columns: []Column{
 		{Name: "job", Type: String, Required: true, NonEmpty: true,
 			Doc: "Job measured."},
-		{Name: "ps", Type: Int64, Required: true, Min: one,
-			Doc: "Parameter servers during the measurement."},
+		{Name: "ps", Type: Int64, Required: true, Min: zero,
+			Doc: "Parameter servers during the measurement (>= 1; 0 for allreduce)."},
 		{Name: "workers", Type: Int64, Required: true, Min: one,
 			Doc: "Workers during the measurement."},
 		{Name: "speed", Type: Float64, Unit: "steps/s", Required: true, Nullable: true, AllowNaN: true, Min: zero,
@@ -115,6 +115,10 @@ var Speed = &Table{
 			Doc: "sync or async, when not taken from the jobs table."},
 		{Name: "global_batch", Type: Int64, Unit: "examples", Nullable: true, Min: one,
 			Doc: "Global batch size, when not taken from the jobs table."},
+		{Name: "nodes", Type: Int64, Nullable: true, Min: one,
+			Doc: "For allreduce: nodes the workers spanned; null for one node."},
+		{Name: "local_batch", Type: Float64, Unit: "examples", Nullable: true, Min: zero, MinOpen: true,
+			Doc: "For allreduce: per-GPU batch of the measurement, when it is not global_batch / workers."},
 	},
 }
 
@@ -124,21 +128,21 @@ var qualities = []string{"good", "fair", "poor", "insufficient"}
 // them and predict copies them into predictions, so solve needs no side input.
 var speedModelColumns = []Column{
 	{Name: "speed_theta0", Type: Float64, Nullable: true, Min: zero,
-		Doc: "Speed model coefficient theta0 (sync: compute time per example, s; async: constant time per step, s)."},
+		Doc: "Speed model coefficient theta0 (sync and allreduce: compute time per example, s; async: constant time per step, s)."},
 	{Name: "speed_theta1", Type: Float64, Nullable: true, Min: zero,
-		Doc: "Speed model coefficient theta1 (sync: constant overhead per step, s; async: push/pull time x w/p)."},
+		Doc: "Speed model coefficient theta1 (sync and allreduce: constant overhead per step, s; async: push/pull time x w/p)."},
 	{Name: "speed_theta2", Type: Float64, Nullable: true, Min: zero,
-		Doc: "Speed model coefficient theta2 (sync: push/pull time x w/p; async: per-worker overhead)."},
+		Doc: "Speed model coefficient theta2 (sync: push/pull time x w/p; async: per-worker overhead; allreduce: all-reduce time within a node)."},
 	{Name: "speed_theta3", Type: Float64, Nullable: true, Min: zero,
-		Doc: "Speed model coefficient theta3 (sync: per-worker overhead; async: per-PS overhead)."},
+		Doc: "Speed model coefficient theta3 (sync: per-worker overhead; async: per-PS overhead; allreduce: extra all-reduce time across nodes)."},
 	{Name: "speed_theta4", Type: Float64, Nullable: true, Min: zero,
-		Doc: "Speed model coefficient theta4 (sync: per-PS overhead; null for async)."},
+		Doc: "Speed model coefficient theta4 (sync: per-PS overhead; allreduce: across-node all-reduce time per worker beyond 2; null for async)."},
 }
 
 // Models holds each job's fitted convergence and speed models.
 var Models = &Table{
 	Name:    "models",
-	Version: 1,
+	Version: 2, // 2: speed_mode allreduce
 	Doc: "One row per job: the fitted convergence model l(k) = 1/(b0*k + b1) + b2 over normalised values, with " +
 		"what predict needs for its uncertainty, and the fitted speed model (docs/models.md), with their quality. " +
 		"Normalised values are (the metric, or its complement for higher-is-better metrics) divided by loss_scale; " +
@@ -238,7 +242,7 @@ var Allocation = &Table{
 	Key:     "job",
 	Extends: "predictions",
 	Columns: []Column{
-		{Name: "alloc_policy", Type: String, Nullable: true, Enum: []string{"optimus", "drf", "tetris", "fifo"},
+		{Name: "alloc_policy", Type: String, Nullable: true, Enum: []string{"optimus", "drf", "tetris", "fifo", "tiresias"},
 			Doc: "Policy that decided: optimus (the paper's marginal-gain greedy), drf, tetris or fifo."},
 		{Name: "alloc_ps", Type: Int64, Required: true, Min: zero, Doc: "Parameter servers decided (0 when waiting or done)."},
 		{Name: "alloc_workers", Type: Int64, Required: true, Min: zero, Doc: "Workers decided (0 when waiting or done)."},

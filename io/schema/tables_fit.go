@@ -4,13 +4,14 @@ package schema
 // measuring next.
 var Suggestions = &Table{
 	Name:    "suggestions",
-	Version: 1,
+	Version: 2, // 2: allreduce (ps 0, nodes)
 	Doc:     "One row per configuration to measure next, per job, in the order to measure them.",
 	Columns: []Column{
 		{Name: "job", Type: String, Required: true, NonEmpty: true, Doc: "Job."},
 		{Name: "rank", Type: Int64, Required: true, Min: one, Doc: "Order of measurement, from 1."},
-		{Name: "ps", Type: Int64, Required: true, Min: one, Doc: "Parameter servers to run with."},
+		{Name: "ps", Type: Int64, Required: true, Min: zero, Doc: "Parameter servers to run with (0 for allreduce)."},
 		{Name: "workers", Type: Int64, Required: true, Min: one, Doc: "Workers to run with."},
+		{Name: "nodes", Type: Int64, Nullable: true, Min: one, Doc: "For allreduce: nodes to spread the workers over; null for parameter-server jobs."},
 		{Name: "identifiable", Type: Bool, Required: true,
 			Doc: "Whether the measurements so far plus this and the earlier suggestions determine every speed-model coefficient."},
 	},

@@ -1,0 +1,44 @@
+package simulatecmd_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+)
+
+func TestPolluxWorkloadRuns(t *testing.T) {
+	code, out, stderr := run(t, "simulate", "--pollux", "workload-1", "--interval", "60", "--stop-cost", "0", "--restore-cost", "30",
+		"--policies", "tiresias,optimus", "--oracle", "--intervals=false", "--format", "csv", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sum, err := table.Read(bytes.NewReader(out), "stdout", schema.SimSummary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, fin, jct := sum.Strings("policy"), sum.Int64s("finished"), sum.Float64s("mean_jct_s")
+	if len(pol) != 2 || fin[0] != 160 || fin[1] != 160 || !(jct[0] > 0) || !(jct[1] > 0) {
+		t.Errorf("policies %v finished %v mean JCT %v", pol, fin, jct)
+	}
+}
+
+func TestPolluxBadInput(t *testing.T) {
+	dir := t.TempDir()
+	w := filepath.Join(dir, "w.csv")
+	if err := os.WriteFile(w, []byte("name,time,application,num_replicas,batch_size\ncifar10-0,107,cifar10,6,2048\nncf-1,110,ncf,1,16\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(t, "simulate", "--pollux", w, "--oracle", "-q")
+	want := `column "batch_size", row 2 (line 3): job "ncf-1": batch size 16 is outside the profiled range 256-32768 of ncf`
+	if code != 2 || len(out) != 0 || !strings.Contains(stderr, w+": "+want) {
+		t.Errorf("exit %d, %d bytes out, stderr %q; want exit 2 and %s", code, len(out), stderr, want)
+	}
+	if code, _, stderr := run(t, "simulate", "--pollux", "workload-1", "--workload", w, "-q"); code != 2 || !strings.Contains(stderr, "--pollux brings its own") {
+		t.Errorf("--pollux with --workload: exit %d: %s", code, stderr)
+	}
+}

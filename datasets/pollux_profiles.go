@@ -1,0 +1,416 @@
+package datasets
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/csv"
+	"fmt"
+	"io/fs"
+	"math"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// PolluxApps are the applications whose profiles Pollux's simulator ships
+// (petuum/adaptdl, branch osdi21-artifact, simulator/traces), embedded in
+// data/pollux/<app>/.
+var PolluxApps = []string{"bert", "cifar10", "deepspeech2", "imagenet", "ncf", "yolov3"}
+
+// PolluxEpochs is how many epochs a job of each application trains in
+// Pollux's simulator (its completion epoch is this count minus one, with no
+// target metric).
+var PolluxEpochs = map[string]int{"bert": 2, "cifar10": 100, "ncf": 10, "imagenet": 90, "deepspeech2": 80, "yolov3": 50}
+
+// PolluxStep is one profiled step: per-GPU batch, step and synchronisation
+// time in seconds.
+type PolluxStep struct {
+	LocalBatch, StepTime, SyncTime float64
+}
+
+// PolluxProfile is one application's throughput and convergence profile.
+type PolluxProfile struct {
+	App string
+	// Placements maps a placement (GPUs per node, rotated to its
+	// lexicographically smallest form, as digits: "22") to its steps,
+	// sorted by local batch.
+	Placements map[string][]PolluxStep
+	// Groups are the steps by (nodes, replicas): the placements' mean per
+	// local batch and scalability.csv's rows, sorted by nodes, replicas,
+	// local batch.
+	Groups []PolluxGroup
+	// Validation holds, per global batch, the cumulative iterations after
+	// each epoch (validation-<batch>.csv's iteration column).
+	Validation map[int][]float64
+	Batches    []int // the profiled global batches, ascending
+	nodeCounts []int // the distinct Nodes of Groups, ascending
+
+	// MinLocal is the smallest profiled per-GPU batch (placements.csv),
+	// MaxLocal the largest one a step runs at without gradient
+	// accumulation: the smaller of the largest in placements.csv and in
+	// scalability.csv (yolov3: 8), as Pollux's simulator splits batches.
+	MinLocal, MaxLocal float64
+}
+
+// PolluxGroup is the profiled steps of one (nodes, replicas).
+type PolluxGroup struct {
+	Nodes, Replicas int
+	Steps           []PolluxStep
+}
+
+// PolluxProfiles reads the embedded profiles of every application.
+func PolluxProfiles() (map[string]*PolluxProfile, error) {
+	out := map[string]*PolluxProfile{}
+	for _, app := range PolluxApps {
+		p, err := ReadPolluxProfile(polluxFS, "data/pollux", app)
+		if err != nil {
+			return nil, err
+		}
+		out[app] = p
+	}
+	return out, nil
+}
+
+// ReadPolluxProfile reads <root>/<app>/placements.csv, scalability.csv and
+// validation-<batch>.csv. Errors name the file, column and row.
+func ReadPolluxProfile(fsys fs.FS, root, app string) (*PolluxProfile, error) {
+	dir := path.Join(root, app)
+	p := &PolluxProfile{App: app, Placements: map[string][]PolluxStep{}, Validation: map[int][]float64{},
+		MinLocal: math.Inf(1), MaxLocal: math.Inf(-1)}
+	type key struct{ n, r int }
+	sums := map[key]map[float64][3]float64{} // local batch -> step, sync, count
+	add := func(k key, s PolluxStep) {
+		if sums[k] == nil {
+			sums[k] = map[float64][3]float64{}
+		}
+		v := sums[k][s.LocalBatch]
+		sums[k][s.LocalBatch] = [3]float64{v[0] + s.StepTime, v[1] + s.SyncTime, v[2] + 1}
+	}
+	file := path.Join(dir, "placements.csv")
+	err := readPolluxCSV(fsys, file, []string{"placement", "local_bsz", "step_time", "sync_time"}, func(row int, rec []string, num func(col int) (float64, error)) error {
+		perNode, err := parsePlacement(rec[0])
+		if err != nil {
+			return fmt.Errorf("%s: column %q, row %d: %v", file, "placement", row, err)
+		}
+		var s PolluxStep
+		for c, dst := range []*float64{&s.LocalBatch, &s.StepTime, &s.SyncTime} {
+			if *dst, err = num(c + 1); err != nil {
+				return err
+			}
+		}
+		id := placementID(perNode)
+		p.Placements[id] = append(p.Placements[id], s)
+		p.MinLocal, p.MaxLocal = math.Min(p.MinLocal, s.LocalBatch), math.Max(p.MaxLocal, s.LocalBatch)
+		add(key{len(perNode), sum(perNode)}, s)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	file = path.Join(dir, "scalability.csv")
+	scalMax := math.Inf(-1)
+	err = readPolluxCSV(fsys, file, []string{"num_nodes", "num_replicas", "local_bsz", "step_time", "sync_time"}, func(row int, rec []string, num func(col int) (float64, error)) error {
+		var v [5]float64
+		for c := range v {
+			x, err := num(c)
+			if err != nil {
+				return err
+			}
+			v[c] = x
+		}
+		n, r := int(v[0]), int(v[1])
+		if float64(n) != v[0] || float64(r) != v[1] || n < 1 || r < n {
+			return fmt.Errorf("%s: row %d: num_nodes %g and num_replicas %g must be whole, with 1 <= num_nodes <= num_replicas", file, row, v[0], v[1])
+		}
+		add(key{n, r}, PolluxStep{LocalBatch: v[2], StepTime: v[3], SyncTime: v[4]})
+		scalMax = math.Max(scalMax, v[2])
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if scalMax > 0 {
+		p.MaxLocal = math.Min(p.MaxLocal, scalMax)
+	}
+	for id, steps := range p.Placements {
+		slices.SortFunc(steps, func(a, b PolluxStep) int { return cmp.Compare(a.LocalBatch, b.LocalBatch) })
+		p.Placements[id] = steps
+	}
+	for k, byLocal := range sums {
+		g := PolluxGroup{Nodes: k.n, Replicas: k.r}
+		for lb, v := range byLocal {
+			g.Steps = append(g.Steps, PolluxStep{LocalBatch: lb, StepTime: v[0] / v[2], SyncTime: v[1] / v[2]})
+		}
+		slices.SortFunc(g.Steps, func(a, b PolluxStep) int { return cmp.Compare(a.LocalBatch, b.LocalBatch) })
+		p.Groups = append(p.Groups, g)
+	}
+	slices.SortFunc(p.Groups, func(a, b PolluxGroup) int {
+		return cmp.Or(cmp.Compare(a.Nodes, b.Nodes), cmp.Compare(a.Replicas, b.Replicas))
+	})
+	for _, g := range p.Groups {
+		if n := len(p.nodeCounts); n == 0 || p.nodeCounts[n-1] != g.Nodes {
+			p.nodeCounts = append(p.nodeCounts, g.Nodes)
+		}
+	}
+	if len(p.Placements) == 0 {
+		return nil, fmt.Errorf("%s: no rows", path.Join(dir, "placements.csv"))
+	}
+	files, err := fs.Glob(fsys, path.Join(dir, "validation-*.csv"))
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		batch, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(path.Base(f), "validation-"), ".csv"))
+		if err != nil || batch < 1 {
+			return nil, fmt.Errorf("%s: the name must be validation-<global batch>.csv", f)
+		}
+		var its []float64
+		err = readPolluxCSV(fsys, f, []string{"progress", "iteration"}, func(row int, rec []string, num func(col int) (float64, error)) error {
+			it, err := num(1)
+			if err != nil {
+				return err
+			}
+			if n := len(its); n > 0 && it < its[n-1] {
+				return fmt.Errorf("%s: column %q, row %d: %g iterations, fewer than the epoch before (%g)", f, "iteration", row, it, its[n-1])
+			}
+			its = append(its, it)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		p.Validation[batch] = its
+		p.Batches = append(p.Batches, batch)
+	}
+	if len(p.Batches) == 0 {
+		return nil, fmt.Errorf("%s: no validation-<global batch>.csv", dir)
+	}
+	slices.Sort(p.Batches)
+	return p, nil
+}
+
+// readPolluxCSV reads a CSV file whose header starts with the given
+// columns, calling row for each record (rows count from 1) with a number
+// parser that names file, column and row in its error.
+func readPolluxCSV(fsys fs.FS, file string, cols []string, row func(r int, rec []string, num func(col int) (float64, error)) error) error {
+	data, err := fs.ReadFile(fsys, file)
+	if err != nil {
+		return err
+	}
+	cr := csv.NewReader(bytes.NewReader(data))
+	cr.FieldsPerRecord = -1
+	recs, err := cr.ReadAll()
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	if len(recs) == 0 || len(recs[0]) < len(cols) || !slices.Equal(recs[0][:len(cols)], cols) {
+		return fmt.Errorf("%s: the header must start with %s", file, strings.Join(cols, ","))
+	}
+	for i, rec := range recs[1:] {
+		r := i + 1
+		if len(rec) < len(cols) {
+			return fmt.Errorf("%s: row %d: %d fields, want at least %d", file, r, len(rec), len(cols))
+		}
+		num := func(c int) (float64, error) {
+			x, err := strconv.ParseFloat(strings.TrimSpace(rec[c]), 64)
+			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+				return 0, fmt.Errorf("%s: column %q, row %d: %q is not a number >= 0", file, cols[c], r, rec[c])
+			}
+			return x, nil
+		}
+		if err := row(r, rec, num); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parsePlacement reads a placement's digits (GPUs per node).
+func parsePlacement(s string) ([]int, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, fmt.Errorf("empty placement")
+	}
+	out := make([]int, 0, len(s))
+	for _, c := range s {
+		if c < '1' || c > '9' {
+			return nil, fmt.Errorf("placement %q: each character must be a digit 1-9 (GPUs on one node)", s)
+		}
+		out = append(out, int(c-'0'))
+	}
+	return out, nil
+}
+
+// placementID is a placement's lexicographically smallest rotation with
+// the empty nodes left out, as digits (Pollux's normalisation; more than
+// 9 GPUs on a node has no profile and is written with a separator).
+func placementID(perNode []int) string {
+	var buf [32]int
+	p := buf[:0]
+	for _, x := range perNode {
+		if x > 0 {
+			p = append(p, x)
+		}
+	}
+	// The smallest rotation: compare rotations in place.
+	start := 0
+	for i := 1; i < len(p); i++ {
+		for k := range len(p) {
+			a, b := p[(i+k)%len(p)], p[(start+k)%len(p)]
+			if a != b {
+				if a < b {
+					start = i
+				}
+				break
+			}
+		}
+	}
+	var b strings.Builder
+	b.Grow(len(p))
+	for k := range len(p) {
+		x := p[(start+k)%len(p)]
+		if x > 9 {
+			b.WriteString("/" + strconv.Itoa(x) + "/")
+		} else {
+			b.WriteByte(byte('0' + x))
+		}
+	}
+	return b.String()
+}
+
+func sum(xs []int) int {
+	s := 0
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+// interpSteps interpolates step and sync time linearly over the local
+// batch, clamped to the profiled range.
+func interpSteps(steps []PolluxStep, local float64) (step, sync float64) {
+	if len(steps) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	if local <= steps[0].LocalBatch {
+		return steps[0].StepTime, steps[0].SyncTime
+	}
+	last := steps[len(steps)-1]
+	if local >= last.LocalBatch {
+		return last.StepTime, last.SyncTime
+	}
+	i, _ := slices.BinarySearchFunc(steps, local, func(s PolluxStep, x float64) int { return cmp.Compare(s.LocalBatch, x) })
+	a, b := steps[i-1], steps[i]
+	f := (local - a.LocalBatch) / (b.LocalBatch - a.LocalBatch)
+	return a.StepTime + f*(b.StepTime-a.StepTime), a.SyncTime + f*(b.SyncTime-a.SyncTime)
+}
+
+// StepTime is the time of one optimizer step, in seconds, of a job whose
+// GPUs lie perNode (GPUs on each node; zeros ignored) with a global batch
+// of batch examples, as Pollux's simulator computes it: the placement's
+// own profile interpolated over the per-GPU batch when it was profiled,
+// else an interpolation over (nodes, replicas, per-GPU batch) of the
+// profiled groups (placements.csv averaged per (nodes, replicas) and
+// scalability.csv). A per-GPU batch above the largest profiled one is
+// split into gradient-accumulation steps, each adding step_time -
+// sync_time. NaN for no GPU.
+//
+// Pollux interpolates the second case over a Delaunay triangulation of
+// the points (scipy's griddata); here it is linear over replicas among
+// the groups of the same node count, then linear over node counts between
+// the two nearest profiled ones (replicas clamped to each one's range):
+// the same values at profiled points, not between them.
+func (p *PolluxProfile) StepTime(perNode []int, batch float64) float64 {
+	w := sum(perNode)
+	if w < 1 {
+		return math.NaN()
+	}
+	local := batch / float64(w)
+	accum := 1.0
+	if local > p.MaxLocal {
+		accum = math.Ceil(local/p.MaxLocal - 1e-9)
+		local /= accum
+	}
+	var step, sync float64
+	if steps, ok := p.Placements[placementID(perNode)]; ok {
+		step, sync = interpSteps(steps, local)
+	} else {
+		nodes := 0
+		for _, x := range perNode {
+			if x > 0 {
+				nodes++
+			}
+		}
+		step, sync = p.groupSteps(nodes, w, local)
+	}
+	return step + (accum-1)*(step-sync)
+}
+
+// groupSteps interpolates the groups over replicas within a node count,
+// then over node counts.
+func (p *PolluxProfile) groupSteps(nodes, replicas int, local float64) (step, sync float64) {
+	counts := p.nodeCounts
+	at := func(n int) (float64, float64) {
+		lo, _ := slices.BinarySearchFunc(p.Groups, n, func(g PolluxGroup, n int) int { return cmp.Compare(g.Nodes, n) })
+		hi := lo
+		for hi < len(p.Groups) && p.Groups[hi].Nodes == n {
+			hi++
+		}
+		gs := p.Groups[lo:hi]
+		if replicas <= gs[0].Replicas {
+			return interpSteps(gs[0].Steps, local)
+		}
+		for k := 1; k < len(gs); k++ {
+			if replicas <= gs[k].Replicas {
+				s0, y0 := interpSteps(gs[k-1].Steps, local)
+				s1, y1 := interpSteps(gs[k].Steps, local)
+				f := float64(replicas-gs[k-1].Replicas) / float64(gs[k].Replicas-gs[k-1].Replicas)
+				return s0 + f*(s1-s0), y0 + f*(y1-y0)
+			}
+		}
+		return interpSteps(gs[len(gs)-1].Steps, local)
+	}
+	i, found := slices.BinarySearch(counts, nodes)
+	switch {
+	case found:
+		return at(nodes)
+	case i == 0:
+		return at(counts[0])
+	case i == len(counts):
+		return at(counts[len(counts)-1])
+	}
+	s0, y0 := at(counts[i-1])
+	s1, y1 := at(counts[i])
+	f := float64(nodes-counts[i-1]) / float64(counts[i]-counts[i-1])
+	return s0 + f*(s1-s0), y0 + f*(y1-y0)
+}
+
+// Iterations is the cumulative optimizer steps after epochs epochs at a
+// global batch, interpolated linearly between the two nearest profiled
+// batches (validation-<batch>.csv's iteration column, as Pollux's
+// simulator reads it); the last profiled epoch's figure is extended at its
+// per-epoch rate. An error when batch is outside the profiled batches.
+func (p *PolluxProfile) Iterations(batch float64, epochs int) (float64, error) {
+	lo, hi := p.Batches[0], p.Batches[len(p.Batches)-1]
+	if batch < float64(lo) || batch > float64(hi) {
+		return 0, fmt.Errorf("batch size %g is outside the profiled range %d-%d of %s", batch, lo, hi, p.App)
+	}
+	at := func(b int) float64 {
+		its := p.Validation[b]
+		if epochs <= 0 || len(its) == 0 {
+			return 0
+		}
+		if epochs <= len(its) {
+			return its[epochs-1]
+		}
+		return its[len(its)-1] * float64(epochs) / float64(len(its))
+	}
+	i, found := slices.BinarySearch(p.Batches, int(batch))
+	if found && float64(p.Batches[i]) == batch {
+		return at(p.Batches[i]), nil
+	}
+	a, b := p.Batches[i-1], p.Batches[i]
+	f := (batch - float64(a)) / float64(b-a)
+	return at(a) + f*(at(b)-at(a)), nil
+}

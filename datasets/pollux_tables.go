@@ -1,0 +1,114 @@
+package datasets
+
+import (
+	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+)
+
+func init() {
+	Catalog = append(Catalog, Dataset{
+		Name: "pollux-workload-1",
+		Doc: "Pollux's (OSDI'21) workload-1 for its simulator: 160 all-reduce jobs (cifar10, ncf, deepspeech2, bert, " +
+			"imagenet, yolov3) on its 16 nodes of 4 GPUs, each with an epoch budget of its completion epoch; each job's " +
+			"speed at 10 profiling configurations of (workers, nodes) by its application's profile (speed); and the " +
+			"applications' profiled placements as all-reduce speed samples, job = application (placements, for " +
+			"optimus eval speed). Tables: cluster, jobs, speed, placements. optimus simulate --pollux workload-1 replays it.",
+		Generate: func(uint64) ([]Named, error) {
+			jobs, profiles, err := PolluxWorkload1()
+			if err != nil {
+				return nil, err
+			}
+			return []Named{{"cluster", PolluxClusterTable()}, {"jobs", PolluxJobsTable(jobs)},
+				{"speed", PolluxProfilingTable(jobs, profiles, 10)}, {"placements", PolluxSpeedTable(profiles)}}, nil
+		},
+	})
+}
+
+// PolluxJobsTable is a Pollux workload as a jobs table: allreduce jobs of 1
+// GPU a worker, max_workers their replica cap, epoch_budget their
+// completion epoch in epochs of epoch_steps.
+func PolluxJobsTable(jobs []PolluxJob) *table.Table {
+	n := len(jobs)
+	t := table.New(schema.Jobs, n)
+	name, model, mode := make([]string, n), make([]string, n), make([]string, n)
+	batch, epoch, maxW, zero := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	arrival, budget, wGPU, pGPU := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	for i, j := range jobs {
+		name[i], model[i], mode[i] = j.Name, j.App, fit.AllReduce
+		batch[i], epoch[i], maxW[i] = int64(j.Batch), j.EpochSteps, int64(j.MaxReplicas)
+		arrival[i], budget[i], wGPU[i] = j.Arrival, j.TotalSteps/float64(j.EpochSteps), 1
+	}
+	t.SetStrings("job", name, nil)
+	t.SetStrings("model", model, nil)
+	t.SetStrings("mode", mode, nil)
+	t.SetInt64s("global_batch", batch, nil)
+	t.SetInt64s("epoch_steps", epoch, nil)
+	t.SetFloat64s("arrival_s", arrival, nil)
+	t.SetFloat64s("epoch_budget", budget, nil)
+	t.SetInt64s("progress_steps", zero, nil)
+	t.SetInt64s("max_workers", maxW, nil)
+	t.SetFloat64s("worker_gpu", wGPU, nil)
+	t.SetFloat64s("ps_gpu", pGPU, nil)
+	return t
+}
+
+// PolluxSpeedTable is every application's profiled placements as allreduce
+// speed samples (PolluxSpeedSamples), one job per application at its
+// largest profiled global batch.
+func PolluxSpeedTable(profiles map[string]*PolluxProfile) *table.Table {
+	var job, mode []string
+	var ps, ws, nodes, batch []int64
+	var speed, local []float64
+	for _, app := range PolluxApps {
+		p, ok := profiles[app]
+		if !ok {
+			continue
+		}
+		for _, s := range PolluxSpeedSamples(p) {
+			job, mode = append(job, app), append(mode, fit.AllReduce)
+			ps, ws, nodes = append(ps, 0), append(ws, int64(s.Workers)), append(nodes, int64(s.Nodes))
+			batch = append(batch, int64(p.Batches[len(p.Batches)-1]))
+			speed, local = append(speed, s.Speed), append(local, s.LocalBatch)
+		}
+	}
+	t := table.New(schema.Speed, len(job))
+	t.SetStrings("job", job, nil)
+	t.SetInt64s("ps", ps, nil)
+	t.SetInt64s("workers", ws, nil)
+	t.SetFloat64s("speed", speed, nil)
+	t.SetStrings("mode", mode, nil)
+	t.SetInt64s("global_batch", batch, nil)
+	t.SetInt64s("nodes", nodes, nil)
+	t.SetFloat64s("local_batch", local, nil)
+	return t
+}
+
+// PolluxProfilingTable is each job's speed, by its application's profile,
+// at the n configurations of (workers, nodes) fit.SuggestConfigs picks
+// among 1..max_workers workers on the default cluster: what profiling runs
+// at arrival would measure (noiseless).
+func PolluxProfilingTable(jobs []PolluxJob, profiles map[string]*PolluxProfile, n int) *table.Table {
+	var job, mode []string
+	var ps, ws, nodes, batch []int64
+	var speed []float64
+	for _, j := range jobs {
+		p := profiles[j.App]
+		grid := fit.AllReduceGrid(j.MaxReplicas, PolluxGPUsPerNode, PolluxNodes)
+		for _, c := range fit.SuggestConfigs(nil, grid, n) {
+			st := p.StepTime(SpreadEvenly(c.Workers, c.Nodes), float64(j.Batch))
+			job, mode = append(job, j.Name), append(mode, fit.AllReduce)
+			ps, ws, nodes, batch = append(ps, 0), append(ws, int64(c.Workers)), append(nodes, int64(c.Nodes)), append(batch, int64(j.Batch))
+			speed = append(speed, 1/st)
+		}
+	}
+	t := table.New(schema.Speed, len(job))
+	t.SetStrings("job", job, nil)
+	t.SetInt64s("ps", ps, nil)
+	t.SetInt64s("workers", ws, nil)
+	t.SetFloat64s("speed", speed, nil)
+	t.SetStrings("mode", mode, nil)
+	t.SetInt64s("global_batch", batch, nil)
+	t.SetInt64s("nodes", nodes, nil)
+	return t
+}

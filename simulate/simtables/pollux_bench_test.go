@@ -1,0 +1,81 @@
+package simtables
+
+import (
+	"testing"
+
+	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/simulate"
+	"github.com/optimus-sched/optimus/solve"
+)
+
+func BenchmarkPolluxWorkload1(b *testing.B) {
+	jobs, profiles, err := datasets.PolluxWorkload1()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, p := range []solve.Policy{solve.Optimus, solve.Tiresias} {
+		b.Run(string(p), func(b *testing.B) {
+			for b.Loop() {
+				in, err := PolluxInput(jobs, profiles, 0.02)
+				if err != nil {
+					b.Fatal(err)
+				}
+				cfg := simulate.DefaultConfig(p)
+				cfg.Interval, cfg.StopCost, cfg.RestoreCost, cfg.Oracle = 60, 0, 30, true
+				if _, err := simulate.Run(in, cfg); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkPolluxModelAsTruth reports workload-1's mean JCT when every
+// job's true step time is the oracle's own all-reduce model (so the oracle
+// plans with the exact truth, as Pollux's Optimus+Oracle does with its
+// profiles) against the profile's step times:
+//
+//	go test -run X -bench PolluxModelAsTruth -benchtime 1x ./simulate/simtables/
+func BenchmarkPolluxModelAsTruth(b *testing.B) {
+	jobs, profiles, err := datasets.PolluxWorkload1()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, truth := range []string{"profile", "model"} {
+		for _, p := range []solve.Policy{solve.Optimus, solve.Tiresias} {
+			b.Run(truth+"/"+string(p), func(b *testing.B) {
+				var jct float64
+				for b.Loop() {
+					in, err := PolluxInput(jobs, profiles, 0.02)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if truth == "model" {
+						for app, pr := range in.Profiles {
+							oracle := pr.Placed.Oracle
+							pr.Placed = &simulate.PlacedSpeed{Oracle: oracle, StepTime: func(perNode []int, batch float64) float64 {
+								w, n := 0, 0
+								for _, x := range perNode {
+									w += x
+									if x > 0 {
+										n++
+									}
+								}
+								return 1 / oracle(int64(batch)).SpeedOn(w, n, batch/float64(w))
+							}}
+							in.Profiles[app] = pr
+						}
+					}
+					cfg := simulate.DefaultConfig(p)
+					cfg.Interval, cfg.StopCost, cfg.RestoreCost, cfg.Oracle = 60, 0, 30, true
+					res, err := simulate.Run(in, cfg)
+					if err != nil {
+						b.Fatal(err)
+					}
+					jct = res.Summary.MeanJCT
+				}
+				b.ReportMetric(jct, "mean_jct_s")
+			})
+		}
+	}
+}
