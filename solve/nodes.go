@@ -292,9 +292,21 @@ func (pg *packing) firstFit(c, id int, d []float64) int {
 func (pg *packing) take(j, role int, d []float64, i, count int) {
 	pg.adjust(i, d, count)
 	if n := len(pg.log); n == 0 || len(pg.log[n-1]) == logChunk {
-		pg.log = append(pg.log, make([]placement, 0, logChunk))
+		// The first chunk starts small and grows (most plans of a small
+		// cluster place tens of tasks, and every candidate plan makes a
+		// packing); later chunks are whole.
+		size := logChunk
+		if n == 0 {
+			size = 64
+		}
+		pg.log = append(pg.log, make([]placement, 0, size))
 	}
 	n := len(pg.log) - 1
+	if len(pg.log[n]) == cap(pg.log[n]) {
+		grown := make([]placement, len(pg.log[n]), min(2*cap(pg.log[n]), logChunk))
+		copy(grown, pg.log[n])
+		pg.log[n] = grown
+	}
 	pg.log[n] = append(pg.log[n], placement{job: int32(j), node: int32(i), prev: pg.last[j], role: int32(role), count: int32(count)})
 	pg.last[j] = int32(i)
 }
