@@ -262,6 +262,10 @@ type ConvergenceConfig struct {
 	// curve never informs its own prediction). Curves without a family
 	// have no prior.
 	FamilyPrior bool
+	// OtherFamilies, with FamilyPrior, draws the prior from the curves of
+	// every other family instead (leave-one-family-out: nothing of a
+	// curve's own family informs its prediction).
+	OtherFamilies bool
 	// Schedules: the curves' declared learning-rate schedules.
 	Schedules bool
 }
@@ -315,7 +319,7 @@ func ConvergenceWith(curves []Curve, fractions []float64, rule fit.Rule, opt fit
 		var members []familyMember
 		if cfg.FamilyPrior && c.Family != "" {
 			for k, o := range curves {
-				if k != ci && o.Family == c.Family && truths[k].ok {
+				if k != ci && (o.Family == c.Family) != cfg.OtherFamilies && truths[k].ok {
 					members = append(members, familyMember{y: filled(complemented(o.Values, o.HigherIsBetter)), epoch: float64(truths[k].epoch), curve: o, censored: truths[k].censored})
 				}
 			}

@@ -186,3 +186,31 @@ func TestDeclaredScheduleIsTheTruth(t *testing.T) {
 		}
 	}
 }
+
+// The prior draws on the curve's own family, or with OtherFamilies on the
+// other families only: a curve alone in its family gets a prior only then.
+func TestPriorFamilies(t *testing.T) {
+	curve := func(name, family string, b0 float64) Curve {
+		var v []float64
+		for e := 1; e <= 60; e++ {
+			v = append(v, 1/(b0*float64(e)+1)+0.2)
+		}
+		return Curve{Name: name, Family: family, Values: v}
+	}
+	curves := []Curve{curve("a1", "a", 0.1), curve("a2", "a", 0.12), curve("b1", "b", 0.08)}
+	rule := fit.Rule{Threshold: 0.02, Window: 10, Cap: 100}
+	weights := func(cfg ConvergenceConfig) map[string]bool {
+		out := map[string]bool{}
+		for _, r := range ConvergenceWith(curves, []float64{0.5}, rule, fit.DefaultLossOptions, cfg) {
+			out[r.Curve] = r.PriorWeight > 0
+		}
+		return out
+	}
+	own, others := weights(ConvergenceConfig{FamilyPrior: true}), weights(ConvergenceConfig{FamilyPrior: true, OtherFamilies: true})
+	if !own["a1"] || !own["a2"] || own["b1"] {
+		t.Errorf("own family: prior used %v; want a1 and a2 (each other's), not b1 (alone)", own)
+	}
+	if !others["a1"] || !others["a2"] || !others["b1"] {
+		t.Errorf("other families: prior used %v; want every curve (a from b, b from a)", others)
+	}
+}

@@ -220,15 +220,16 @@ func RunSpeed(opts *SpeedOptions) error {
 
 // ConvergenceOptions are `eval convergence`'s inputs.
 type ConvergenceOptions struct {
-	IO         *iostreams.IOStreams
-	Input      string
-	Jobs       string
-	EpochSteps int64
-	Fractions  string
-	Prior      bool
-	Schedules  bool
-	Rule       fit.Rule
-	Output     cmdutil.OutputOptions
+	IO            *iostreams.IOStreams
+	Input         string
+	Jobs          string
+	EpochSteps    int64
+	Fractions     string
+	Prior         bool
+	OtherFamilies bool
+	Schedules     bool
+	Rule          fit.Rule
+	Output        cmdutil.OutputOptions
 }
 
 // NewCmdConvergence returns `optimus eval convergence`.
@@ -266,6 +267,7 @@ there are no families and no prior).`,
 	cmd.Flags().Int64Var(&opts.EpochSteps, "epoch-steps", 0, "steps per epoch of every curve (instead of --jobs)")
 	cmd.Flags().StringVar(&opts.Fractions, "fractions", "0.25,0.5", "shares of each curve's epochs to observe, comma-separated")
 	cmd.Flags().BoolVar(&opts.Prior, "prior", true, "lean on the other curves of the same model family")
+	cmd.Flags().BoolVar(&opts.OtherFamilies, "leave-family-out", false, "draw the prior from the curves of the other families only (leave-one-family-out scoring)")
 	cmd.Flags().BoolVar(&opts.Schedules, "schedules", true, "use declared learning-rate schedules (schedule_end_steps)")
 	cmdutil.AddRuleFlags(cmd.Flags(), &opts.Rule)
 	opts.Output.AddOutputFlags(cmd)
@@ -376,7 +378,7 @@ func RunConvergence(opts *ConvergenceOptions) error {
 		cmdutil.Warnf(opts.IO, "eval convergence: %d curves are longer than --cap %d epochs (longest %d): their truth comes from the whole curve, but predictions stop at the cap; raise --cap to predict past it",
 			long, r.Cap, longest)
 	}
-	res := eval.ConvergenceWith(curves, fractions, r, fit.DefaultLossOptions, eval.ConvergenceConfig{FamilyPrior: opts.Prior, Schedules: opts.Schedules})
+	res := eval.ConvergenceWith(curves, fractions, r, fit.DefaultLossOptions, eval.ConvergenceConfig{FamilyPrior: opts.Prior, OtherFamilies: opts.OtherFamilies, Schedules: opts.Schedules})
 	summarise(opts.IO, res, fractions)
 	return opts.Output.Write(opts.IO, convergenceTable(res))
 }
