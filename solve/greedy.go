@@ -302,23 +302,45 @@ func limitReason(s [2]roleState) string {
 // stableGreedy applies the stability rule of Solve around greedy: the
 // plans fromScratch, growNoPay, noPay and all of its documentation.
 func (in *instance) stableGreedy(restartCost float64) *plan {
-	fromScratch := in.greedy(nil)
-	in.chargeRestarts(fromScratch, restartCost)
 	if restartCost <= 0 {
+		fromScratch := in.greedy(nil)
+		in.chargeRestarts(fromScratch, restartCost)
 		return fromScratch
 	}
 	nj := len(in.p.Jobs)
-	var growNoPay, noPay, all []bool
+	// The plan that keeps every running job does not depend on the plan
+	// from scratch: both are computed at the same time (greedy only reads
+	// the instance), and the first is dropped when nothing would change.
+	var all []bool
+	for j := range nj {
+		if in.pinnable(j) {
+			if all == nil {
+				all = make([]bool, nj)
+			}
+			all[j] = true
+		}
+	}
+	var keepAll *plan
+	var wgAll sync.WaitGroup
+	if all != nil {
+		wgAll.Go(func() {
+			keepAll = in.greedy(all)
+			in.chargeRestarts(keepAll, restartCost)
+		})
+	}
+	fromScratch := in.greedy(nil)
+	in.chargeRestarts(fromScratch, restartCost)
+	wgAll.Wait()
+	var growNoPay, noPay []bool
 	anyChange := false
 	for j := range nj {
 		job := &in.p.Jobs[j]
-		if !in.pinnable(j) {
+		if all == nil || !all[j] {
 			continue
 		}
-		if all == nil {
-			growNoPay, noPay, all = make([]bool, nj), make([]bool, nj), make([]bool, nj)
+		if growNoPay == nil {
+			growNoPay, noPay = make([]bool, nj), make([]bool, nj)
 		}
-		all[j] = true
 		if fromScratch.status[j] == Running && fromScratch.ps[j] == job.CurPS && fromScratch.wk[j] == job.CurWorkers {
 			continue
 		}
@@ -337,22 +359,23 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 	// Candidates from the most stable to the least; ties keep the first.
 	// greedy only reads the instance, so the candidates are computed at
 	// the same time; the choice below does not depend on which ends first.
+	plans := []*plan{keepAll}
 	var pins [][]bool
-	for _, pin := range [][]bool{all, noPay, growNoPay} {
+	for _, pin := range [][]bool{noPay, growNoPay} {
 		if anyTrue(pin) {
 			pins = append(pins, pin)
 		}
 	}
-	plans := make([]*plan, len(pins), len(pins)+1)
+	more := make([]*plan, len(pins))
 	var wg sync.WaitGroup
 	for k, pin := range pins {
 		wg.Go(func() {
-			plans[k] = in.greedy(pin)
-			in.chargeRestarts(plans[k], restartCost)
+			more[k] = in.greedy(pin)
+			in.chargeRestarts(more[k], restartCost)
 		})
 	}
 	wg.Wait()
-	plans = append(plans, fromScratch)
+	plans = append(append(plans, more...), fromScratch)
 	best := plans[0]
 	bw, bo := in.objective(best)
 	for _, pl := range plans[1:] {
