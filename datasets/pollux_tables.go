@@ -72,6 +72,14 @@ func PolluxSpeedTable(profiles map[string]*PolluxProfile) *table.Table {
 			speed, local = append(speed, s.Speed), append(local, s.LocalBatch)
 		}
 	}
+	t := speedTable(job, mode, ps, ws, nodes, batch, speed)
+	t.SetFloat64s("local_batch", local, nil)
+	return t
+}
+
+// speedTable is a speed table of all-reduce samples, one value per row in
+// each slice.
+func speedTable(job, mode []string, ps, ws, nodes, batch []int64, speed []float64) *table.Table {
 	t := table.New(schema.Speed, len(job))
 	t.SetStrings("job", job, nil)
 	t.SetInt64s("ps", ps, nil)
@@ -80,7 +88,6 @@ func PolluxSpeedTable(profiles map[string]*PolluxProfile) *table.Table {
 	t.SetStrings("mode", mode, nil)
 	t.SetInt64s("global_batch", batch, nil)
 	t.SetInt64s("nodes", nodes, nil)
-	t.SetFloat64s("local_batch", local, nil)
 	return t
 }
 
@@ -102,13 +109,5 @@ func PolluxProfilingTable(jobs []PolluxJob, profiles map[string]*PolluxProfile, 
 			speed = append(speed, 1/st)
 		}
 	}
-	t := table.New(schema.Speed, len(job))
-	t.SetStrings("job", job, nil)
-	t.SetInt64s("ps", ps, nil)
-	t.SetInt64s("workers", ws, nil)
-	t.SetFloat64s("speed", speed, nil)
-	t.SetStrings("mode", mode, nil)
-	t.SetInt64s("global_batch", batch, nil)
-	t.SetInt64s("nodes", nodes, nil)
-	return t
+	return speedTable(job, mode, ps, ws, nodes, batch, speed)
 }

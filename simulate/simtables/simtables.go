@@ -211,7 +211,7 @@ func JobsTable(runs []*simulate.Result) (*table.Table, error) {
 	t.SetStrings("job", job, nil)
 	t.SetStrings("model", model, nil)
 	t.SetStrings("status", status, nil)
-	t.SetStrings("reason", reason, present(reason))
+	t.SetStrings("reason", reason, adapt.Present(reason))
 	t.SetFloat64s("arrival_s", arrival, nil)
 	t.SetFloat64s("ready_s", ready, nil)
 	t.SetFloat64s("start_s", start, nullable(start))
@@ -226,14 +226,6 @@ func JobsTable(runs []*simulate.Result) (*table.Table, error) {
 	t.SetFloat64s("pred_err", predErr, nullable(predErr))
 	t.SetInt64s("pred_rounds", predRounds, nil)
 	return table.Conform(t)
-}
-
-func present(s []string) []bool {
-	ok := make([]bool, len(s))
-	for i, v := range s {
-		ok[i] = v != ""
-	}
-	return ok
 }
 
 // AllocationsTable is the sim_allocations table of the runs (runs made
@@ -262,8 +254,8 @@ func AllocationsTable(runs []*simulate.Result) (*table.Table, error) {
 	t.SetInt64s("workers", w, nil)
 	t.SetInt64s("nodes", nodes, nil)
 	t.SetBools("restarted", restarted, nil)
-	t.SetStrings("status", status, present(status))
-	t.SetStrings("reason", reason, present(reason))
+	t.SetStrings("status", status, adapt.Present(status))
+	t.SetStrings("reason", reason, adapt.Present(reason))
 	t.SetFloat64s("pred_remaining_s", predS, nullable(predS))
 	t.SetFloat64s("true_remaining_s", trueS, nullable(trueS))
 	t.SetFloat64s("pred_remaining_steps", predSteps, nullable(predSteps))
