@@ -7,10 +7,13 @@ package benchmarks
 
 import (
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/adapt"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
@@ -59,4 +62,71 @@ func fitTables(loss, speed *table.Table, parallel int) ([]pipeline.Model, error)
 		return nil, err
 	}
 	return pipeline.FitJobs(in, parallel, nil), nil
+}
+
+// BenchmarkFitSpeedCommandVsLibrary measures issue 7's second target side
+// by side: `optimus fit --speed FILE -o FILE` in-process on 1,000 jobs of 20
+// samples against the library alone (fit.Identifiable and fit.FitSpeed on
+// the same jobs, grouped beforehand), alternating the two in every
+// iteration so that load from elsewhere falls on both alike. It reports
+// each one's time per run and their ratio (the target: at most 2).
+func BenchmarkFitSpeedCommandVsLibrary(b *testing.B) {
+	_, speed, err := datasets.Metrics(1000, 1, 20, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if speed, err = table.Conform(speed); err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	in, out := filepath.Join(dir, "speed.parquet"), filepath.Join(dir, "models.parquet")
+	if err := table.WriteFile(in, speed); err != nil {
+		b.Fatal(err)
+	}
+	jobs, err := adapt.GroupSpeed(speed, nil, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	speed = nil
+	library := func() {
+		for _, js := range jobs {
+			var ok []fit.Config
+			for _, s := range js.Samples {
+				if s.Speed > 0 {
+					ok = append(ok, fit.Config{PS: s.PS, Workers: s.Workers})
+				}
+			}
+			fit.Identifiable(js.Mode, js.GlobalBatch, ok)
+			if _, err := fit.FitSpeed(js.Mode, js.GlobalBatch, js.Samples); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	command := func() {
+		runMain(b, nil, "fit", "--speed", in, "--parallel", "1", "-o", out)
+	}
+	// timed runs f on a collected heap, so that neither pays for the
+	// other's garbage.
+	timed := func(f func()) time.Duration {
+		runtime.GC()
+		t0 := time.Now()
+		f()
+		return time.Since(t0)
+	}
+	var cmd, lib time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		// The order alternates too, so that neither always runs on the
+		// caches the other left.
+		if i%2 == 0 {
+			cmd += timed(command)
+			lib += timed(library)
+		} else {
+			lib += timed(library)
+			cmd += timed(command)
+		}
+	}
+	b.ReportMetric(float64(cmd.Microseconds())/1e3/float64(b.N), "command-ms/op")
+	b.ReportMetric(float64(lib.Microseconds())/1e3/float64(b.N), "library-ms/op")
+	b.ReportMetric(float64(cmd)/float64(lib), "command/library")
 }

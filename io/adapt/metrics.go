@@ -75,77 +75,96 @@ func JobInfos(t *table.Table) (map[string]pipeline.JobInfo, []string) {
 	return out, jobs
 }
 
-// GroupSpeed splits a speed table by job, in order of first appearance.
-// Each job's mode and global batch come from the table's own columns or,
-// where those are null, from jobs (nil when there is no jobs table);
-// a job with neither, or with conflicting values, is an input error naming
-// the row.
+// GroupSpeed splits a speed table by job, in order of first appearance,
+// each job's samples in an exactly sized slice. Each job's mode and global
+// batch come from the table's own columns or, where those are null, from
+// jobs (nil when there is no jobs table); a job with neither, or with
+// conflicting values, is an input error naming the first such row of the
+// table.
 func GroupSpeed(t *table.Table, jobs map[string]pipeline.JobInfo, jobsSource string) ([]pipeline.SpeedSeries, error) {
-	names, ps, ws, speeds := t.Strings("job"), t.Int64s("ps"), t.Int64s("workers"), t.Float64s("speed")
-	modes, modeOK := t.Strings("mode"), t.Valid("mode")
-	batch, batchOK := t.Int64s("global_batch"), t.Valid("global_batch")
+	ps, ws := t.Int64Values("ps"), t.Int64Values("workers")
+	speeds, speedOK := t.Float64Values("speed"), t.Validity("speed")
+	modes, modeOK := t.StringValues("mode"), t.Validity("mode")
+	batch, batchOK := t.Int64Values("global_batch"), t.Validity("global_batch")
 	// nodes and local_batch came with version 2 of the table: an older
 	// file has neither (null: one node, the job's own batch).
 	var nodes []int64
-	var nodesOK, localOK []bool
 	var local []float64
+	var nodesOK, localOK table.Validity
 	if t.Has("nodes") {
-		nodes, nodesOK = t.Int64s("nodes"), t.Valid("nodes")
+		nodes, nodesOK = t.Int64Values("nodes"), t.Validity("nodes")
 	}
 	if t.Has("local_batch") {
-		local, localOK = t.Float64s("local_batch"), t.Valid("local_batch")
+		local, localOK = t.Float64Values("local_batch"), t.Validity("local_batch")
 	}
-	index := map[string]int{}
-	var out []pipeline.SpeedSeries
-	for r, j := range names {
+	g := t.GroupBy("job")
+	out := make([]pipeline.SpeedSeries, g.Len())
+	var first *table.Error
+	var rows []int
+	for i := range g.Len() {
+		rows = g.Rows(i, rows)
+		j := strings.Clone(g.Key(i))
 		info, known := jobs[j]
-		if jobs != nil && !known {
-			return nil, t.Errorf("job", r, "unknown job %q (not in %s)", j, jobsSource)
-		}
-		mode, gb := info.Mode, info.GlobalBatch
-		if modeOK[r] {
-			if known && mode != modes[r] {
-				return nil, t.Errorf("mode", r, "job %q is %s here but %s in %s", j, modes[r], mode, jobsSource)
+		js := pipeline.SpeedSeries{Job: j, Samples: make([]fit.SpeedSample, 0, len(rows))}
+		for k, r := range rows {
+			if first != nil && r+1 > first.Row {
+				break // a row after the first bad one cannot come first
 			}
-			mode = modes[r]
+			mode, gb := info.Mode, info.GlobalBatch
+			var e *table.Error
+			if modeOK.IsValid(r) {
+				if known && mode != modes.Value(r) {
+					e = t.Errorf("mode", r, "job %q is %s here but %s in %s", j, modes.Value(r), mode, jobsSource)
+				}
+				mode = modes.Value(r)
+			}
+			if batchOK.IsValid(r) {
+				gb = float64(batch[r])
+			}
+			s := fit.SpeedSample{PS: int(ps[r]), Workers: int(ws[r]), Speed: speeds[r]}
+			if !speedOK.IsValid(r) {
+				s.Speed = nan
+			}
+			if nodes != nil && nodesOK.IsValid(r) {
+				s.Nodes = int(nodes[r])
+			}
+			if local != nil && localOK.IsValid(r) {
+				s.LocalBatch = local[r]
+			}
+			if k == 0 {
+				js.Mode, js.GlobalBatch = mode, gb
+			}
+			switch {
+			case jobs != nil && !known:
+				e = t.Errorf("job", r, "unknown job %q (not in %s)", j, jobsSource)
+			case e != nil:
+			case mode == "":
+				e = t.Errorf("mode", r, "job %q has no mode: give the speed table a mode column or pass --jobs", j)
+			case (mode == fit.Sync || mode == fit.AllReduce) && !(gb > 0):
+				e = t.Errorf("global_batch", r, "job %q is %s but has no global batch: give the speed table a global_batch column or pass --jobs", j, mode)
+			case mode == fit.AllReduce && s.PS != 0:
+				e = t.Errorf("ps", r, "job %q is allreduce, which has no parameter servers: ps must be 0, not %d", j, s.PS)
+			case mode != fit.AllReduce && s.PS < 1:
+				e = t.Errorf("ps", r, "job %q is %s: ps must be at least 1, not %d", j, mode, s.PS)
+			case mode != fit.AllReduce && (s.Nodes != 0 || s.LocalBatch != 0):
+				e = t.Errorf("nodes", r, "job %q is %s: nodes and local_batch are for allreduce jobs only", j, mode)
+			case s.Nodes > s.Workers:
+				e = t.Errorf("nodes", r, "job %q: %d workers cannot span %d nodes", j, s.Workers, s.Nodes)
+			case js.Mode != mode || js.GlobalBatch != gb:
+				e = t.Errorf("", r, "job %q changes its mode or global batch between rows", j)
+			}
+			if e != nil {
+				if first == nil || e.Row < first.Row {
+					first = e
+				}
+				break
+			}
+			js.Samples = append(js.Samples, s)
 		}
-		if batchOK[r] {
-			gb = float64(batch[r])
-		}
-		if mode == "" {
-			return nil, t.Errorf("mode", r, "job %q has no mode: give the speed table a mode column or pass --jobs", j)
-		}
-		if (mode == fit.Sync || mode == fit.AllReduce) && !(gb > 0) {
-			return nil, t.Errorf("global_batch", r, "job %q is %s but has no global batch: give the speed table a global_batch column or pass --jobs", j, mode)
-		}
-		s := fit.SpeedSample{PS: int(ps[r]), Workers: int(ws[r]), Speed: speeds[r]}
-		if nodesOK != nil && nodesOK[r] {
-			s.Nodes = int(nodes[r])
-		}
-		if localOK != nil && localOK[r] {
-			s.LocalBatch = local[r]
-		}
-		switch {
-		case mode == fit.AllReduce && s.PS != 0:
-			return nil, t.Errorf("ps", r, "job %q is allreduce, which has no parameter servers: ps must be 0, not %d", j, s.PS)
-		case mode != fit.AllReduce && s.PS < 1:
-			return nil, t.Errorf("ps", r, "job %q is %s: ps must be at least 1, not %d", j, mode, s.PS)
-		case mode != fit.AllReduce && (s.Nodes != 0 || s.LocalBatch != 0):
-			return nil, t.Errorf("nodes", r, "job %q is %s: nodes and local_batch are for allreduce jobs only", j, mode)
-		case s.Nodes > s.Workers:
-			return nil, t.Errorf("nodes", r, "job %q: %d workers cannot span %d nodes", j, s.Workers, s.Nodes)
-		}
-		i, seen := index[j]
-		if !seen {
-			i = len(out)
-			index[j] = i
-			out = append(out, pipeline.SpeedSeries{Job: j, Mode: mode, GlobalBatch: gb})
-		}
-		js := &out[i]
-		if js.Mode != mode || js.GlobalBatch != gb {
-			return nil, t.Errorf("", r, "job %q changes its mode or global batch between rows", j)
-		}
-		js.Samples = append(js.Samples, s)
+		out[i] = js
+	}
+	if first != nil {
+		return nil, first
 	}
 	return out, nil
 }
