@@ -7,6 +7,8 @@ package benchmarks
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -69,7 +71,9 @@ func fitTables(loss, speed *table.Table, parallel int) ([]pipeline.Model, error)
 // samples against the library alone (fit.Identifiable and fit.FitSpeed on
 // the same jobs, grouped beforehand), alternating the two in every
 // iteration so that load from elsewhere falls on both alike. It reports
-// each one's time per run and their ratio (the target: at most 2).
+// each one's time per run and their ratio (the target: at most 2). With
+// OPTIMUS_BIN naming a built optimus, it times that binary as a whole
+// process too (one core, as the rest), start-up included.
 func BenchmarkFitSpeedCommandVsLibrary(b *testing.B) {
 	_, speed, err := datasets.Metrics(1000, 1, 20, 1)
 	if err != nil {
@@ -113,7 +117,15 @@ func BenchmarkFitSpeedCommandVsLibrary(b *testing.B) {
 		f()
 		return time.Since(t0)
 	}
-	var cmd, lib time.Duration
+	bin := os.Getenv("OPTIMUS_BIN")
+	process := func() {
+		c := exec.Command(bin, "fit", "--speed", in, "--parallel", "1", "-o", out)
+		c.Env = append(os.Environ(), "GOMAXPROCS=1")
+		if msg, err := c.CombinedOutput(); err != nil {
+			b.Fatalf("%s: %v: %s", bin, err, msg)
+		}
+	}
+	var cmd, lib, proc time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		// The order alternates too, so that neither always runs on the
@@ -125,6 +137,13 @@ func BenchmarkFitSpeedCommandVsLibrary(b *testing.B) {
 			lib += timed(library)
 			cmd += timed(command)
 		}
+		if bin != "" {
+			proc += timed(process)
+		}
+	}
+	if bin != "" {
+		b.ReportMetric(float64(proc.Microseconds())/1e3/float64(b.N), "process-ms/op")
+		b.ReportMetric(float64(proc)/float64(lib), "process/library")
 	}
 	b.ReportMetric(float64(cmd.Microseconds())/1e3/float64(b.N), "command-ms/op")
 	b.ReportMetric(float64(lib.Microseconds())/1e3/float64(b.N), "library-ms/op")

@@ -35,7 +35,7 @@ func (e *Executor) CheckAccess(ctx context.Context) error {
 		if !a.Cluster {
 			ra.Namespace = e.namespace
 		}
-		r, err := e.client.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx,
+		r, err := e.client.selfSubjectAccessReviews().Create(ctx,
 			&authzv1.SelfSubjectAccessReview{Spec: authzv1.SelfSubjectAccessReviewSpec{ResourceAttributes: ra}}, metav1.CreateOptions{})
 		if err != nil {
 			return e.apiError(err, "create", "selfsubjectaccessreviews")
@@ -60,7 +60,7 @@ func (e *Executor) CheckAccess(ctx context.Context) error {
 
 // user is who the API server says this client is ("" when it will not say).
 func (e *Executor) user(ctx context.Context) string {
-	r, err := e.client.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authnv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	r, err := e.client.selfSubjectReviews().Create(ctx, &authnv1.SelfSubjectReview{}, metav1.CreateOptions{})
 	if err != nil {
 		return ""
 	}

@@ -17,7 +17,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -56,7 +55,7 @@ type Options struct {
 
 // Executor carries plans out on one namespace of a Kubernetes cluster.
 type Executor struct {
-	client    kubernetes.Interface
+	client    *client
 	namespace string
 	opts      Options
 	identity  string
@@ -95,7 +94,7 @@ func New(ctx context.Context, o Options) (*Executor, error) {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "optimus"
 	}
-	client, err := kubernetes.NewForConfig(cfg)
+	client, err := newClient(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes: %v", err)
 	}
@@ -121,9 +120,6 @@ func (e *Executor) Name() string { return "kubernetes" }
 // Namespace is where the executor acts.
 func (e *Executor) Namespace() string { return e.namespace }
 
-// Client is the executor's API client.
-func (e *Executor) Client() kubernetes.Interface { return e.client }
-
 // Current reads the optimus-managed pods back into tasks (schedulers left
 // out: they are not in plans), sorted by job, role and index.
 func (e *Executor) Current(ctx context.Context) ([]executor.Task, error) {
@@ -142,7 +138,7 @@ func (e *Executor) Current(ctx context.Context) ([]executor.Task, error) {
 }
 
 func (e *Executor) managedPods(ctx context.Context) ([]corev1.Pod, error) {
-	list, err := e.client.CoreV1().Pods(e.namespace).List(ctx, metav1.ListOptions{LabelSelector: ManagedSelector})
+	list, err := e.client.pods(e.namespace).List(ctx, metav1.ListOptions{LabelSelector: ManagedSelector})
 	if err != nil {
 		return nil, e.apiError(err, "list", "pods")
 	}
@@ -193,7 +189,7 @@ type Node struct {
 
 // Nodes lists the cluster's nodes, sorted by name.
 func (e *Executor) Nodes(ctx context.Context) ([]Node, error) {
-	list, err := e.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	list, err := e.client.nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, e.apiError(err, "list", "nodes")
 	}

@@ -43,7 +43,7 @@ func (e *Executor) leaseDuration() int32 {
 // Acquire takes the namespace's Lease, waiting up to LeaseWait while another
 // holder's has not expired. release gives it back (clears the holder).
 func (e *Executor) Acquire(ctx context.Context) (release func(), err error) {
-	leases := e.client.CoordinationV1().Leases(e.namespace)
+	leases := e.client.leases(e.namespace)
 	start := time.Now()
 	for {
 		now := metav1.NewMicroTime(time.Now())
@@ -111,7 +111,7 @@ func (e *Executor) releaser(l *coordv1.Lease) func() {
 	return func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		leases := e.client.CoordinationV1().Leases(e.namespace)
+		leases := e.client.leases(e.namespace)
 		cur, err := leases.Get(ctx, LeaseName, metav1.GetOptions{})
 		if err != nil || cur.Spec.HolderIdentity == nil || *cur.Spec.HolderIdentity != e.identity {
 			return
