@@ -354,7 +354,8 @@ func ConvergenceWith(curves []Curve, fractions []float64, rule fit.Rule, opt fit
 				if obs := filled(complemented(c.Values[:r.Observed], c.HigherIsBetter)); obs != nil {
 					prior.Epochs = warpedEpochs(obs, members)
 				}
-				prior.Misses, prior.Tried = fitRecord(members, r.Observed, opt, rule)
+				prior.Fit = fitRecord(members, r.Observed, opt, rule)
+				prior.Prior = priorRecord(members, r.Observed, cfg.OtherFamilies, rule)
 			}
 			if cfg.Schedules {
 				ev.ScheduleEnd = c.ScheduleEnd

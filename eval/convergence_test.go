@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -212,5 +213,48 @@ func TestPriorFamilies(t *testing.T) {
 	}
 	if !others["a1"] || !others["a2"] || !others["b1"] {
 		t.Errorf("other families: prior used %v; want every curve (a from b, b from a)", others)
+	}
+}
+
+// priorRecord with crossFamily scores each member's prior from the other
+// families only: smooth curves do not foretell a family's learning-rate
+// drop, so the cross-family record is worse than the same-family one.
+func TestPriorRecordCrossFamily(t *testing.T) {
+	rule := fit.Rule{Threshold: 0.02, Window: 10, Cap: 100}
+	byFamily := map[string][]familyMember{}
+	var all []familyMember
+	add := func(name, family string, values []float64) {
+		c := Curve{Name: name, Family: family, Values: values}
+		e, cens, _ := TrueConvergence(values, false, rule)
+		m := familyMember{y: filled(values), epoch: float64(e), curve: c, censored: cens}
+		byFamily[family], all = append(byFamily[family], m), append(all, m)
+	}
+	for i, rate := range []float64{0.6, 0.8, 1.0} {
+		var smooth, step []float64
+		for e := 1; e <= 80; e++ {
+			k := float64(e)
+			smooth = append(smooth, 1/(rate*k+1)+0.1)
+			v := 1/(rate*k+1) + 0.4
+			if e > 50 {
+				v -= 0.3 // a learning-rate drop at epoch 50
+			}
+			step = append(step, v)
+		}
+		add(fmt.Sprintf("smooth%d", i), "smooth", smooth)
+		add(fmt.Sprintf("step%d", i), "step", step)
+	}
+	// Within each family (the default prior draws on the job's family
+	// only), and across families (leave-one-family-out).
+	var same fit.Record
+	for _, fam := range []string{"smooth", "step"} {
+		r := priorRecord(byFamily[fam], 30, false, rule)
+		same.Tried, same.Misses, same.SqRelErr = same.Tried+r.Tried, same.Misses+r.Misses, same.SqRelErr+r.SqRelErr
+	}
+	cross := priorRecord(all, 30, true, rule)
+	if same.Tried != 6 || cross.Tried != 6 {
+		t.Fatalf("tried %d and %d, want every member (6)", same.Tried, cross.Tried)
+	}
+	if same.Misses > 1 || cross.Misses < 3 || cross.SqRelErr <= 2*same.SqRelErr {
+		t.Errorf("same family %+v, other families %+v: want at most one miss within a family and the other families' prior missing at least half", same, cross)
 	}
 }

@@ -22,11 +22,11 @@ func lossOptions(opt fit.LossOptions, c Curve) fit.LossOptions {
 }
 
 // fitRecord fits each finished member's first epochs (as many as the job
-// has run) and counts in how many its convergence epoch fell outside the
-// fit's interval (a censored member: when the interval ended within it).
-// Members too short to leave anything unseen, or too short to fit, are not
-// counted.
-func fitRecord(members []familyMember, epochs int, opt fit.LossOptions, rule fit.Rule) (misses, tried int) {
+// has run) and scores the fit's median epoch against the member's
+// convergence (fit.Record). Members too short to leave anything unseen, or
+// too short to fit, are not counted.
+func fitRecord(members []familyMember, epochs int, opt fit.LossOptions, rule fit.Rule) fit.Record {
+	var r fit.Record
 	for _, m := range members {
 		if epochs >= len(m.curve.Values) {
 			continue
@@ -41,18 +41,38 @@ func fitRecord(members []familyMember, epochs int, opt fit.LossOptions, rule fit
 		if err != nil || f.Quality == fit.QualityInsufficient {
 			continue
 		}
-		p := fit.PredictConvergence(f, 1, rule)
-		tried++
-		e := int(m.epoch)
-		if m.censored {
-			if p.P50 <= e {
-				misses++
-			}
-		} else if math.Abs(float64(p.P50-e)) > 0.15*float64(e) {
-			misses++
-		}
+		r.Add(fit.PredictConvergence(f, 1, rule).P50, int(m.epoch), m.censored)
 	}
-	return misses, tried
+	return r
+}
+
+// priorRecord scores the prior the way fitRecord scores the fit: each
+// finished member's first epochs (as many as the job has run) are matched
+// against the other members (warpedEpochs) and the prior's median epoch is
+// compared with the member's convergence. With crossFamily the other
+// members are those of other families than the member's own, so that the
+// record says how far curves carry over between families, as they must
+// for a job whose own family is left out.
+func priorRecord(members []familyMember, epochs int, crossFamily bool, rule fit.Rule) fit.Record {
+	var r fit.Record
+	for i, m := range members {
+		if epochs >= len(m.curve.Values) || epochs < 3 {
+			continue
+		}
+		var pool []familyMember
+		for k, o := range members {
+			if k != i && (!crossFamily || o.curve.Family != m.curve.Family) {
+				pool = append(pool, o)
+			}
+		}
+		if len(pool) == 0 {
+			continue
+		}
+		prior := fit.FamilyPrior{Epochs: warpedEpochs(m.y[:epochs], pool)}
+		b := fit.Blend(fit.ConvergencePrediction{}, false, fit.QualityInsufficient, prior, fit.Evidence{}, rule)
+		r.Add(b.P50, int(m.epoch), m.censored)
+	}
+	return r
 }
 
 // warpedEpochs is the family prior over a job's convergence epoch, by

@@ -9,21 +9,70 @@ import (
 // job's convergence: the epoch at which each of them converged (or stopped).
 type FamilyPrior struct {
 	Epochs []float64
-	// Misses and Tried, when Tried > 0, say how the 1/k fit fared on the
-	// family's finished jobs when it saw as many epochs of each as the job
-	// has run: in how many of Tried their convergence epoch fell outside
-	// the fit's interval. A family on which the fit fails lends the prior
-	// more weight than the fit's own quality verdict would.
-	Misses, Tried int
+	// Fit, when Fit.Tried > 0, says how the 1/k fit fared on the family's
+	// finished jobs when it saw as many epochs of each as the job has run.
+	// A family on which the fit fails lends the prior more weight than the
+	// fit's own quality verdict would.
+	Fit Record
+	// Prior, when Prior.Tried > 0, is the prior's own record on the same
+	// jobs: each predicted from the others' curves alone. A prior that
+	// predicted them worse than the fit did lends less weight: the curves
+	// of other families, or of a family whose runs differ, do not carry
+	// over to this job.
+	Prior Record
+}
+
+// Record is how a predictor fared on finished jobs, each observed for as
+// many epochs as the job being predicted has run.
+type Record struct {
+	Tried int
+	// Misses: predictions off by more than RecordTolerance of the job's
+	// convergence epoch (for a job stopped before it converged: predicted
+	// no later than its end).
+	Misses int
+	// SqRelErr is the sum of the squared relative errors of those
+	// predictions (0 for one past the end of a stopped job).
+	SqRelErr float64
+}
+
+// RecordTolerance is the relative epoch error within which a prediction
+// on a finished job counts as a hit.
+const RecordTolerance = 0.15
+
+// Add scores one prediction (epochs) of a finished job that converged at
+// epoch, or stopped there unconverged when censored.
+func (r *Record) Add(predicted, epoch int, censored bool) {
+	rel := float64(predicted-epoch) / float64(max(epoch, 1))
+	miss := math.Abs(rel) > RecordTolerance
+	if censored {
+		rel, miss = math.Min(rel, 0), predicted <= epoch
+	}
+	r.Tried++
+	r.SqRelErr += rel * rel
+	if miss {
+		r.Misses++
+	}
 }
 
 // weight is the share of a prediction given to the prior for a fit of
 // that quality: the quality's weight (priorWeights) as one pseudo-trial,
-// plus the family's record of the fit.
+// plus the fit's misses on the family's finished jobs; then, when the
+// prior has a record, scaled by the ratio of the fit's mean squared
+// relative error to the prior's where the prior's is larger (each with
+// the quality's pseudo-trial at RecordTolerance), so that a prior that
+// has predicted the finished jobs worse than the fit has lends in
+// proportion. Without a prior record (pipeline's predict) it is as before.
 func (p FamilyPrior) weight(quality string) float64 {
-	w := priorWeights[quality]
-	if p.Tried > 0 {
-		w = (float64(p.Misses) + w) / float64(p.Tried+1)
+	wq := priorWeights[quality]
+	w := wq
+	if p.Fit.Tried > 0 {
+		w = (float64(p.Fit.Misses) + wq) / float64(p.Fit.Tried+1)
+	}
+	if p.Prior.Tried > 0 {
+		const tol2 = RecordTolerance * RecordTolerance
+		fitErr := (p.Fit.SqRelErr + wq*tol2) / float64(p.Fit.Tried+1)
+		priorErr := (p.Prior.SqRelErr + (1-wq)*tol2) / float64(p.Prior.Tried+1)
+		w *= math.Min(1, fitErr/priorErr)
 	}
 	return w
 }
@@ -67,14 +116,17 @@ type Blended struct {
 // the family prior and the evidence. The result's distribution is a
 // mixture: the fit's (linear between its 10th, 50th and 90th percentiles)
 // with weight 1 - w and the prior's (each finished job's epoch, ±10%) with
-// weight w (FamilyPrior.weight: by the fit's quality and the family's
-// record; 1 without a fit, 0 without a prior). Mass below the evidence's
-// floor moves to the floor: the job has not converged before it. A fit
-// that predicts convergence before the floor is wrong about this job and
-// counts as poor; its share of the mixture then says only what the log
-// does, that the job converges after the floor, spread from the floor to
-// twice the floor or the fit's p90, whichever is later. Quantiles are clamped to the rule's window and cap. A
-// declared schedule's end sets the prediction: the job stops there.
+// weight w (FamilyPrior.weight: by the fit's quality and the records of
+// the fit and the prior; 1 without a fit, 0 without a prior). Mass below
+// the evidence's floor moves to the floor: the job has not converged
+// before it. A fit that predicts convergence before the floor (its median
+// before it) is wrong about this job and counts as poor; its share of the
+// mixture is then its own distribution given that the job has not
+// converged by the floor (the part of its interval past the floor), or,
+// when its whole interval lies before the floor, only what the log says:
+// spread from the floor to twice the floor. Quantiles are clamped to the
+// rule's window and cap. A declared schedule's end sets the prediction:
+// the job stops there.
 func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPrior, ev Evidence, rule Rule) Blended {
 	var b Blended
 	if ev.ScheduleEnd > 0 {
@@ -109,17 +161,33 @@ func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPri
 	const n = 100
 	floor := float64(ev.Floor)
 	if w < 1 {
+		var fitted []float64
 		for i := 0; i < n; i++ {
 			q := (float64(i) + 0.5) / n
 			e := quantileOf3(p, q)
-			if b.Contradicted {
-				// The fit is wrong about this job: all the log says is
-				// that it has not converged by the floor. Scale-free
-				// ignorance: between the floor and twice the floor, or
-				// the fit's own p90 when that reaches further.
-				e = floor + (math.Max(2*floor, float64(p.P90))-floor)*q
+			switch {
+			case !b.Contradicted:
+				// The log says only that the job has not converged
+				// before the floor: the fit's mass before it goes to it.
+				fitted = append(fitted, math.Max(e, floor))
+			case e >= floor:
+				// Contradicted: the fit given that the job has not
+				// converged by the floor (its interval past the floor).
+				fitted = append(fitted, e)
 			}
-			kept = append(kept, sample{math.Max(e, floor), (1 - w) / n})
+		}
+		if len(fitted) == 0 {
+			// The fit's whole interval lies before the floor: all the
+			// log says is that the job has not converged by then.
+			// Scale-free ignorance: between the floor and twice the
+			// floor.
+			for i := 0; i < n; i++ {
+				q := (float64(i) + 0.5) / n
+				fitted = append(fitted, floor+floor*q)
+			}
+		}
+		for _, e := range fitted {
+			kept = append(kept, sample{e, (1 - w) / float64(len(fitted))})
 		}
 	}
 	if w > 0 {

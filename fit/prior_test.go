@@ -1,6 +1,9 @@
 package fit
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // TestBlend: what the prior, the evidence and a declared schedule do to a
 // fit's prediction.
@@ -21,12 +24,20 @@ func TestBlend(t *testing.T) {
 			}},
 		{"poor fit with a family: mostly the family", QualityPoor, family, Evidence{},
 			func(b Blended) bool { return b.PriorWeight == 0.9 && b.P50 >= 55 && b.P50 <= 70 }},
-		{"a family whose jobs the fit missed lends more weight", QualityGood, FamilyPrior{Epochs: family.Epochs, Misses: 4, Tried: 4}, Evidence{},
+		{"a family whose jobs the fit missed lends more weight", QualityGood, FamilyPrior{Epochs: family.Epochs, Fit: Record{Misses: 4, Tried: 4}}, Evidence{},
 			func(b Blended) bool { return b.PriorWeight > 0.8 && b.P50 >= 55 }},
-		{"a family on which the fit works lends little", QualityPoor, FamilyPrior{Epochs: family.Epochs, Misses: 0, Tried: 4}, Evidence{},
+		{"a family on which the fit works lends little", QualityPoor, FamilyPrior{Epochs: family.Epochs, Fit: Record{Misses: 0, Tried: 4}}, Evidence{},
 			func(b Blended) bool { return b.PriorWeight < 0.2 && b.P50 <= 30 }},
 		{"contradicted by the log: poor, and from the floor on", QualityGood, FamilyPrior{}, Evidence{Floor: 40},
 			func(b Blended) bool { return b.Contradicted && b.P10 >= 40 && b.P10 <= 45 && b.P90 >= 75 }},
+		{"contradicted, part of its interval past the floor: the fit given the floor", QualityGood, FamilyPrior{}, Evidence{Floor: 27},
+			func(b Blended) bool { return b.Contradicted && b.P10 >= 27 && b.P90 <= 30 }},
+		{"a prior that predicted the finished jobs worse than the fit lends in proportion", QualityPoor,
+			FamilyPrior{Epochs: family.Epochs, Fit: Record{Tried: 4, Misses: 4, SqRelErr: 4 * 0.3 * 0.3}, Prior: Record{Tried: 4, Misses: 4, SqRelErr: 4 * 1.5 * 1.5}}, Evidence{},
+			func(b Blended) bool { return b.PriorWeight < 0.1 && b.P50 <= 30 }},
+		{"a prior that predicted them better keeps the fit's record's weight", QualityPoor,
+			FamilyPrior{Epochs: family.Epochs, Fit: Record{Tried: 4, Misses: 4, SqRelErr: 4 * 0.3 * 0.3}, Prior: Record{Tried: 4, SqRelErr: 4 * 0.05 * 0.05}}, Evidence{},
+			func(b Blended) bool { return b.PriorWeight > 0.95 && b.P50 >= 55 }},
 		{"the floor cuts the interval below", QualityGood, FamilyPrior{}, Evidence{Floor: 24},
 			func(b Blended) bool { return !b.Contradicted && b.P10 == 24 && b.P50 >= 25 }},
 		{"a declared schedule sets the end", QualityGood, family, Evidence{ScheduleEnd: 47.5},
@@ -45,5 +56,19 @@ func TestBlend(t *testing.T) {
 	}
 	if b := Blend(ConvergencePrediction{}, false, QualityInsufficient, FamilyPrior{}, Evidence{}, rule); b.P50 >= 0 {
 		t.Errorf("no fit, no family: %+v, want none", b)
+	}
+}
+
+// TestRecordAdd: a hit within RecordTolerance, a miss beyond it, and a
+// stopped (censored) job missed only by a prediction within it.
+func TestRecordAdd(t *testing.T) {
+	var r Record
+	r.Add(55, 50, false) // 10% late: a hit
+	r.Add(40, 50, false) // 20% early: a miss
+	r.Add(90, 50, true)  // past a stopped job's end: a hit, no error
+	r.Add(45, 50, true)  // within it: a miss
+	want := Record{Tried: 4, Misses: 2, SqRelErr: 0.01 + 0.04 + 0 + 0.01}
+	if r.Tried != want.Tried || r.Misses != want.Misses || math.Abs(r.SqRelErr-want.SqRelErr) > 1e-12 {
+		t.Errorf("got %+v, want %+v", r, want)
 	}
 }

@@ -92,27 +92,33 @@ func TestEvalConvergenceOnSchedules(t *testing.T) {
 
 // The Pollux figures of docs/models.md before issue 12 (uncensored
 // coverage 19 of 25 at 25% observed and 20 of 25 at 50%, median errors 20
-// and 14 epochs) must not get worse.
+// and 14 epochs) must not get worse: with the family prior, without any
+// prior, and scored leave-one-family-out (the prior from the other five
+// applications only).
 func TestEvalConvergencePolluxNotWorse(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "curves")
 	if code, _, stderr := run(t, nil, "datasets", "export", "pollux-curves", "-o", dir); code != 0 {
 		t.Fatal(stderr)
 	}
-	code, out, stderr := run(t, nil, "eval", "convergence", "-i", filepath.Join(dir, "loss.parquet"), "--jobs", filepath.Join(dir, "jobs.parquet"))
-	if code != 0 {
-		t.Fatal(stderr)
-	}
-	for _, before := range []struct {
-		frac              float64
-		covered, of       int
-		medianErrorEpochs float64
-	}{{0.25, 19, 25, 20}, {0.5, 20, 25, 14}} {
-		f := readConvergenceEval(t, out, before.frac)
-		t.Logf("%.0f%%: %d of %d covered, median error %.1f epochs, mean width %.1f", 100*before.frac, f.covered, f.uncensored, f.medianErr, f.meanWidth)
-		if f.uncensored != before.of || f.covered < before.covered || f.medianErr > before.medianErrorEpochs {
-			t.Errorf("%.0f%% observed: %d of %d covered, median error %.1f; before: %d of %d, %.1f",
-				100*before.frac, f.covered, f.uncensored, f.medianErr, before.covered, before.of, before.medianErrorEpochs)
-		}
+	for _, mode := range []string{"--prior=true", "--prior=false", "--leave-family-out"} {
+		t.Run(mode, func(t *testing.T) {
+			code, out, stderr := run(t, nil, "eval", "convergence", "-i", filepath.Join(dir, "loss.parquet"), "--jobs", filepath.Join(dir, "jobs.parquet"), mode)
+			if code != 0 {
+				t.Fatal(stderr)
+			}
+			for _, before := range []struct {
+				frac              float64
+				covered, of       int
+				medianErrorEpochs float64
+			}{{0.25, 19, 25, 20}, {0.5, 20, 25, 14}} {
+				f := readConvergenceEval(t, out, before.frac)
+				t.Logf("%.0f%%: %d of %d covered, median error %.1f epochs, mean width %.1f", 100*before.frac, f.covered, f.uncensored, f.medianErr, f.meanWidth)
+				if f.uncensored != before.of || f.covered < before.covered || f.medianErr > before.medianErrorEpochs {
+					t.Errorf("%.0f%% observed: %d of %d covered, median error %.1f; before: %d of %d, %.1f",
+						100*before.frac, f.covered, f.uncensored, f.medianErr, before.covered, before.of, before.medianErrorEpochs)
+				}
+			}
+		})
 	}
 }
 
