@@ -3,6 +3,7 @@ package kubernetes
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	authnv1 "k8s.io/api/authentication/v1"
 	authzv1 "k8s.io/api/authorization/v1"
@@ -20,20 +21,22 @@ import (
 // with a scheme of those groups only. client-go's generated clientset
 // (k8s.io/client-go/kubernetes) would register every group of the API at
 // start-up, a cost every optimus command paid, kubernetes or not
-// (benchmarks/pipeline.md).
-var (
-	scheme         = runtime.NewScheme()
-	codecs         = serializer.NewCodecFactory(scheme)
-	parameterCodec = runtime.NewParameterCodec(scheme)
-)
-
-func init() {
-	metav1.AddToGroupVersion(scheme, schema.GroupVersion{Version: "v1"})
+// (benchmarks/pipeline.md); this scheme is built when a client is.
+var apiScheme = sync.OnceValues(func() (serializer.CodecFactory, runtime.ParameterCodec) {
+	s := runtime.NewScheme()
+	metav1.AddToGroupVersion(s, schema.GroupVersion{Version: "v1"})
 	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, coordv1.AddToScheme, authnv1.AddToScheme, authzv1.AddToScheme} {
-		if err := add(scheme); err != nil {
+		if err := add(s); err != nil {
 			panic(err) // the groups' own registration: cannot fail
 		}
 	}
+	return serializer.NewCodecFactory(s), runtime.NewParameterCodec(s)
+})
+
+// parameterCodec encodes options as query parameters.
+func parameterCodec() runtime.ParameterCodec {
+	_, pc := apiScheme()
+	return pc
 }
 
 // client holds one REST client per API group the executor uses.
@@ -62,6 +65,7 @@ func newClient(cfg *rest.Config) (*client, error) {
 		if gv.Group == "" {
 			c.APIPath = "/api"
 		}
+		codecs, _ := apiScheme()
 		c.NegotiatedSerializer = codecs.WithoutConversion()
 		return rest.RESTClientForConfigAndClient(c, httpClient)
 	}
@@ -123,28 +127,28 @@ type kind[T any, PT object[T], L any, PL interface {
 func (r kind[T, PT, L, PL]) List(ctx context.Context, opts metav1.ListOptions) (*L, error) {
 	out := PL(new(L))
 	err := r.rc.Get().NamespaceIfScoped(r.ns, r.ns != "").Resource(r.name).
-		VersionedParams(&opts, parameterCodec).Do(ctx).Into(out)
+		VersionedParams(&opts, parameterCodec()).Do(ctx).Into(out)
 	return out, err
 }
 
 func (r kind[T, PT, L, PL]) Get(ctx context.Context, name string, opts metav1.GetOptions) (*T, error) {
 	out := PT(new(T))
 	err := r.rc.Get().NamespaceIfScoped(r.ns, r.ns != "").Resource(r.name).Name(name).
-		VersionedParams(&opts, parameterCodec).Do(ctx).Into(out)
+		VersionedParams(&opts, parameterCodec()).Do(ctx).Into(out)
 	return out, err
 }
 
 func (r kind[T, PT, L, PL]) Create(ctx context.Context, obj *T, opts metav1.CreateOptions) (*T, error) {
 	out := PT(new(T))
 	err := r.rc.Post().NamespaceIfScoped(r.ns, r.ns != "").Resource(r.name).
-		VersionedParams(&opts, parameterCodec).Body(PT(obj)).Do(ctx).Into(out)
+		VersionedParams(&opts, parameterCodec()).Body(PT(obj)).Do(ctx).Into(out)
 	return out, err
 }
 
 func (r kind[T, PT, L, PL]) Update(ctx context.Context, obj *T, opts metav1.UpdateOptions) (*T, error) {
 	out := PT(new(T))
 	err := r.rc.Put().NamespaceIfScoped(r.ns, r.ns != "").Resource(r.name).Name(PT(obj).GetName()).
-		VersionedParams(&opts, parameterCodec).Body(PT(obj)).Do(ctx).Into(out)
+		VersionedParams(&opts, parameterCodec()).Body(PT(obj)).Do(ctx).Into(out)
 	return out, err
 }
 
