@@ -104,6 +104,10 @@ type Config struct {
 	Interval    float64 // seconds between scheduling rounds
 	StopCost    float64 // seconds to checkpoint and stop a running job
 	RestoreCost float64 // seconds to restore a job from its checkpoint
+	// StartCost is the seconds a job's first start takes before it trains
+	// (0: none; Pollux's simulator pays its 30 s restart delay at a job's
+	// first allocation too). Counted in restart_lost_s, not as a restart.
+	StartCost float64
 	// PlanRestartCost, when not nil, is the restart cost the optimus
 	// policy is told (solve's RestartCost) instead of StopCost +
 	// RestoreCost: 0 re-plans from scratch every round, as the paper's

@@ -313,6 +313,10 @@ func (s *sim) apply(t float64, active []*jobRun, pl *plan) {
 			switch {
 			case old.Workers == 0 && !j.started:
 				j.started, j.start = true, t
+				if s.cfg.StartCost > 0 {
+					j.busyUntil = t + s.cfg.StartCost
+					j.restartLost += s.cfg.StartCost
+				}
 			case old.Workers == 0:
 				cost, restarted = s.cfg.RestoreCost, true // resumed after a preemption
 			case !sameTasks(old, nw):
@@ -409,10 +413,12 @@ func (s *sim) advance(t, end float64, active []*jobRun) error {
 		held := end - t
 		begin := math.Max(t, j.busyUntil)
 		if begin < end {
-			sp := j.truth.speedAt(j.run.PS, j.run.Workers)
 			perNode := tasksPerNode(j.run)
+			var sp float64
 			if j.truth.speedOn != nil {
 				sp = j.truth.speedOn(perNode)
+			} else {
+				sp = j.truth.speedAt(j.run.PS, j.run.Workers)
 			}
 			need := j.truth.total - j.progress
 			if sp*(end-begin) >= need {

@@ -37,19 +37,23 @@ type Options struct {
 	Policies                    []string
 	Placement, Capacity         string
 	Interval, Stop, Restore     float64
-	PlanRestartCost             float64 // < 0: Stop + Restore
-	ProfileRuns                 int
-	ProfileRunS                 float64
-	Noise                       float64
-	Oracle                      bool     // shorthand for Knowledge = [oracle]
-	Knowledge                   []string // fitted, oracle
-	Seeds                       string
-	Horizon                     float64
-	Parallel                    int
-	Compare                     bool   // write the comparison over seeds rather than the summary
-	Intervals                   bool   // keep the per-round tables
-	Dir                         string // all four output tables go here
-	Output                      cmdutil.OutputOptions
+	Start                       float64 // seconds of a job's first start
+	// PolluxDepartures are modelling choices of Pollux's simulator to
+	// depart from with --pollux (datasets.PolluxDepartures).
+	PolluxDepartures []string
+	PlanRestartCost  float64 // < 0: Stop + Restore
+	ProfileRuns      int
+	ProfileRunS      float64
+	Noise            float64
+	Oracle           bool     // shorthand for Knowledge = [oracle]
+	Knowledge        []string // fitted, oracle
+	Seeds            string
+	Horizon          float64
+	Parallel         int
+	Compare          bool   // write the comparison over seeds rather than the summary
+	Intervals        bool   // keep the per-round tables
+	Dir              string // all four output tables go here
+	Output           cmdutil.OutputOptions
 }
 
 // NewCmd returns the cobra command.
@@ -108,6 +112,8 @@ sim_comparison, sim_jobs, sim_allocations and sim_utilisation there as Parquet.`
 	f.Float64Var(&opts.Interval, "interval", simulate.DefaultInterval, "seconds between scheduling rounds")
 	f.Float64Var(&opts.Stop, "stop-cost", simulate.DefaultStopCost, "seconds to checkpoint and stop a job whose tasks change")
 	f.Float64Var(&opts.Restore, "restore-cost", simulate.DefaultRestoreCost, "seconds to restore a job from its checkpoint")
+	f.Float64Var(&opts.Start, "start-cost", 0, "seconds a job's first start takes before it trains (Pollux's simulator: its restart delay, 30)")
+	f.StringSliceVar(&opts.PolluxDepartures, "pollux-depart", nil, "with --pollux, modelling choices of Pollux's simulator to depart from, to measure each: "+strings.Join(polluxDepartureNames, ", "))
 	f.Float64Var(&opts.PlanRestartCost, "plan-restart-cost", -1, "restart cost in seconds the optimus policy plans with (-1: --stop-cost + --restore-cost; 0: re-plan from scratch every round)")
 	f.IntVar(&opts.ProfileRuns, "profile-runs", simulate.DefaultProfileRuns, "profiling runs at a job's arrival (not with --oracle)")
 	f.Float64Var(&opts.ProfileRunS, "profile-run-s", simulate.DefaultProfileRunS, "seconds of each profiling run")
@@ -181,7 +187,7 @@ func Run(opts *Options) error {
 	switch {
 	case opts.Interval <= 0:
 		return cmdutil.Usagef("--interval %g: must be positive", opts.Interval)
-	case opts.Stop < 0 || opts.Restore < 0 || opts.ProfileRunS < 0 || opts.ProfileRuns < 0 || opts.Noise < 0:
+	case opts.Stop < 0 || opts.Restore < 0 || opts.Start < 0 || opts.ProfileRunS < 0 || opts.ProfileRuns < 0 || opts.Noise < 0:
 		return cmdutil.Usagef("--stop-cost, --restore-cost, --profile-runs, --profile-run-s and --noise must not be negative")
 	case opts.Horizon <= 0:
 		return cmdutil.Usagef("--horizon %g: must be positive", opts.Horizon)
@@ -263,7 +269,7 @@ func Run(opts *Options) error {
 func config(opts *Options, p solve.Policy, placement place.Policy, capacity solve.CapacityCheck, oracle bool, seed uint64) simulate.Config {
 	cfg := simulate.DefaultConfig(p)
 	cfg.Placement, cfg.Capacity, cfg.Interval = placement, capacity, opts.Interval
-	cfg.StopCost, cfg.RestoreCost = opts.Stop, opts.Restore
+	cfg.StopCost, cfg.RestoreCost, cfg.StartCost = opts.Stop, opts.Restore, opts.Start
 	if opts.PlanRestartCost >= 0 {
 		c := opts.PlanRestartCost
 		cfg.PlanRestartCost = &c
@@ -286,7 +292,7 @@ func readInputs(opts *Options, seeds []uint64) ([]*simulate.Input, error) {
 		if given || opts.Philly != "" {
 			return nil, cmdutil.Usagef("--pollux brings its own cluster and profiles: give it without --cluster, --workload, --profiles and --philly")
 		}
-		in, err := polluxInput(opts.Pollux)
+		in, err := polluxInput(opts.Pollux, opts.PolluxDepartures)
 		if err != nil {
 			return nil, err
 		}
@@ -405,18 +411,53 @@ func writeDir(ios *iostreams.IOStreams, dir string, tabs []*table.Table) (err er
 	return nil
 }
 
-// polluxInput reads a workload in Pollux's format (or the embedded
-// workload-1) against the embedded application profiles.
-func polluxInput(name string) (*simulate.Input, error) {
-	var jobs []datasets.PolluxJob
-	var profiles map[string]*datasets.PolluxProfile
-	var err error
-	if name == "workload-1" {
-		jobs, profiles, err = datasets.PolluxWorkload1()
-	} else {
-		if profiles, err = datasets.PolluxProfiles(); err != nil {
-			return nil, err
+// polluxDepartureNames are --pollux-depart's values, each a field of
+// datasets.PolluxDepartures.
+var polluxDepartureNames = []string{"epochs-minus-one", "iteration-column", "no-single-gpu-accumulation", "max-local-from-scalability", "no-ncf-cap", "unprofiled-nearest"}
+
+// polluxDepartures parses --pollux-depart.
+func polluxDepartures(names []string) (datasets.PolluxDepartures, error) {
+	var d datasets.PolluxDepartures
+	for _, n := range names {
+		switch strings.TrimSpace(n) {
+		case "epochs-minus-one":
+			d.EpochsMinusOne = true
+		case "iteration-column":
+			d.IterationColumn = true
+		case "no-single-gpu-accumulation":
+			d.NoSingleGPUAccumulation = true
+		case "max-local-from-scalability":
+			d.MaxLocalFromScalability = true
+		case "no-ncf-cap":
+			d.NoNCFCap = true
+		case "unprofiled-nearest":
+			d.UnprofiledNearest = true
+		default:
+			return d, cmdutil.Usagef("--pollux-depart %q: want some of %s", n, strings.Join(polluxDepartureNames, ", "))
 		}
+	}
+	return d, nil
+}
+
+// polluxInput reads a workload in Pollux's format (or the embedded
+// workload-1) against the embedded application profiles, departing from
+// Pollux's simulator where departures say.
+func polluxInput(name string, departures []string) (*simulate.Input, error) {
+	d, err := polluxDepartures(departures)
+	if err != nil {
+		return nil, err
+	}
+	profiles, err := datasets.PolluxProfiles()
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range profiles {
+		p.Departures = d
+	}
+	var jobs []datasets.PolluxJob
+	if name == "workload-1" {
+		jobs, err = datasets.ReadPolluxWorkload1(profiles)
+	} else {
 		var f *os.File
 		if f, err = os.Open(name); err != nil {
 			return nil, err

@@ -21,7 +21,7 @@ func BenchmarkPolluxWorkload1(b *testing.B) {
 					b.Fatal(err)
 				}
 				cfg := simulate.DefaultConfig(p)
-				cfg.Interval, cfg.StopCost, cfg.RestoreCost, cfg.Oracle = 60, 0, 30, true
+				cfg.Interval, cfg.StopCost, cfg.RestoreCost, cfg.StartCost, cfg.Oracle = 60, 0, 30, 30, true
 				if _, err := simulate.Run(in, cfg); err != nil {
 					b.Fatal(err)
 				}
@@ -67,7 +67,7 @@ func BenchmarkPolluxModelAsTruth(b *testing.B) {
 						}
 					}
 					cfg := simulate.DefaultConfig(p)
-					cfg.Interval, cfg.StopCost, cfg.RestoreCost, cfg.Oracle = 60, 0, 30, true
+					cfg.Interval, cfg.StopCost, cfg.RestoreCost, cfg.StartCost, cfg.Oracle = 60, 0, 30, 30, true
 					res, err := simulate.Run(in, cfg)
 					if err != nil {
 						b.Fatal(err)
@@ -77,5 +77,59 @@ func BenchmarkPolluxModelAsTruth(b *testing.B) {
 				b.ReportMetric(jct, "mean_jct_s")
 			})
 		}
+	}
+}
+
+// BenchmarkPolluxUnprofiled reports how many of workload-1's job-rounds
+// (a job training through one 60 s round, or the part of one before it
+// finishes) ran on a placement that placements.csv did not profile, whose
+// step time is interpolated (docs/simulate.md):
+//
+//	go test -run X -bench PolluxUnprofiled -benchtime 1x ./simulate/simtables/
+//
+// The step times a run asks for are counted by whether their placement was
+// profiled; a run that ends before the first round counts those asked for
+// to compute each job's ideal time, which are taken off.
+func BenchmarkPolluxUnprofiled(b *testing.B) {
+	jobs, profiles, err := datasets.PolluxWorkload1()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, p := range []solve.Policy{solve.Optimus, solve.Tiresias} {
+		b.Run(string(p), func(b *testing.B) {
+			var share float64
+			for b.Loop() {
+				count := func(horizon float64) (profiled, not int) {
+					in, err := PolluxInput(jobs, profiles, 0.02)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for app, pr := range in.Profiles {
+						st, prof := pr.Placed.StepTime, profiles[app]
+						pr.Placed = &simulate.PlacedSpeed{Oracle: pr.Placed.Oracle, StepTime: func(perNode []int, batch float64) float64 {
+							if prof.Profiled(perNode) {
+								profiled++
+							} else {
+								not++
+							}
+							return st(perNode, batch)
+						}}
+						in.Profiles[app] = pr
+					}
+					cfg := simulate.DefaultConfig(p)
+					cfg.Interval, cfg.StopCost, cfg.RestoreCost, cfg.StartCost, cfg.Oracle = 60, 0, 30, 30, true
+					cfg.Horizon = horizon
+					if _, err := simulate.Run(in, cfg); err != nil {
+						b.Fatal(err)
+					}
+					return profiled, not
+				}
+				p0, n0 := count(1)
+				p1, n1 := count(simulate.DefaultHorizon)
+				b.ReportMetric(float64(p1-p0+n1-n0), "job_rounds")
+				share = float64(n1-n0) / float64(p1-p0+n1-n0)
+			}
+			b.ReportMetric(share, "unprofiled_share")
+		})
 	}
 }

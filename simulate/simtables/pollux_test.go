@@ -10,7 +10,7 @@ import (
 )
 
 // Pollux's workload-1 as its simulator runs it (60 s rounds, a 30 s pause
-// after a change): its simulator reports an average JCT of 4087 s for
+// after a change and at a job's first start): its simulator reports an average JCT of 4087 s for
 // Optimus+Oracle and 2474 s for Tiresias. Ours must be within 15%, and the
 // fitted Optimus no more than 10% behind the oracle's.
 func TestPolluxWorkload1AgainstPolluxsSimulator(t *testing.T) {
@@ -24,7 +24,7 @@ func TestPolluxWorkload1AgainstPolluxsSimulator(t *testing.T) {
 	}
 	run := func(p solve.Policy, oracle bool) *simulate.Result {
 		cfg := simulate.DefaultConfig(p)
-		cfg.Interval, cfg.StopCost, cfg.RestoreCost, cfg.Oracle, cfg.Check = 60, 0, 30, oracle, true
+		cfg.Interval, cfg.StopCost, cfg.RestoreCost, cfg.StartCost, cfg.Oracle, cfg.Check = 60, 0, 30, 30, oracle, true
 		res, err := simulate.Run(in, cfg)
 		if err != nil {
 			t.Fatal(err)
