@@ -113,6 +113,10 @@ type Config struct {
 	// RestoreCost: 0 re-plans from scratch every round, as the paper's
 	// and Pollux's Optimus do.
 	PlanRestartCost *float64
+	// TiresiasDemotionOrder orders the jobs of a lower Tiresias queue by
+	// when they reached it (at a round; ties by arrival) rather than by
+	// arrival, as Pollux's simulator appends a demoted job to its queue.
+	TiresiasDemotionOrder bool
 	// ProfileRuns and ProfileRunS are the short profiling runs at arrival
 	// (fitted mode only): how many configurations, and seconds each.
 	ProfileRuns int

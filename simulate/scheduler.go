@@ -67,6 +67,20 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 			Worker: j.job.Worker, PS: j.job.PS, CurPS: j.run.PS, CurWorkers: j.run.Workers,
 			MaxPS: j.job.MaxPS, MaxWorkers: j.job.MaxWorkers,
 			Attained: j.attained, Executed: j.executed, Waited: s.waited(j), RequestWorkers: j.job.RequestWorkers}
+		if s.cfg.TiresiasDemotionOrder && s.cfg.Policy == solve.Tiresias {
+			q := 0
+			for _, th := range solve.DefaultTiresiasThresholds {
+				if j.attained >= th {
+					q++
+				}
+			}
+			if q > j.queue {
+				j.queue, j.queuedAt = q, s.now
+			}
+			if j.queue > 0 {
+				r.Arrival = j.queuedAt
+			}
+		}
 		if s.cfg.Oracle {
 			r.Remaining, r.Speed = j.truth.total-j.progress, j.truth.speed
 		} else {

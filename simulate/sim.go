@@ -41,6 +41,11 @@ type jobRun struct {
 	// tasks x workers), executed the seconds it held them, lastRan when
 	// it last held them: what Tiresias ranks by.
 	attained, executed, lastRan float64
+	// queue is the Tiresias queue the job's attained service has reached
+	// (thresholds passed) and queuedAt the round it reached it in, with
+	// TiresiasDemotionOrder.
+	queue    int
+	queuedAt float64
 
 	preds      []predAt // the scheduler's predicted remaining time, per round run
 	allocs     []int    // rows of Result.Allocs

@@ -33,7 +33,9 @@ func BenchmarkPolluxWorkload1(b *testing.B) {
 // BenchmarkPolluxModelAsTruth reports workload-1's mean JCT when every
 // job's true step time is the oracle's own all-reduce model (so the oracle
 // plans with the exact truth, as Pollux's Optimus+Oracle does with its
-// profiles) against the profile's step times:
+// profiles) against the profile's step times; "model-scratch" also
+// re-plans from scratch every round (PlanRestartCost 0), as Pollux's
+// Optimus does:
 //
 //	go test -run X -bench PolluxModelAsTruth -benchtime 1x ./simulate/simtables/
 func BenchmarkPolluxModelAsTruth(b *testing.B) {
@@ -41,7 +43,7 @@ func BenchmarkPolluxModelAsTruth(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, truth := range []string{"profile", "model"} {
+	for _, truth := range []string{"profile", "model", "model-scratch"} {
 		for _, p := range []solve.Policy{solve.Optimus, solve.Tiresias} {
 			b.Run(truth+"/"+string(p), func(b *testing.B) {
 				var jct float64
@@ -50,7 +52,7 @@ func BenchmarkPolluxModelAsTruth(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					if truth == "model" {
+					if truth != "profile" {
 						for app, pr := range in.Profiles {
 							oracle := pr.Placed.Oracle
 							pr.Placed = &simulate.PlacedSpeed{Oracle: oracle, StepTime: func(perNode []int, batch float64) float64 {
@@ -68,6 +70,10 @@ func BenchmarkPolluxModelAsTruth(b *testing.B) {
 					}
 					cfg := simulate.DefaultConfig(p)
 					cfg.Interval, cfg.StopCost, cfg.RestoreCost, cfg.StartCost, cfg.Oracle = 60, 0, 30, 30, true
+					if truth == "model-scratch" {
+						scratch := 0.0
+						cfg.PlanRestartCost = &scratch
+					}
 					res, err := simulate.Run(in, cfg)
 					if err != nil {
 						b.Fatal(err)
