@@ -42,3 +42,42 @@ func TestPolluxBadInput(t *testing.T) {
 		t.Errorf("--pollux with --workload: exit %d: %s", code, stderr)
 	}
 }
+
+// The switches of Pollux's modelling choices: each one changes the run,
+// a bad one is a usage error (exit 2).
+func TestPolluxSwitches(t *testing.T) {
+	meanJCT := func(args ...string) float64 {
+		t.Helper()
+		base := []string{"simulate", "--pollux", "workload-1", "--interval", "60", "--stop-cost", "0", "--restore-cost", "30",
+			"--policies", "tiresias", "--oracle", "--intervals=false", "--format", "csv", "-q"}
+		code, out, stderr := run(t, append(base, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		sum, err := table.Read(bytes.NewReader(out), "stdout", schema.SimSummary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum.Float64s("mean_jct_s")[0]
+	}
+	base := meanJCT()
+	for _, args := range [][]string{
+		{"--start-cost", "30"},
+		{"--pollux-depart", "epochs-minus-one"},
+		{"--pollux-depart", "iteration-column,max-local-from-scalability"},
+	} {
+		if got := meanJCT(args...); got == base {
+			t.Errorf("%v: mean JCT %v, the same as without", args, got)
+		}
+	}
+	for _, args := range [][]string{
+		{"--pollux-depart", "everything"},
+		{"--tiresias-order", "random"},
+		{"--start-cost", "-1"},
+	} {
+		code, _, stderr := run(t, append([]string{"simulate", "--pollux", "workload-1", "-q"}, args...)...)
+		if code != 2 || !strings.Contains(stderr, args[0]) {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+}

@@ -50,3 +50,31 @@ func TestPolluxWorkload1AgainstPolluxsSimulator(t *testing.T) {
 	}
 	t.Logf("mean JCT: optimus oracle %.0f s, fitted %.0f s, tiresias %.0f s", oracle, fitted, tiresias)
 }
+
+// A job's first start pays StartCost before it trains (Pollux's simulator
+// pays its 30 s restart delay there too), counted as lost to restarts but
+// not as a restart: workload-1's first job alone on the cluster.
+func TestStartCost(t *testing.T) {
+	jobs, profiles, err := datasets.PolluxWorkload1()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := PolluxInput(jobs[:1], profiles, 0.02)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [2]simulate.JobResult
+	for i, start := range []float64{0, 30} {
+		cfg := simulate.DefaultConfig(solve.Tiresias)
+		cfg.Interval, cfg.StopCost, cfg.RestoreCost, cfg.StartCost, cfg.Oracle, cfg.Check = 60, 0, 30, start, true, true
+		res, err := simulate.Run(in, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[i] = res.Jobs[0]
+	}
+	if d := got[1].JCT - got[0].JCT; math.Abs(d-30) > 1e-6 || got[1].RestartLost != 30 || got[0].RestartLost != 0 || got[1].Restarts != 0 {
+		t.Errorf("JCT %.1f s with a 30 s start, %.1f s without (+%.1f, want +30); lost %v and %v, restarts %d",
+			got[1].JCT, got[0].JCT, d, got[1].RestartLost, got[0].RestartLost, got[1].Restarts)
+	}
+}
