@@ -19,10 +19,17 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return []Named{{"cluster", PolluxClusterTable()}, {"jobs", PolluxJobsTable(jobs)},
-				{"speed", PolluxProfilingTable(jobs, profiles, 10)}, {"placements", PolluxSpeedTable(profiles)}}, nil
+			return PolluxTables(jobs, profiles), nil
 		},
 	})
+}
+
+// PolluxTables are a Pollux workload's tables, as the pollux-workload-1
+// dataset has them: cluster, jobs, speed (10 profiling configurations a
+// job) and placements.
+func PolluxTables(jobs []PolluxJob, profiles map[string]*PolluxProfile) []Named {
+	return []Named{{"cluster", PolluxClusterTable()}, {"jobs", PolluxJobsTable(jobs)},
+		{"speed", PolluxProfilingTable(jobs, profiles, 10)}, {"placements", PolluxSpeedTable(profiles)}}
 }
 
 // PolluxJobsTable is a Pollux workload as a jobs table: allreduce jobs of 1

@@ -38,6 +38,18 @@ func TestPolluxBadInput(t *testing.T) {
 	if code != 2 || len(out) != 0 || !strings.Contains(stderr, w+": "+want) {
 		t.Errorf("exit %d, %d bytes out, stderr %q; want exit 2 and %s", code, len(out), stderr, want)
 	}
+	for _, c := range []struct{ row, want string }{
+		{"gpt-1,200,gpt,4,512\n", `column "application", row 2 (line 3): job "gpt-1": application "gpt" has no profile (profiled: bert, cifar10, deepspeech2, imagenet, ncf, yolov3)`},
+		{"cifar10-1,200,cifar10,65,4096\n", `column "num_replicas", row 2 (line 3): job "cifar10-1" asks for 65 GPUs, more than the cluster's 64`},
+	} {
+		if err := os.WriteFile(w, []byte("name,time,application,num_replicas,batch_size\ncifar10-0,107,cifar10,6,2048\n"+c.row), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, stderr := run(t, "simulate", "--pollux", w, "--oracle", "-q")
+		if code != 2 || len(out) != 0 || !strings.Contains(stderr, w+": "+c.want) {
+			t.Errorf("exit %d, %d bytes out, stderr %q; want exit 2 and %s", code, len(out), stderr, c.want)
+		}
+	}
 	if code, _, stderr := run(t, "simulate", "--pollux", "workload-1", "--workload", w, "-q"); code != 2 || !strings.Contains(stderr, "--pollux brings its own") {
 		t.Errorf("--pollux with --workload: exit %d: %s", code, stderr)
 	}
