@@ -113,6 +113,13 @@ type Config struct {
 	// RestoreCost: 0 re-plans from scratch every round, as the paper's
 	// and Pollux's Optimus do.
 	PlanRestartCost *float64
+	// SRTFWeight, for the optimus policy, weights each job's remaining
+	// time in solve's objective by (the mean over the jobs of T1 / its own
+	// T1)^SRTFWeight, T1 its remaining time on one worker (one PS and one
+	// worker): the greedy's gains then favour the jobs with the least work
+	// left, as shortest-remaining-time-first does (0: every weight 1, the
+	// paper's Optimus).
+	SRTFWeight float64
 	// TiresiasDemotionOrder orders the jobs of a lower Tiresias queue by
 	// when they reached it (at a round; ties by arrival) rather than by
 	// arrival, as Pollux's simulator appends a demoted job to its queue.

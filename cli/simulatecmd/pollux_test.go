@@ -70,7 +70,7 @@ func TestPolluxSwitches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return sum.Float64s("mean_jct_s")[0]
+		return sum.Float64s("mean_jct_s")[len(sum.Float64s("mean_jct_s"))-1] // the last policy
 	}
 	base := meanJCT()
 	for _, args := range [][]string{
@@ -82,10 +82,18 @@ func TestPolluxSwitches(t *testing.T) {
 			t.Errorf("%v: mean JCT %v, the same as without", args, got)
 		}
 	}
+	optimus := func(args ...string) float64 {
+		return meanJCT(append([]string{"--policies", "optimus"}, args...)...)
+	}
+	// --policies given twice adds up: tiresias, then optimus.
+	if a, b := optimus(), optimus("--srtf-weight", "2"); !(b < a) {
+		t.Errorf("--srtf-weight 2: optimus' mean JCT %v, %v without", b, a)
+	}
 	for _, args := range [][]string{
 		{"--pollux-depart", "everything"},
 		{"--tiresias-order", "random"},
 		{"--start-cost", "-1"},
+		{"--srtf-weight", "-1"},
 	} {
 		code, _, stderr := run(t, append([]string{"simulate", "--pollux", "workload-1", "-q"}, args...)...)
 		if code != 2 || !strings.Contains(stderr, args[0]) {

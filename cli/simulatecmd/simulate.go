@@ -39,6 +39,7 @@ type Options struct {
 	Interval, Stop, Restore     float64
 	Start                       float64 // seconds of a job's first start
 	TiresiasOrder               string  // arrival or demotion
+	SRTFWeight                  float64 // optimus: exponent of the SRTF weights (0: none)
 	// PolluxDepartures are modelling choices of Pollux's simulator to
 	// depart from with --pollux (datasets.PolluxDepartures).
 	PolluxDepartures []string
@@ -114,6 +115,7 @@ sim_comparison, sim_jobs, sim_allocations and sim_utilisation there as Parquet.`
 	f.Float64Var(&opts.Stop, "stop-cost", simulate.DefaultStopCost, "seconds to checkpoint and stop a job whose tasks change")
 	f.Float64Var(&opts.Restore, "restore-cost", simulate.DefaultRestoreCost, "seconds to restore a job from its checkpoint")
 	f.Float64Var(&opts.Start, "start-cost", 0, "seconds a job's first start takes before it trains (Pollux's simulator: its restart delay, 30)")
+	f.Float64Var(&opts.SRTFWeight, "srtf-weight", 0, "optimus policy: weight each job's remaining time by (mean T1 / its T1)^`A`, T1 its remaining time on one worker, so the greedy favours short jobs (0: the paper's Optimus)")
 	f.StringVar(&opts.TiresiasOrder, "tiresias-order", "arrival", "order within a lower Tiresias queue: arrival, or demotion (when each job reached it, as Pollux's simulator)")
 	f.StringSliceVar(&opts.PolluxDepartures, "pollux-depart", nil, "with --pollux, modelling choices of Pollux's simulator to depart from, to measure each: "+strings.Join(polluxDepartureNames, ", "))
 	f.Float64Var(&opts.PlanRestartCost, "plan-restart-cost", -1, "restart cost in seconds the optimus policy plans with (-1: --stop-cost + --restore-cost; 0: re-plan from scratch every round)")
@@ -191,6 +193,8 @@ func Run(opts *Options) error {
 		return cmdutil.Usagef("--interval %g: must be positive", opts.Interval)
 	case opts.TiresiasOrder != "arrival" && opts.TiresiasOrder != "demotion":
 		return cmdutil.Usagef("--tiresias-order %q: want arrival or demotion", opts.TiresiasOrder)
+	case !(opts.SRTFWeight >= 0 && opts.SRTFWeight <= 10):
+		return cmdutil.Usagef("--srtf-weight %g: must be in [0, 10]", opts.SRTFWeight)
 	case opts.Stop < 0 || opts.Restore < 0 || opts.Start < 0 || opts.ProfileRunS < 0 || opts.ProfileRuns < 0 || opts.Noise < 0:
 		return cmdutil.Usagef("--stop-cost, --restore-cost, --start-cost, --profile-runs, --profile-run-s and --noise must not be negative")
 	case opts.Horizon <= 0:
@@ -275,6 +279,7 @@ func config(opts *Options, p solve.Policy, placement place.Policy, capacity solv
 	cfg.Placement, cfg.Capacity, cfg.Interval = placement, capacity, opts.Interval
 	cfg.StopCost, cfg.RestoreCost, cfg.StartCost = opts.Stop, opts.Restore, opts.Start
 	cfg.TiresiasDemotionOrder = opts.TiresiasOrder == "demotion"
+	cfg.SRTFWeight = opts.SRTFWeight
 	if opts.PlanRestartCost >= 0 {
 		c := opts.PlanRestartCost
 		cfg.PlanRestartCost = &c

@@ -78,3 +78,39 @@ func TestStartCost(t *testing.T) {
 			got[1].JCT, got[0].JCT, d, got[1].RestartLost, got[0].RestartLost, got[1].Restarts)
 	}
 }
+
+// The SRTF-weighted Optimus (SRTFWeight 2: each job's remaining time
+// weighted by (mean T1 / its T1)^2) on workload-1: far ahead of the
+// paper's Optimus and not behind Tiresias (oracle knowledge for both, the
+// like-for-like setting of the comparison with Pollux's simulator).
+func TestSRTFWeightedOptimusOnPolluxWorkload1(t *testing.T) {
+	jobs, profiles, err := datasets.PolluxWorkload1()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := PolluxInput(jobs, profiles, 0.02)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(p solve.Policy, alpha float64) float64 {
+		cfg := simulate.DefaultConfig(p)
+		cfg.Interval, cfg.StopCost, cfg.RestoreCost, cfg.StartCost, cfg.Oracle, cfg.Check = 60, 0, 30, 30, true, true
+		cfg.SRTFWeight = alpha
+		res, err := simulate.Run(in, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Summary.Finished != len(jobs) {
+			t.Fatalf("%s: %d of %d jobs finished", p, res.Summary.Finished, len(jobs))
+		}
+		return res.Summary.MeanJCT
+	}
+	plain, srtf, tiresias := run(solve.Optimus, 0), run(solve.Optimus, 2), run(solve.Tiresias, 0)
+	if !(srtf < 0.7*plain) || !(srtf <= tiresias) {
+		t.Errorf("mean JCT: SRTF-weighted optimus %.0f s, optimus %.0f s, tiresias %.0f s; want the first below 0.7 x the second and at most the third", srtf, plain, tiresias)
+	}
+	if tiresias2 := run(solve.Tiresias, 2); tiresias2 != tiresias {
+		t.Errorf("SRTFWeight changed Tiresias: %.0f s, %.0f s without", tiresias2, tiresias)
+	}
+	t.Logf("mean JCT: optimus %.0f s, SRTF-weighted %.0f s, tiresias %.0f s", plain, srtf, tiresias)
+}
