@@ -43,11 +43,13 @@ type PolluxJob struct {
 	// Replicas is the GPU count the job asked for (num_replicas), what
 	// Tiresias gives it; MaxReplicas the most Pollux's Optimus+Oracle gives
 	// it: batch_size / the smallest profiled per-GPU batch, at most the
-	// cluster's GPUs.
+	// cluster's GPUs (PolluxMaxReplicas; ncf 1: PolluxReplicaCap).
 	Replicas, MaxReplicas int
 	Batch                 int
-	// Epochs is the completion epoch (PolluxEpochs - 1); TotalSteps the
-	// optimizer steps to get there at Batch, EpochSteps those of the first
+	// Epochs is the epochs the job trains (PolluxEpochs; minus one with
+	// PolluxDepartures.EpochsMinusOne); TotalSteps the optimizer steps to
+	// get there at Batch (PolluxProfile.Steps, or Iterations with
+	// PolluxDepartures.IterationColumn), EpochSteps those of the first
 	// epoch.
 	Epochs     int
 	TotalSteps float64

@@ -13,7 +13,7 @@ import (
 // PolluxInput is a Pollux workload on its default cluster (16 nodes of 4
 // GPUs), as Pollux's simulator runs it: every job an all-reduce job of 1
 // GPU a worker at the workload's batch size, with an epoch budget of its
-// completion epoch and its true step times from its application's profile
+// application's epochs (datasets.PolluxJob) and its true step times from its application's profile
 // (simulate.KindPlaced). Optimus may give a job up to MaxReplicas workers,
 // Tiresias its num_replicas. The oracle plans with the all-reduce model
 // fitted to the profile's step times at the job's batch
