@@ -571,3 +571,36 @@ func (p *PolluxProfile) Profiled(perNode []int) bool {
 	_, ok := p.Placements[placementID(perNode)]
 	return ok
 }
+
+// OptimusRemaining returns the remaining steps Pollux's Optimus+Oracle
+// plans a job of a global batch and epochs epochs with, given the steps it
+// has trained (optimus.py): validation-<batch>.csv's iteration column at
+// the completion epoch less that at the job's epoch (whole epochs done),
+// interpolated between batches, as get_iteration reads them (row e: after
+// e + 1 epochs); 1 once the job is in its last epoch. Its epochs end where
+// Steps says.
+func (p *PolluxProfile) OptimusRemaining(batch float64, epochs int) func(progress float64) float64 {
+	ends := make([]float64, epochs) // ends[e-1]: steps after e epochs
+	its := make([]float64, epochs+1)
+	steps := p.Steps
+	if p.Departures.IterationColumn {
+		steps = p.Iterations // the job's steps, as ReadPolluxWorkload counts them
+	}
+	for e := 1; e <= epochs; e++ {
+		ends[e-1], _ = steps(batch, e)
+	}
+	for e := 1; e <= epochs; e++ {
+		its[e], _ = p.Iterations(batch, e)
+	}
+	completion := epochs - 1
+	return func(progress float64) float64 {
+		done, _ := slices.BinarySearch(ends, progress) // epochs whose end is before progress
+		for done < len(ends) && ends[done] <= progress {
+			done++
+		}
+		if completion <= done {
+			return 1
+		}
+		return its[completion+1] - its[done+1]
+	}
+}

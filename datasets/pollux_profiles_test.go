@@ -116,3 +116,35 @@ func TestPolluxAccumulation(t *testing.T) {
 		t.Errorf("ncf on 1 GPU at 32768 split at scalability.csv's largest 5803: %v, want 6 accumulation steps", got)
 	}
 }
+
+// What Pollux's Optimus+Oracle is told of a job's remaining work: the
+// iteration column from the epoch it is in to the completion epoch, by
+// whole epochs, and 1 in the last epoch.
+func TestPolluxOptimusRemaining(t *testing.T) {
+	ps, err := PolluxProfiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := ps["cifar10"]
+	rem := c.OptimusRemaining(2048, 100)
+	it := func(e int) float64 { v, _ := c.Iterations(2048, e); return v }
+	end1, _ := c.Steps(2048, 1)
+	end99, _ := c.Steps(2048, 99)
+	for _, tc := range []struct {
+		name     string
+		progress float64
+		want     float64
+	}{
+		{"at the start", 0, it(100) - it(1)},
+		{"just before the first epoch ends", end1 - 1, it(100) - it(1)},
+		{"at the first epoch's end", end1, it(100) - it(2)},
+		{"in the last epoch", end99 + 1, 1},
+	} {
+		if got := rem(tc.progress); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s (%v steps): %v, want %v", tc.name, tc.progress, got, tc.want)
+		}
+	}
+	if it(100)-it(1) >= 3343 {
+		t.Errorf("at the start it is told %v steps, not fewer than the 3343 the job trains", it(100)-it(1))
+	}
+}

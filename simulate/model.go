@@ -94,6 +94,11 @@ type Job struct {
 	RequestWorkers int
 	// Worker and PS are one task's demand of each cluster resource.
 	Worker, PS []float64
+	// OracleRemaining, when not nil, is what the scheduler is told of the
+	// job's remaining steps with oracle knowledge, given the steps it has
+	// trained, instead of the truth (Pollux's Optimus+Oracle estimates
+	// them by whole epochs from a profile: simtables.UsePolluxRemaining).
+	OracleRemaining func(progress float64) float64
 }
 
 // Config is everything a simulation run is told besides its inputs.

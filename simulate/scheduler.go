@@ -83,6 +83,9 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 		}
 		if s.cfg.Oracle {
 			r.Remaining, r.Speed = j.truth.total-j.progress, j.truth.speed
+			if j.job.OracleRemaining != nil {
+				r.Remaining = math.Max(0, j.job.OracleRemaining(j.progress))
+			}
 		} else {
 			r.Remaining = s.remainingGuess(j, preds[i])
 			if preds[i].Speed != nil {

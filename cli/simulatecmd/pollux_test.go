@@ -89,7 +89,11 @@ func TestPolluxSwitches(t *testing.T) {
 	if a, b := optimus(), optimus("--srtf-weight", "2"); !(b < a) {
 		t.Errorf("--srtf-weight 2: optimus' mean JCT %v, %v without", b, a)
 	}
+	if a, b := optimus(), optimus("--oracle-remaining", "pollux"); a == b {
+		t.Errorf("--oracle-remaining pollux: optimus' mean JCT %v, the same as without", b)
+	}
 	for _, args := range [][]string{
+		{"--oracle-remaining", "guess"},
 		{"--pollux-depart", "everything"},
 		{"--tiresias-order", "random"},
 		{"--start-cost", "-1"},

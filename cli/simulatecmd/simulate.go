@@ -40,6 +40,7 @@ type Options struct {
 	Start                       float64 // seconds of a job's first start
 	TiresiasOrder               string  // arrival or demotion
 	SRTFWeight                  float64 // optimus: exponent of the SRTF weights (0: none)
+	OracleRemaining             string  // with --pollux: truth or pollux
 	// PolluxDepartures are modelling choices of Pollux's simulator to
 	// depart from with --pollux (datasets.PolluxDepartures).
 	PolluxDepartures []string
@@ -116,6 +117,7 @@ sim_comparison, sim_jobs, sim_allocations and sim_utilisation there as Parquet.`
 	f.Float64Var(&opts.Restore, "restore-cost", simulate.DefaultRestoreCost, "seconds to restore a job from its checkpoint")
 	f.Float64Var(&opts.Start, "start-cost", 0, "seconds a job's first start takes before it trains (Pollux's simulator: its restart delay, 30)")
 	f.Float64Var(&opts.SRTFWeight, "srtf-weight", 0, "optimus policy: weight each job's remaining time by (mean T1 / its T1)^`A`, T1 its remaining time on one worker, so the greedy favours short jobs (0: the paper's Optimus)")
+	f.StringVar(&opts.OracleRemaining, "oracle-remaining", "truth", "with --pollux and oracle knowledge, the remaining steps the scheduler is told: truth, or pollux (as Pollux's Optimus+Oracle estimates them: the iteration column by whole epochs)")
 	f.StringVar(&opts.TiresiasOrder, "tiresias-order", "arrival", "order within a lower Tiresias queue: arrival, or demotion (when each job reached it, as Pollux's simulator)")
 	f.StringSliceVar(&opts.PolluxDepartures, "pollux-depart", nil, "with --pollux, modelling choices of Pollux's simulator to depart from, to measure each: "+strings.Join(polluxDepartureNames, ", "))
 	f.Float64Var(&opts.PlanRestartCost, "plan-restart-cost", -1, "restart cost in seconds the optimus policy plans with (-1: --stop-cost + --restore-cost; 0: re-plan from scratch every round)")
@@ -191,6 +193,10 @@ func Run(opts *Options) error {
 	switch {
 	case opts.Interval <= 0:
 		return cmdutil.Usagef("--interval %g: must be positive", opts.Interval)
+	case opts.OracleRemaining != "truth" && opts.OracleRemaining != "pollux":
+		return cmdutil.Usagef("--oracle-remaining %q: want truth or pollux", opts.OracleRemaining)
+	case opts.OracleRemaining == "pollux" && opts.Pollux == "":
+		return cmdutil.Usagef("--oracle-remaining pollux needs --pollux")
 	case opts.TiresiasOrder != "arrival" && opts.TiresiasOrder != "demotion":
 		return cmdutil.Usagef("--tiresias-order %q: want arrival or demotion", opts.TiresiasOrder)
 	case !(opts.SRTFWeight >= 0 && opts.SRTFWeight <= 10):
@@ -302,7 +308,7 @@ func readInputs(opts *Options, seeds []uint64) ([]*simulate.Input, error) {
 		if given || opts.Philly != "" {
 			return nil, cmdutil.Usagef("--pollux brings its own cluster and profiles: give it without --cluster, --workload, --profiles and --philly")
 		}
-		in, err := polluxInput(opts.Pollux, opts.PolluxDepartures)
+		in, err := polluxInput(opts.Pollux, opts.PolluxDepartures, opts.OracleRemaining == "pollux")
 		if err != nil {
 			return nil, err
 		}
@@ -451,8 +457,9 @@ func polluxDepartures(names []string) (datasets.PolluxDepartures, error) {
 
 // polluxInput reads a workload in Pollux's format (or the embedded
 // workload-1) against the embedded application profiles, departing from
-// Pollux's simulator where departures say.
-func polluxInput(name string, departures []string) (*simulate.Input, error) {
+// Pollux's simulator where departures say; with polluxRemaining the oracle
+// is told remaining steps as Pollux's Optimus+Oracle estimates them.
+func polluxInput(name string, departures []string, polluxRemaining bool) (*simulate.Input, error) {
 	d, err := polluxDepartures(departures)
 	if err != nil {
 		return nil, err
@@ -478,7 +485,11 @@ func polluxInput(name string, departures []string) (*simulate.Input, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", table.ErrInvalidInput, err)
 	}
-	return simtables.PolluxInput(jobs, profiles, polluxSpeedNoise)
+	in, err := simtables.PolluxInput(jobs, profiles, polluxSpeedNoise)
+	if err == nil && polluxRemaining {
+		simtables.UsePolluxRemaining(in, jobs, profiles)
+	}
+	return in, err
 }
 
 // polluxSpeedNoise is the relative noise of a measured speed of a Pollux

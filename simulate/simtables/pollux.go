@@ -104,3 +104,13 @@ func memoStepTime(p *datasets.PolluxProfile) func(perNode []int, batch float64) 
 		return v
 	}
 }
+
+// UsePolluxRemaining tells the scheduler, with oracle knowledge, each
+// job's remaining steps as Pollux's Optimus+Oracle estimates them
+// (datasets.PolluxProfile.OptimusRemaining: the iteration column by whole
+// epochs) rather than the truth. jobs are in.Jobs' Pollux jobs, in order.
+func UsePolluxRemaining(in *simulate.Input, jobs []datasets.PolluxJob, profiles map[string]*datasets.PolluxProfile) {
+	for i, j := range jobs {
+		in.Jobs[i].OracleRemaining = profiles[j.App].OptimusRemaining(float64(j.Batch), j.Epochs)
+	}
+}
