@@ -125,6 +125,10 @@ type Config struct {
 	// left, as shortest-remaining-time-first does (0: every weight 1, the
 	// paper's Optimus).
 	SRTFWeight float64
+	// PolluxPlacement places solve's decisions as Pollux's simulator does
+	// instead of with place (see polluxPlace): all-reduce jobs of one GPU
+	// a worker on a GPU-only cluster only.
+	PolluxPlacement bool
 	// TiresiasDemotionOrder orders the jobs of a lower Tiresias queue by
 	// when they reached it (at a round; ties by arrival) rather than by
 	// arrival, as Pollux's simulator appends a demoted job to its queue.

@@ -123,6 +123,13 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("solve: %w", err)
 	}
+	if s.cfg.PolluxPlacement {
+		pl.state, pl.status, pl.reason, err = polluxPlace(s.in.Cluster, active, res, s.cfg.Policy)
+		if err != nil {
+			return nil, err
+		}
+		return pl, nil
+	}
 	pp, err := pipeline.PlaceProblem(s.in.Cluster, pipeline.Assignments(prob, res), pipeline.CurrentTasks(s.current))
 	if err != nil {
 		return nil, fmt.Errorf("place: %w", err)

@@ -75,6 +75,7 @@ func TestPolluxSwitches(t *testing.T) {
 	base := meanJCT()
 	for _, args := range [][]string{
 		{"--start-cost", "30"},
+		{"--placement", "pollux"},
 		{"--pollux-depart", "epochs-minus-one"},
 		{"--pollux-depart", "iteration-column,max-local-from-scalability"},
 	} {
@@ -94,6 +95,7 @@ func TestPolluxSwitches(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"--oracle-remaining", "guess"},
+		{"--placement", "everywhere"},
 		{"--pollux-depart", "everything"},
 		{"--tiresias-order", "random"},
 		{"--start-cost", "-1"},

@@ -110,7 +110,7 @@ sim_comparison, sim_jobs, sim_allocations and sim_utilisation there as Parquet.`
 	f.IntVar(&opts.PhillyGPUs, "philly-gpus", 4, "GPUs per node with --philly")
 	f.StringVar(&opts.Pollux, "pollux", "", "replay a workload of Pollux's simulator from `FILE` (CSV: name, time, application, num_replicas, batch_size; workload-1: the embedded one) on its 16 x 4-GPU cluster with its application profiles")
 	f.StringSliceVar(&opts.Policies, "policies", []string{"optimus", "drf", "tetris", "fifo"}, "allocation policies to run: optimus, drf, tetris, fifo, tiresias")
-	f.StringVar(&opts.Placement, "placement", string(place.Optimus), "placement policy: optimus, spread or pack")
+	f.StringVar(&opts.Placement, "placement", string(place.Optimus), "placement policy: optimus, spread or pack; with --pollux also pollux (as Pollux's simulator places jobs)")
 	f.StringVar(&opts.Capacity, "capacity", string(solve.NodeCapacity), "capacity check of solve: nodes or aggregate")
 	f.Float64Var(&opts.Interval, "interval", simulate.DefaultInterval, "seconds between scheduling rounds")
 	f.Float64Var(&opts.Stop, "stop-cost", simulate.DefaultStopCost, "seconds to checkpoint and stop a job whose tasks change")
@@ -182,9 +182,15 @@ func Run(opts *Options) error {
 		policies = append(policies, p)
 		order = append(order, string(p))
 	}
-	placement, err := place.ParsePolicy(opts.Placement)
-	if err != nil {
-		return cmdutil.Usagef("--placement: %v", err)
+	polluxPlacement := opts.Placement == "pollux"
+	if polluxPlacement && opts.Pollux == "" {
+		return cmdutil.Usagef("--placement pollux needs --pollux: it places all-reduce jobs of 1 GPU a worker only")
+	}
+	placement := place.Optimus
+	if !polluxPlacement {
+		if placement, err = place.ParsePolicy(opts.Placement); err != nil {
+			return cmdutil.Usagef("--placement: %v", err)
+		}
 	}
 	capacity, err := solve.ParseCapacity(opts.Capacity)
 	if err != nil {
@@ -286,6 +292,7 @@ func config(opts *Options, p solve.Policy, placement place.Policy, capacity solv
 	cfg.StopCost, cfg.RestoreCost, cfg.StartCost = opts.Stop, opts.Restore, opts.Start
 	cfg.TiresiasDemotionOrder = opts.TiresiasOrder == "demotion"
 	cfg.SRTFWeight = opts.SRTFWeight
+	cfg.PolluxPlacement = opts.Placement == "pollux"
 	if opts.PlanRestartCost >= 0 {
 		c := opts.PlanRestartCost
 		cfg.PlanRestartCost = &c

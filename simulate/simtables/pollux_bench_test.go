@@ -1,6 +1,7 @@
 package simtables
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/optimus-sched/optimus/datasets"
@@ -35,8 +36,10 @@ func BenchmarkPolluxWorkload1(b *testing.B) {
 // plans with the exact truth, as Pollux's Optimus+Oracle does with its
 // profiles) against the profile's step times; "model-scratch" also
 // re-plans from scratch every round (PlanRestartCost 0), as Pollux's
-// Optimus does, and "model-scratch-pollux" also plans with the remaining
-// steps Pollux's Optimus estimates (UsePolluxRemaining):
+// Optimus does, "model-scratch-pollux" also plans with the remaining
+// steps Pollux's Optimus estimates (UsePolluxRemaining), and
+// "model-scratch-pollux-placed" also places as Pollux's simulator does
+// (Config.PolluxPlacement):
 //
 //	go test -run X -bench PolluxModelAsTruth -benchtime 1x ./simulate/simtables/
 func BenchmarkPolluxModelAsTruth(b *testing.B) {
@@ -44,7 +47,7 @@ func BenchmarkPolluxModelAsTruth(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, truth := range []string{"profile", "model", "model-scratch", "model-scratch-pollux"} {
+	for _, truth := range []string{"profile", "model", "model-scratch", "model-scratch-pollux", "model-scratch-pollux-placed"} {
 		for _, p := range []solve.Policy{solve.Optimus, solve.Tiresias} {
 			b.Run(truth+"/"+string(p), func(b *testing.B) {
 				var jct float64
@@ -71,10 +74,11 @@ func BenchmarkPolluxModelAsTruth(b *testing.B) {
 					}
 					cfg := simulate.DefaultConfig(p)
 					cfg.Interval, cfg.StopCost, cfg.RestoreCost, cfg.StartCost, cfg.Oracle = 60, 0, 30, 30, true
-					if truth == "model-scratch-pollux" {
+					if strings.HasPrefix(truth, "model-scratch-pollux") {
 						UsePolluxRemaining(in, jobs, profiles)
 					}
-					if truth == "model-scratch" || truth == "model-scratch-pollux" {
+					cfg.PolluxPlacement = truth == "model-scratch-pollux-placed"
+					if strings.HasPrefix(truth, "model-scratch") {
 						scratch := 0.0
 						cfg.PlanRestartCost = &scratch
 					}
