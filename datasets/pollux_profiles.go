@@ -390,7 +390,7 @@ func interpSteps(steps []PolluxStep, local float64) (step, sync float64) {
 // does). NaN for no GPU.
 //
 // Pollux interpolates the second case over a Delaunay triangulation of
-// the points (scipy's griddata); here it is linear over replicas among
+// the points (scipy's LinearNDInterpolator); here it is linear over replicas among
 // the groups of the same node count, then linear over node counts between
 // the two nearest profiled ones (replicas clamped to each one's range):
 // the same values at profiled points, not between them.
