@@ -147,7 +147,8 @@ func notRunning(pj PlanJob) string {
 	return msg
 }
 
-// describe summarises tasks as "2 ps + 3 workers on gpu-01, gpu-02".
+// describe summarises tasks as "2 ps + 3 workers on gpu-01, gpu-02" (an
+// all-reduce job's as "3 workers on gpu-01, gpu-02").
 func describe(tasks []executor.Task) string {
 	if len(tasks) == 0 {
 		return "no tasks"
@@ -165,6 +166,9 @@ func describe(tasks []executor.Task) string {
 	workers := "workers"
 	if w == 1 {
 		workers = "worker"
+	}
+	if p == 0 {
+		return fmt.Sprintf("%d %s on %s", w, workers, strings.Join(list, ", "))
 	}
 	return fmt.Sprintf("%d ps + %d %s on %s", p, w, workers, strings.Join(list, ", "))
 }

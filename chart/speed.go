@@ -21,7 +21,8 @@ func init() {
 workers w, one colour per number of parameter servers p, and the fitted speed model f(p, w)
 from --models as a line for each p. Failed runs (speed 0 or NaN) are crosses at 0; the
 configurations optimus fit suggest proposes to measure next (--suggestions) are diamonds at
-their predicted speed.`,
+their predicted speed. An all-reduce job (ps 0) is coloured by the nodes its workers spanned
+instead, with the model's f(w, n) at the job's batch as the line for n nodes.`,
 		Example: `  optimus chart speed -i tb/speed.parquet --models models.parquet --suggestions suggestions.parquet -o speed.html`,
 		Inputs: []Input{
 			{Flag: Main, Schema: schema.Speed, Required: true, Doc: "speed samples"},
@@ -90,7 +91,11 @@ func speedSection(speed, models, sugg *table.Table) *Section {
 	}
 	jobs, rows := groups(speed.Strings("job"))
 	ps, ws, sp := speed.Int64s("ps"), speed.Int64s("workers"), speed.Float64s("speed")
-	text := "Dots: measured speeds, coloured by p; lines: the fitted model f(p, w) for the same p; crosses at 0: failed runs."
+	nodes := make([]int64, len(ps))
+	if speed.Has("nodes") {
+		nodes = speed.Int64s("nodes") // null: one node
+	}
+	text := "Dots: measured speeds, coloured by p (all-reduce jobs: by the nodes they spanned); lines: the fitted model f(p, w) for the same p (all-reduce: f(w, n) for the same nodes); crosses at 0: failed runs."
 	if models == nil {
 		text += " No models table was given (--models), so no fitted lines."
 	}
@@ -100,24 +105,37 @@ func speedSection(speed, models, sugg *table.Table) *Section {
 	sec := &Section{ID: "speed", Heading: "Speed per job", Text: []string{text}}
 	jobs = capJobs(sec, jobs)
 	for n, job := range jobs {
-		sec.Charts = append(sec.Charts, speedChart(idFor("speed", n+1), job, rows[job], ps, ws, sp, ms, suggs[job]))
+		sec.Charts = append(sec.Charts, speedChart(idFor("speed", n+1), job, rows[job], ps, ws, nodes, sp, ms, suggs[job]))
 	}
 	return sec
 }
 
-func speedChart(id, job string, rows []int, ps, ws []int64, sp []float64, models map[string]speedModel, suggs []suggestion) *Chart {
+// speedChart draws one job: a parameter-server job's samples and model
+// lines by p, an all-reduce job's (ps 0) by the nodes its workers spanned,
+// the model's line for n nodes being f(w, n) at the job's batch.
+func speedChart(id, job string, rows []int, ps, ws, nodes []int64, sp []float64, models map[string]speedModel, suggs []suggestion) *Chart {
 	m, hasModel := models[job]
+	allReduce := len(rows) > 0 && (!hasModel || !m.ok || m.m.Mode == fit.AllReduce)
+	for _, r := range rows {
+		allReduce = allReduce && ps[r] == 0
+	}
+	// key is what a series holds fixed: p, or for all-reduce the nodes.
+	key, label, other := func(r int) int { return int(ps[r]) }, func(k int) string { return fmt.Sprintf("p = %d", k) }, "other p"
+	if allReduce {
+		key = func(r int) int { return max(1, int(nodes[r])) }
+		label, other = func(k int) string { return fmt.Sprintf("%d node%s", k, map[bool]string{true: "", false: "s"}[k == 1]) }, "other nodes"
+	}
 	byP := map[int][][]any{}
 	var failed [][]any
 	maxW := 1
 	for _, r := range rows {
-		p, w := int(ps[r]), int(ws[r])
+		p, w := key(r), int(ws[r])
 		maxW = max(maxW, w)
 		if !finite(sp[r]) || sp[r] <= 0 {
-			failed = append(failed, []any{w, 0, fmt.Sprintf("p = %d, failed run", p)})
+			failed = append(failed, []any{w, 0, label(p) + ", failed run"})
 			continue
 		}
-		byP[p] = append(byP[p], []any{w, round(sp[r], 5), fmt.Sprintf("p = %d", p)})
+		byP[p] = append(byP[p], []any{w, round(sp[r], 5), label(p)})
 	}
 	for _, s := range suggs {
 		maxW = max(maxW, s.workers)
@@ -146,7 +164,11 @@ func speedChart(id, job string, rows []int, ps, ws []int64, sp []float64, models
 		}
 	}
 	if len(drawn) < len(pvals) {
-		subtitle += fmt.Sprintf("\nlines for %d of the %d values of p measured; grey dots: the others", len(drawn), len(pvals))
+		what := "values of p"
+		if allReduce {
+			what = "node counts"
+		}
+		subtitle += fmt.Sprintf("\nlines for %d of the %d %s measured; grey dots: the others", len(drawn), len(pvals), what)
 	}
 
 	sc := charts.NewScatter()
@@ -160,7 +182,7 @@ func speedChart(id, job string, rows []int, ps, ws []int64, sp []float64, models
 	isDrawn := map[int]bool{}
 	for i, p := range drawn {
 		isDrawn[p] = true
-		name := fmt.Sprintf("p = %d", p)
+		name := label(p)
 		sc.AddSeries(name, anyScatter(byP[p]), charts.WithItemStyleOpts(opts.ItemStyle{Color: colour(i)}),
 			charts.WithScatterChartOpts(opts.ScatterChart{SymbolSize: 9}))
 	}
@@ -171,7 +193,7 @@ func speedChart(id, job string, rows []int, ps, ws []int64, sp []float64, models
 		}
 	}
 	if len(others) > 0 {
-		sc.AddSeries("other p", anyScatter(others), charts.WithItemStyleOpts(opts.ItemStyle{Color: "#aaa"}),
+		sc.AddSeries(other, anyScatter(others), charts.WithItemStyleOpts(opts.ItemStyle{Color: "#aaa"}),
 			charts.WithScatterChartOpts(opts.ScatterChart{SymbolSize: 7}))
 	}
 	if len(failed) > 0 {
@@ -185,7 +207,11 @@ func speedChart(id, job string, rows []int, ps, ws []int64, sp []float64, models
 			if m.ok {
 				y = round(m.m.Speed(s.ps, s.workers), 5)
 			}
-			pts = append(pts, []any{s.workers, y, fmt.Sprintf("rank %d: p = %d", s.rank, s.ps)})
+			what := fmt.Sprintf("p = %d", s.ps)
+			if allReduce {
+				what = label(max(1, m.m.Nodes(s.workers)))
+			}
+			pts = append(pts, []any{s.workers, y, fmt.Sprintf("rank %d: %s", s.rank, what)})
 		}
 		sc.AddSeries("suggested next", anyScatter(pts), charts.WithItemStyleOpts(opts.ItemStyle{Color: "#fff", BorderColor: "#c23531", BorderWidth: 2}),
 			charts.WithScatterChartOpts(opts.ScatterChart{Symbol: "diamond", SymbolSize: 13}))
@@ -195,9 +221,17 @@ func speedChart(id, job string, rows []int, ps, ws []int64, sp []float64, models
 		for i, p := range drawn {
 			var pts [][2]float64
 			for w := 1; w <= maxW+1; w++ {
-				pts = append(pts, [2]float64{float64(w), round(m.m.Speed(p, w), 5)})
+				switch {
+				case !allReduce:
+					pts = append(pts, [2]float64{float64(w), round(m.m.Speed(p, w), 5)})
+				case w >= p && m.m.GlobalBatch > 0:
+					pts = append(pts, [2]float64{float64(w), round(m.m.SpeedOn(w, p, m.m.GlobalBatch/float64(w)), 5)})
+				}
 			}
-			line.AddSeries(fmt.Sprintf("p = %d", p), lineData(pts),
+			if len(pts) == 0 {
+				continue
+			}
+			line.AddSeries(label(p), lineData(pts),
 				charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
 				charts.WithLineStyleOpts(opts.LineStyle{Color: colour(i), Width: 2}),
 				charts.WithItemStyleOpts(opts.ItemStyle{Color: colour(i)}),

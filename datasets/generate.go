@@ -26,6 +26,7 @@ type JobModel struct {
 	// Worker and PS are one task's demands of gpu, cpu, memory_gb and
 	// net_gbps, the resources of GeneratedResources.
 	Worker, PS [4]float64
+	Image      string
 	Command    string
 }
 
@@ -53,6 +54,7 @@ func JobModels() ([]JobModel, error) {
 			Name: name, Speed: ref.Model, EpochSteps: m.epochSteps,
 			Worker:  [4]float64{m.worker.gpu, m.worker.cpu, m.worker.memGB, m.worker.netGb},
 			PS:      [4]float64{m.ps.gpu, m.ps.cpu, m.ps.memGB, m.ps.netGb},
+			Image:   "example.com/optimus/mxnet-train:1.9",
 			Command: "python " + m.script + " --kv-store dist_" + ref.Model.Mode,
 		})
 	}
@@ -72,6 +74,12 @@ type WorkloadConfig struct {
 	Running float64
 	// MaxJobWorkers bounds the workers one job asks for (0: 32).
 	MaxJobWorkers int
+	// AllReduce is the fraction of jobs that are all-reduce jobs (workers
+	// only, one GPU each) of Pollux's applications at one of their
+	// profiled batches, with the all-reduce model fitted to their profile
+	// (PolluxTrueModel); 0 draws none, and leaves the tables as without
+	// the field.
+	AllReduce float64
 }
 
 // Node shapes of generated clusters: four in five nodes are GPU servers like
@@ -120,6 +128,9 @@ func Workload(cfg WorkloadConfig) (cluster, predictions *table.Table, err error)
 	if !(cfg.Running >= 0 && cfg.Running <= 1) {
 		return nil, nil, fmt.Errorf("running fraction %v: must be in [0, 1]", cfg.Running)
 	}
+	if !(cfg.AllReduce >= 0 && cfg.AllReduce <= 1) {
+		return nil, nil, fmt.Errorf("all-reduce fraction %v: must be in [0, 1]", cfg.AllReduce)
+	}
 	if cfg.Tasks > MaxTasks || cfg.Nodes > MaxNodes || cfg.MaxJobWorkers > MaxTasks {
 		return nil, nil, fmt.Errorf("tasks %d, nodes %d, most workers per job %d: at most %d tasks and %d nodes",
 			cfg.Tasks, cfg.Nodes, cfg.MaxJobWorkers, MaxTasks, MaxNodes)
@@ -133,6 +144,12 @@ func Workload(cfg WorkloadConfig) (cluster, predictions *table.Table, err error)
 		return nil, nil, err
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6e6e7261746f72))
+	var ar *allReduceModels
+	if cfg.AllReduce > 0 {
+		if ar, err = newAllReduceModels(); err != nil {
+			return nil, nil, err
+		}
+	}
 
 	// The cluster.
 	width := len(fmt.Sprint(cfg.Nodes))
@@ -176,6 +193,16 @@ func Workload(cfg WorkloadConfig) (cluster, predictions *table.Table, err error)
 	left := cfg.Tasks
 	for left > 0 {
 		var j genJob
+		if ar != nil && rng.Float64() < cfg.AllReduce {
+			m, sm := ar.draw(rng)
+			wantW := int(math.Round(math.Exp(rng.Float64() * math.Log(float64(maxW)))))
+			w := allReduceWalk(sm, min(wantW, m.maxWorkers, left))
+			remaining := float64(1+rng.IntN(60)) * float64(m.EpochSteps) * (0.5 + rng.Float64())
+			jobs = append(jobs, genJob{model: &m.JobModel, speed: sm, maxW: w, remaining: math.Round(remaining),
+				doneEpochs: math.Floor(rng.Float64() * 30)})
+			left -= w
+			continue
+		}
 		for try := 0; ; try++ {
 			m := &models[rng.IntN(len(models))]
 			factor := 0.9 + 0.2*rng.Float64()
@@ -216,7 +243,7 @@ func Workload(cfg WorkloadConfig) (cluster, predictions *table.Table, err error)
 		batch, epochSteps, progress, curPS, curW, maxPS, maxWk      []int64
 		arrivals, weights, p10, p50, p90, totalEpochs               []float64
 		speedNow, eta                                               []float64
-		nowOK, budgetOK                                             []bool
+		nowOK, budgetOK, maxPSOK                                    []bool
 		thetas                                                      [5][]float64
 		demands                                                     [2][4][]float64
 	)
@@ -233,10 +260,14 @@ func Workload(cfg WorkloadConfig) (cluster, predictions *table.Table, err error)
 		weights = append(weights, 1)
 		budgetOK = append(budgetOK, false)
 		maxPS, maxWk = append(maxPS, int64(j.maxPS)), append(maxWk, int64(j.maxW))
+		maxPSOK = append(maxPSOK, j.maxPS > 0) // an all-reduce job has none
 		var cp, cw int64
 		var done float64
 		if i < running {
-			cp, cw = int64(1+rng.IntN(j.maxPS)), int64(1+rng.IntN(j.maxW))
+			if j.maxPS > 0 {
+				cp = int64(1 + rng.IntN(j.maxPS))
+			}
+			cw = int64(1 + rng.IntN(j.maxW))
 			done = j.doneEpochs * float64(es)
 		}
 		curPS, curW = append(curPS, cp), append(curW, cw)
@@ -248,13 +279,13 @@ func Workload(cfg WorkloadConfig) (cluster, predictions *table.Table, err error)
 		for k := range thetas {
 			thetas[k] = append(thetas[k], j.speed.Theta[k])
 		}
-		if cp > 0 {
+		if cw > 0 {
 			f := j.speed.Speed(int(cp), int(cw))
 			speedNow, eta, nowOK = append(speedNow, f), append(eta, j.remaining/f), append(nowOK, true)
 		} else {
 			speedNow, eta, nowOK = append(speedNow, 0), append(eta, 0), append(nowOK, false)
 		}
-		images = append(images, "example.com/optimus/mxnet-train:1.9")
+		images = append(images, j.model.Image)
 		commands = append(commands, j.model.Command)
 		for r := range 4 {
 			demands[0][r] = append(demands[0][r], j.model.Worker[r])
@@ -273,7 +304,7 @@ func Workload(cfg WorkloadConfig) (cluster, predictions *table.Table, err error)
 	t.SetInt64s("progress_steps", progress, nil)
 	t.SetInt64s("ps", curPS, nil)
 	t.SetInt64s("workers", curW, nil)
-	t.SetInt64s("max_ps", maxPS, nil)
+	t.SetInt64s("max_ps", maxPS, maxPSOK)
 	t.SetInt64s("max_workers", maxWk, nil)
 	t.SetStrings("image", images, nil)
 	t.SetStrings("command", commands, nil)

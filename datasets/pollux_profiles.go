@@ -19,9 +19,49 @@ import (
 var PolluxApps = []string{"bert", "cifar10", "deepspeech2", "imagenet", "ncf", "yolov3"}
 
 // PolluxEpochs is how many epochs a job of each application trains in
-// Pollux's simulator (its completion epoch is this count minus one, with no
-// target metric).
+// Pollux's simulator: its completion epoch is this count minus one (no
+// target metric), and a job completes when its epoch count exceeds it
+// (simulator.py, Job.step), after this many epochs.
 var PolluxEpochs = map[string]int{"bert": 2, "cifar10": 100, "ncf": 10, "imagenet": 90, "deepspeech2": 80, "yolov3": 50}
+
+// PolluxMaxLocalBatch is where Pollux's simulator sets an application's
+// largest per-GPU batch by hand (applications.py: yolov3 8); the others
+// take the largest in placements.csv.
+var PolluxMaxLocalBatch = map[string]float64{"yolov3": 8}
+
+// PolluxDepartures are modelling choices of Pollux's simulator to depart
+// from, one by one, to measure what each is worth (benchmarks/pollux.md).
+// The zero value follows Pollux's simulator.
+type PolluxDepartures struct {
+	// EpochsMinusOne trains PolluxEpochs - 1 epochs rather than
+	// PolluxEpochs.
+	EpochsMinusOne bool
+	// IterationColumn counts a job's steps by validation-<batch>.csv's
+	// iteration column (interpolated between batches) rather than as
+	// Pollux's simulator does, its progress column over the statistical
+	// gain at the job's batch (see PolluxProfile.Steps).
+	IterationColumn bool
+	// NoSingleGPUAccumulation runs a 1-GPU job's batch in one step when it
+	// fits rather than in two accumulation steps at least, as Pollux's
+	// simulator does for a batch above the smallest profiled one
+	// (Job.update_local_bsz).
+	NoSingleGPUAccumulation bool
+	// MaxLocalFromScalability takes the largest per-GPU batch that runs
+	// without accumulation as the smaller of placements.csv's and
+	// scalability.csv's largest (ncf 5803 rather than 32768) rather than
+	// placements.csv's and PolluxMaxLocalBatch.
+	MaxLocalFromScalability bool
+	// NoNCFCap lets Optimus give an ncf job batch_size / the smallest
+	// profiled per-GPU batch GPUs, as any other application, rather than
+	// Pollux's simulator's 1 (PolluxReplicaCap).
+	NoNCFCap bool
+	// UnprofiledNearest gives a placement that placements.csv lacks the
+	// steps of the nearest profiled (nodes, replicas) (least squared
+	// distance; fewer nodes, then fewer replicas, on a tie) rather than
+	// interpolating between profiled ones: how much the interpolation of
+	// unprofiled placements matters.
+	UnprofiledNearest bool
+}
 
 // PolluxStep is one profiled step: per-GPU batch, step and synchronisation
 // time in seconds.
@@ -43,14 +83,30 @@ type PolluxProfile struct {
 	// Validation holds, per global batch, the cumulative iterations after
 	// each epoch (validation-<batch>.csv's iteration column).
 	Validation map[int][]float64
+	// Stats holds, per global batch, each epoch's progress (cumulative),
+	// grad_sqr and grad_var columns of validation-<batch>.csv.
+	Stats map[int][]PolluxEpochStats
+	// Departures are the modelling choices in which this profile departs
+	// from Pollux's simulator (none by default).
+	Departures PolluxDepartures
 	Batches    []int // the profiled global batches, ascending
 	nodeCounts []int // the distinct Nodes of Groups, ascending
 
 	// MinLocal is the smallest profiled per-GPU batch (placements.csv),
 	// MaxLocal the largest one a step runs at without gradient
-	// accumulation: the smaller of the largest in placements.csv and in
-	// scalability.csv (yolov3: 8), as Pollux's simulator splits batches.
+	// accumulation: the largest in placements.csv, or PolluxMaxLocalBatch
+	// (yolov3: 8), as Pollux's simulator splits batches.
 	MinLocal, MaxLocal float64
+	// maxLocalScal is the largest per-GPU batch of scalability.csv.
+	maxLocalScal float64
+}
+
+// PolluxEpochStats is one epoch's row of validation-<batch>.csv: the
+// cumulative progress after it (examples scaled by their statistical
+// efficiency, in steps of the smallest profiled batch), and the gradient's
+// squared norm and variance during it.
+type PolluxEpochStats struct {
+	Progress, GradSqr, GradVar float64
 }
 
 // PolluxGroup is the profiled steps of one (nodes, replicas).
@@ -77,7 +133,7 @@ func PolluxProfiles() (map[string]*PolluxProfile, error) {
 func ReadPolluxProfile(fsys fs.FS, root, app string) (*PolluxProfile, error) {
 	dir := path.Join(root, app)
 	p := &PolluxProfile{App: app, Placements: map[string][]PolluxStep{}, Validation: map[int][]float64{},
-		MinLocal: math.Inf(1), MaxLocal: math.Inf(-1)}
+		Stats: map[int][]PolluxEpochStats{}, MinLocal: math.Inf(1), MaxLocal: math.Inf(-1)}
 	type key struct{ n, r int }
 	sums := map[key]map[float64][3]float64{} // local batch -> step, sync, count
 	add := func(k key, s PolluxStep) {
@@ -130,8 +186,9 @@ func ReadPolluxProfile(fsys fs.FS, root, app string) (*PolluxProfile, error) {
 	if err != nil {
 		return nil, err
 	}
-	if scalMax > 0 {
-		p.MaxLocal = math.Min(p.MaxLocal, scalMax)
+	p.maxLocalScal = scalMax
+	if m, ok := PolluxMaxLocalBatch[app]; ok {
+		p.MaxLocal = m
 	}
 	for id, steps := range p.Placements {
 		slices.SortFunc(steps, func(a, b PolluxStep) int { return cmp.Compare(a.LocalBatch, b.LocalBatch) })
@@ -166,21 +223,35 @@ func ReadPolluxProfile(fsys fs.FS, root, app string) (*PolluxProfile, error) {
 			return nil, fmt.Errorf("%s: the name must be validation-<global batch>.csv", f)
 		}
 		var its []float64
-		err = readPolluxCSV(fsys, f, []string{"progress", "iteration"}, func(row int, rec []string, num func(col int) (float64, error)) error {
-			it, err := num(1)
-			if err != nil {
-				return err
+		var stats []PolluxEpochStats
+		err = readPolluxCSV(fsys, f, []string{"progress", "iteration", "metric", "grad_sqr", "grad_var"}, func(row int, rec []string, num func(col int) (float64, error)) error {
+			var v [5]float64
+			for c := range v {
+				if c == 2 {
+					continue // the metric: not needed here
+				}
+				x, err := num(c)
+				if err != nil {
+					return err
+				}
+				v[c] = x
 			}
+			it := v[1]
 			if n := len(its); n > 0 && it < its[n-1] {
 				return fmt.Errorf("%s: column %q, row %d: %g iterations, fewer than the epoch before (%g)", f, "iteration", row, it, its[n-1])
 			}
+			if n := len(stats); n > 0 && v[0] < stats[n-1].Progress {
+				return fmt.Errorf("%s: column %q, row %d: progress %g, less than the epoch before (%g)", f, "progress", row, v[0], stats[n-1].Progress)
+			}
 			its = append(its, it)
+			stats = append(stats, PolluxEpochStats{Progress: v[0], GradSqr: v[3], GradVar: v[4]})
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
 		p.Validation[batch] = its
+		p.Stats[batch] = stats
 		p.Batches = append(p.Batches, batch)
 	}
 	if len(p.Batches) == 0 {
@@ -312,12 +383,14 @@ func interpSteps(steps []PolluxStep, local float64) (step, sync float64) {
 // own profile interpolated over the per-GPU batch when it was profiled,
 // else an interpolation over (nodes, replicas, per-GPU batch) of the
 // profiled groups (placements.csv averaged per (nodes, replicas) and
-// scalability.csv). A per-GPU batch above the largest profiled one is
-// split into gradient-accumulation steps, each adding step_time -
-// sync_time. NaN for no GPU.
+// scalability.csv). A per-GPU batch (rounded up to whole examples) above
+// MaxLocal is split into gradient-accumulation steps, each adding
+// step_time - sync_time; so is one GPU's batch above the smallest
+// profiled global batch, in two steps at least (as Pollux's simulator
+// does). NaN for no GPU.
 //
 // Pollux interpolates the second case over a Delaunay triangulation of
-// the points (scipy's griddata); here it is linear over replicas among
+// the points (scipy's LinearNDInterpolator); here it is linear over replicas among
 // the groups of the same node count, then linear over node counts between
 // the two nearest profiled ones (replicas clamped to each one's range):
 // the same values at profiled points, not between them.
@@ -326,12 +399,19 @@ func (p *PolluxProfile) StepTime(perNode []int, batch float64) float64 {
 	if w < 1 {
 		return math.NaN()
 	}
-	local := batch / float64(w)
-	accum := 1.0
-	if local > p.MaxLocal {
-		accum = math.Ceil(local/p.MaxLocal - 1e-9)
-		local /= accum
+	maxLocal := p.MaxLocal
+	if p.Departures.MaxLocalFromScalability && p.maxLocalScal > 0 {
+		maxLocal = math.Min(maxLocal, p.maxLocalScal)
 	}
+	local := math.Ceil(batch/float64(w) - 1e-8)
+	accum := 1.0
+	if local > maxLocal {
+		accum = math.Ceil(local/maxLocal - 1e-8)
+	}
+	if w == 1 && batch > float64(p.Batches[0]) && !p.Departures.NoSingleGPUAccumulation {
+		accum = max(accum, 2)
+	}
+	local = math.Ceil(local/accum - 1e-8)
 	var step, sync float64
 	if steps, ok := p.Placements[placementID(perNode)]; ok {
 		step, sync = interpSteps(steps, local)
@@ -342,9 +422,26 @@ func (p *PolluxProfile) StepTime(perNode []int, batch float64) float64 {
 				nodes++
 			}
 		}
-		step, sync = p.groupSteps(nodes, w, local)
+		if p.Departures.UnprofiledNearest {
+			step, sync = p.nearestSteps(nodes, w, local)
+		} else {
+			step, sync = p.groupSteps(nodes, w, local)
+		}
 	}
 	return step + (accum-1)*(step-sync)
+}
+
+// nearestSteps are the steps of the profiled group nearest to (nodes,
+// replicas), interpolated over the local batch.
+func (p *PolluxProfile) nearestSteps(nodes, replicas int, local float64) (step, sync float64) {
+	best, bestD := 0, math.MaxInt
+	for i, g := range p.Groups { // sorted by nodes, replicas: the first of equals wins
+		dn, dr := g.Nodes-nodes, g.Replicas-replicas
+		if d := dn*dn + dr*dr; d < bestD {
+			best, bestD = i, d
+		}
+	}
+	return interpSteps(p.Groups[best].Steps, local)
 }
 
 // groupSteps interpolates the groups over replicas within a node count,
@@ -413,4 +510,97 @@ func (p *PolluxProfile) Iterations(batch float64, epochs int) (float64, error) {
 	a, b := p.Batches[i-1], p.Batches[i]
 	f := (batch - float64(a)) / float64(b-a)
 	return at(a) + f*(at(b)-at(a)), nil
+}
+
+// Steps is the optimizer steps a job of a global batch trains in its first
+// epochs epochs, as Pollux's simulator counts them (Job.step): epoch k ends
+// when the job's progress reaches the least progress any profiled batch had
+// made after epoch k (get_progress), and each step at batch B adds the
+// statistical gain (var + sqr) / (var/s + sqr), s = B / the smallest
+// profiled batch, of the gradient's squared norm sqr and variance var
+// during epoch k, interpolated linearly between the two nearest profiled
+// batches (get_grad_stats). Epochs beyond the profiled ones repeat the
+// last one's steps. An error when batch is outside the profiled batches.
+func (p *PolluxProfile) Steps(batch float64, epochs int) (float64, error) {
+	lo, hi := p.Batches[0], p.Batches[len(p.Batches)-1]
+	if batch < float64(lo) || batch > float64(hi) {
+		return 0, fmt.Errorf("batch size %g is outside the profiled range %d-%d of %s", batch, lo, hi, p.App)
+	}
+	rows := math.MaxInt
+	for _, b := range p.Batches {
+		rows = min(rows, len(p.Stats[b]))
+	}
+	if rows == 0 || rows == math.MaxInt {
+		return 0, fmt.Errorf("%s: no validation rows", p.App)
+	}
+	i, found := slices.BinarySearch(p.Batches, int(batch))
+	a, b, f := p.Batches[min(i, len(p.Batches)-1)], p.Batches[min(i, len(p.Batches)-1)], 0.0
+	if !(found && float64(p.Batches[i]) == batch) {
+		a, b = p.Batches[i-1], p.Batches[i]
+		f = (batch - float64(a)) / float64(b-a)
+	}
+	scale := batch / float64(lo)
+	total, prev, last := 0.0, 0.0, 0.0
+	for k := range epochs {
+		if k >= rows {
+			total += last
+			continue
+		}
+		progress := math.Inf(1)
+		for _, bb := range p.Batches {
+			progress = math.Min(progress, p.Stats[bb][k].Progress)
+		}
+		sa, sb := p.Stats[a][k], p.Stats[b][k]
+		sqr := sa.GradSqr + f*(sb.GradSqr-sa.GradSqr)
+		v := sa.GradVar + f*(sb.GradVar-sa.GradVar)
+		gain := 1.0
+		if d := v/scale + sqr; d > 0 {
+			gain = (v + sqr) / d
+		}
+		last = (progress - prev) / gain
+		total += last
+		prev = progress
+	}
+	return total, nil
+}
+
+// Profiled says whether placements.csv profiled a placement (GPUs per node,
+// zeros ignored, any rotation): StepTime interpolates between profiled
+// placements for one it did not.
+func (p *PolluxProfile) Profiled(perNode []int) bool {
+	_, ok := p.Placements[placementID(perNode)]
+	return ok
+}
+
+// OptimusRemaining returns the remaining steps Pollux's Optimus+Oracle
+// plans a job of a global batch and epochs epochs with, given the steps it
+// has trained (optimus.py): validation-<batch>.csv's iteration column at
+// the completion epoch less that at the job's epoch (whole epochs done),
+// interpolated between batches, as get_iteration reads them (row e: after
+// e + 1 epochs); 1 once the job is in its last epoch. Its epochs end where
+// Steps says.
+func (p *PolluxProfile) OptimusRemaining(batch float64, epochs int) func(progress float64) float64 {
+	ends := make([]float64, epochs) // ends[e-1]: steps after e epochs
+	its := make([]float64, epochs+1)
+	steps := p.Steps
+	if p.Departures.IterationColumn {
+		steps = p.Iterations // the job's steps, as ReadPolluxWorkload counts them
+	}
+	for e := 1; e <= epochs; e++ {
+		ends[e-1], _ = steps(batch, e)
+	}
+	for e := 1; e <= epochs; e++ {
+		its[e], _ = p.Iterations(batch, e)
+	}
+	completion := epochs - 1
+	return func(progress float64) float64 {
+		done, _ := slices.BinarySearch(ends, progress) // epochs whose end is before progress
+		for done < len(ends) && ends[done] <= progress {
+			done++
+		}
+		if completion <= done {
+			return 1
+		}
+		return its[completion+1] - its[done+1]
+	}
 }

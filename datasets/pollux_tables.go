@@ -10,7 +10,7 @@ func init() {
 	Catalog = append(Catalog, Dataset{
 		Name: "pollux-workload-1",
 		Doc: "Pollux's (OSDI'21) workload-1 for its simulator: 160 all-reduce jobs (cifar10, ncf, deepspeech2, bert, " +
-			"imagenet, yolov3) on its 16 nodes of 4 GPUs, each with an epoch budget of its completion epoch; each job's " +
+			"imagenet, yolov3) on its 16 nodes of 4 GPUs, each with an epoch budget of its application's epochs (steps as Pollux's simulator counts them); each job's " +
 			"speed at 10 profiling configurations of (workers, nodes) by its application's profile (speed); and the " +
 			"applications' profiled placements as all-reduce speed samples, job = application (placements, for " +
 			"optimus eval speed). Tables: cluster, jobs, speed, placements. optimus simulate --pollux workload-1 replays it.",
@@ -19,15 +19,22 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return []Named{{"cluster", PolluxClusterTable()}, {"jobs", PolluxJobsTable(jobs)},
-				{"speed", PolluxProfilingTable(jobs, profiles, 10)}, {"placements", PolluxSpeedTable(profiles)}}, nil
+			return PolluxTables(jobs, profiles), nil
 		},
 	})
 }
 
+// PolluxTables are a Pollux workload's tables, as the pollux-workload-1
+// dataset has them: cluster, jobs, speed (10 profiling configurations a
+// job) and placements.
+func PolluxTables(jobs []PolluxJob, profiles map[string]*PolluxProfile) []Named {
+	return []Named{{"cluster", PolluxClusterTable()}, {"jobs", PolluxJobsTable(jobs)},
+		{"speed", PolluxProfilingTable(jobs, profiles, 10)}, {"placements", PolluxSpeedTable(profiles)}}
+}
+
 // PolluxJobsTable is a Pollux workload as a jobs table: allreduce jobs of 1
-// GPU a worker, max_workers their replica cap, epoch_budget their
-// completion epoch in epochs of epoch_steps.
+// GPU a worker, max_workers their replica cap, epoch_budget their steps
+// to train in epochs of epoch_steps (the first epoch's).
 func PolluxJobsTable(jobs []PolluxJob) *table.Table {
 	n := len(jobs)
 	t := table.New(schema.Jobs, n)

@@ -20,11 +20,20 @@ const (
 	PolluxGPUsPerNode = 4
 )
 
-// PolluxReplicaCap is where Pollux's Optimus+Oracle caps an application's
-// replicas below batch_size / its smallest profiled per-GPU batch: ncf
-// trains on 1 GPU (as read from its simulator's source for this project:
-// issue 13).
+// PolluxReplicaCap is where Pollux's simulator caps an application's
+// replicas by hand below PolluxMaxReplicas: ncf trains on 1 GPU
+// (simulator.py, get_optimus_job_info and get_pollux_job_info, `if
+// job.application.name == "ncf": job_info.max_replicas = 1`). The
+// profiles alone give ncf's batch of 32768 up to 1024 GPUs (the cluster's
+// 64); PolluxDepartures.NoNCFCap measures what the cap is worth.
 var PolluxReplicaCap = map[string]int{"ncf": 1}
+
+// PolluxMaxReplicas is the most GPUs Pollux's Optimus+Oracle gives a job of
+// a global batch: batch / the smallest profiled per-GPU batch (whole
+// GPUs, at least 1), at most the cluster's gpus.
+func PolluxMaxReplicas(p *PolluxProfile, batch, gpus int) int {
+	return max(1, min(gpus, int(float64(batch)/p.MinLocal+1e-9)))
+}
 
 // PolluxJob is one job of a Pollux workload, with what its profile says of
 // it.
@@ -34,11 +43,13 @@ type PolluxJob struct {
 	// Replicas is the GPU count the job asked for (num_replicas), what
 	// Tiresias gives it; MaxReplicas the most Pollux's Optimus+Oracle gives
 	// it: batch_size / the smallest profiled per-GPU batch, at most the
-	// cluster's GPUs.
+	// cluster's GPUs (PolluxMaxReplicas; ncf 1: PolluxReplicaCap).
 	Replicas, MaxReplicas int
 	Batch                 int
-	// Epochs is the completion epoch (PolluxEpochs - 1); TotalSteps the
-	// optimizer steps to get there at Batch, EpochSteps those of the first
+	// Epochs is the epochs the job trains (PolluxEpochs; minus one with
+	// PolluxDepartures.EpochsMinusOne); TotalSteps the optimizer steps to
+	// get there at Batch (PolluxProfile.Steps, or Iterations with
+	// PolluxDepartures.IterationColumn), EpochSteps those of the first
 	// epoch.
 	Epochs     int
 	TotalSteps float64
@@ -53,13 +64,19 @@ func PolluxWorkload1() ([]PolluxJob, map[string]*PolluxProfile, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	jobs, err := ReadPolluxWorkload1(profiles)
+	return jobs, profiles, err
+}
+
+// ReadPolluxWorkload1 reads the embedded workload-1.csv against the given
+// profiles (with their departures) on the default cluster.
+func ReadPolluxWorkload1(profiles map[string]*PolluxProfile) ([]PolluxJob, error) {
 	f, err := polluxFS.Open("data/pollux/workloads/workload-1.csv")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer f.Close()
-	jobs, err := ReadPolluxWorkload(f, "workload-1.csv", profiles, PolluxNodes*PolluxGPUsPerNode)
-	return jobs, profiles, err
+	return ReadPolluxWorkload(f, "workload-1.csv", profiles, PolluxNodes*PolluxGPUsPerNode)
 }
 
 // ReadPolluxWorkload reads a workload in Pollux's format (columns name,
@@ -129,12 +146,20 @@ func ReadPolluxWorkload(r io.Reader, source string, profiles map[string]*PolluxP
 		if !ok {
 			return nil, bad("application", row, "job %q: no epoch count for application %q", j.Name, j.App)
 		}
-		j.Epochs = max(epochs-1, 1)
-		j.TotalSteps, _ = p.Iterations(float64(j.Batch), j.Epochs)
-		first, _ := p.Iterations(float64(j.Batch), 1)
+		d := p.Departures
+		j.Epochs = epochs
+		if d.EpochsMinusOne {
+			j.Epochs = max(epochs-1, 1)
+		}
+		steps := p.Steps
+		if d.IterationColumn {
+			steps = p.Iterations
+		}
+		j.TotalSteps, _ = steps(float64(j.Batch), j.Epochs)
+		first, _ := steps(float64(j.Batch), 1)
 		j.EpochSteps = max(1, int64(math.Round(first)))
-		j.MaxReplicas = max(1, min(gpus, int(float64(j.Batch)/p.MinLocal+1e-9)))
-		if c, ok := PolluxReplicaCap[j.App]; ok {
+		j.MaxReplicas = PolluxMaxReplicas(p, j.Batch, gpus)
+		if c, ok := PolluxReplicaCap[j.App]; ok && !d.NoNCFCap {
 			j.MaxReplicas = min(j.MaxReplicas, c)
 		}
 		out = append(out, j)

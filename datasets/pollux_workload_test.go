@@ -16,15 +16,15 @@ func TestPolluxWorkload1(t *testing.T) {
 	if len(jobs) != 160 {
 		t.Fatalf("%d jobs, want 160", len(jobs))
 	}
-	// cifar10-0,107,cifar10,6,2048: 99 epochs; ncf's replicas are capped at 1.
+	// cifar10-0,107,cifar10,6,2048: 100 epochs; ncf's replicas are capped at 1.
 	for _, j := range jobs {
 		switch j.Name {
 		case "cifar10-0":
-			if j.Arrival != 107 || j.Replicas != 6 || j.Batch != 2048 || j.Epochs != 99 || j.MaxReplicas != 64 {
+			if j.Arrival != 107 || j.Replicas != 6 || j.Batch != 2048 || j.Epochs != 100 || j.MaxReplicas != 64 {
 				t.Errorf("cifar10-0: %+v", j)
 			}
 		case "ncf-2":
-			if j.Replicas != 1 || j.MaxReplicas != 1 || j.Epochs != 9 {
+			if j.Replicas != 1 || j.MaxReplicas != 1 || j.Epochs != 10 {
 				t.Errorf("ncf-2: %+v", j)
 			}
 		}
@@ -97,5 +97,62 @@ func TestAllReduceModelOnPolluxPlacements(t *testing.T) {
 			t.Errorf("%s: median relative error %.3f over %d placements", app, f.MedianRelErr, f.Used)
 		}
 		t.Logf("%s: %d samples, %d pairs, median error %.3f, max %.3f, θ %.4g", app, f.Used, pairs, f.MedianRelErr, f.MaxRelErr, f.Model.Theta)
+	}
+}
+
+// The most GPUs Optimus may give a job is its batch over the smallest
+// profiled per-GPU batch, from the profiles, for every application of
+// workload-1 (at most the cluster's 64); ncf's 1 is Pollux's simulator's
+// own cap by hand: the profiles alone allow it 64.
+func TestPolluxMaxReplicasFromProfiles(t *testing.T) {
+	jobs, profiles, err := PolluxWorkload1()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Smallest local_bsz of each placements.csv, and workload-1's batches.
+	want := map[string]map[int]int{
+		"bert":        {384: 64},            // 384 / 4 = 96
+		"cifar10":     {2048: 64, 4096: 64}, // / 32
+		"deepspeech2": {320: 32, 640: 64},   // / 10
+		"imagenet":    {3200: 64, 6400: 64}, // / 20
+		"ncf":         {32768: 64},          // / 32 = 1024
+		"yolov3":      {64: 16},             // / 4
+	}
+	seen := map[string]bool{}
+	for _, j := range jobs {
+		w, ok := want[j.App][j.Batch]
+		if !ok {
+			t.Fatalf("%s: batch %d not in the table", j.Name, j.Batch)
+		}
+		if got := PolluxMaxReplicas(profiles[j.App], j.Batch, 64); got != w {
+			t.Errorf("%s: batch %d: %d GPUs at most, want %d", j.Name, j.Batch, got, w)
+		}
+		cap := w
+		if j.App == "ncf" {
+			cap = 1
+		}
+		if j.MaxReplicas != cap {
+			t.Errorf("%s: MaxReplicas %d, want %d", j.Name, j.MaxReplicas, cap)
+		}
+		seen[j.App] = true
+	}
+	if len(seen) != len(PolluxApps) {
+		t.Errorf("applications seen: %v", seen)
+	}
+	// Without Pollux's cap by hand, ncf gets what its profile allows.
+	profiles["ncf"].Departures.NoNCFCap = true
+	f, err := polluxFS.Open("data/pollux/workloads/workload-1.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	free, err := ReadPolluxWorkload(f, "workload-1.csv", profiles, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range free {
+		if j.App == "ncf" && j.MaxReplicas != 64 {
+			t.Errorf("%s without the cap: %d GPUs at most, want 64", j.Name, j.MaxReplicas)
+		}
 	}
 }

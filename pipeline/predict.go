@@ -181,7 +181,9 @@ func Predict(jobs []JobState, models map[string]Model, rule fit.Rule, at []fit.C
 		}
 		sm := m.Speed.Model
 		p.Speed = &sm
-		if j.PS > 0 && j.Workers > 0 {
+		// A running job has workers; a parameter-server job also PS, an
+		// all-reduce job none (its model's Speed wants p = 0).
+		if j.Workers > 0 && (j.PS > 0) != (sm.Mode == fit.AllReduce) {
 			p.SpeedNow = sm.Speed(j.PS, j.Workers)
 			if p.SpeedNow > 0 && !math.IsNaN(p.Remaining[1]) {
 				p.ETA = p.Remaining[1] / p.SpeedNow

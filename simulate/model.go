@@ -94,6 +94,11 @@ type Job struct {
 	RequestWorkers int
 	// Worker and PS are one task's demand of each cluster resource.
 	Worker, PS []float64
+	// OracleRemaining, when not nil, is what the scheduler is told of the
+	// job's remaining steps with oracle knowledge, given the steps it has
+	// trained, instead of the truth (Pollux's Optimus+Oracle estimates
+	// them by whole epochs from a profile: simtables.UsePolluxRemaining).
+	OracleRemaining func(progress float64) float64
 }
 
 // Config is everything a simulation run is told besides its inputs.
@@ -104,11 +109,30 @@ type Config struct {
 	Interval    float64 // seconds between scheduling rounds
 	StopCost    float64 // seconds to checkpoint and stop a running job
 	RestoreCost float64 // seconds to restore a job from its checkpoint
+	// StartCost is the seconds a job's first start takes before it trains
+	// (0: none; Pollux's simulator pays its 30 s restart delay at a job's
+	// first allocation too). Counted in restart_lost_s, not as a restart.
+	StartCost float64
 	// PlanRestartCost, when not nil, is the restart cost the optimus
 	// policy is told (solve's RestartCost) instead of StopCost +
 	// RestoreCost: 0 re-plans from scratch every round, as the paper's
 	// and Pollux's Optimus do.
 	PlanRestartCost *float64
+	// SRTFWeight, for the optimus policy, weights each job's remaining
+	// time in solve's objective by (the mean over the jobs of T1 / its own
+	// T1)^SRTFWeight, T1 its remaining time on one worker (one PS and one
+	// worker): the greedy's gains then favour the jobs with the least work
+	// left, as shortest-remaining-time-first does (0: every weight 1, the
+	// paper's Optimus).
+	SRTFWeight float64
+	// PolluxPlacement places solve's decisions as Pollux's simulator does
+	// instead of with place (see polluxPlace): all-reduce jobs of one GPU
+	// a worker on a GPU-only cluster only.
+	PolluxPlacement bool
+	// TiresiasDemotionOrder orders the jobs of a lower Tiresias queue by
+	// when they reached it (at a round; ties by arrival) rather than by
+	// arrival, as Pollux's simulator appends a demoted job to its queue.
+	TiresiasDemotionOrder bool
 	// ProfileRuns and ProfileRunS are the short profiling runs at arrival
 	// (fitted mode only): how many configurations, and seconds each.
 	ProfileRuns int

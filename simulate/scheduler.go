@@ -67,8 +67,25 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 			Worker: j.job.Worker, PS: j.job.PS, CurPS: j.run.PS, CurWorkers: j.run.Workers,
 			MaxPS: j.job.MaxPS, MaxWorkers: j.job.MaxWorkers,
 			Attained: j.attained, Executed: j.executed, Waited: s.waited(j), RequestWorkers: j.job.RequestWorkers}
+		if s.cfg.TiresiasDemotionOrder && s.cfg.Policy == solve.Tiresias {
+			q := 0
+			for _, th := range solve.DefaultTiresiasThresholds {
+				if j.attained >= th {
+					q++
+				}
+			}
+			if q > j.queue {
+				j.queue, j.queuedAt = q, s.now
+			}
+			if j.queue > 0 {
+				r.Arrival = j.queuedAt
+			}
+		}
 		if s.cfg.Oracle {
 			r.Remaining, r.Speed = j.truth.total-j.progress, j.truth.speed
+			if j.job.OracleRemaining != nil {
+				r.Remaining = math.Max(0, j.job.OracleRemaining(j.progress))
+			}
 		} else {
 			r.Remaining = s.remainingGuess(j, preds[i])
 			if preds[i].Speed != nil {
@@ -86,6 +103,9 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 			pl.speed[i] = &sp
 		}
 	}
+	if s.cfg.SRTFWeight > 0 && s.cfg.Policy == solve.Optimus {
+		srtfWeights(reqs, s.cfg.SRTFWeight)
+	}
 	prob := pipeline.SolveProblem(s.in.Cluster, reqs)
 	for i := range active {
 		if pl.speed[i] != nil {
@@ -102,6 +122,13 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 	res, err := solve.Solve(prob, opts)
 	if err != nil {
 		return nil, fmt.Errorf("solve: %w", err)
+	}
+	if s.cfg.PolluxPlacement {
+		pl.state, pl.status, pl.reason, err = polluxPlace(s.in.Cluster, active, res, s.cfg.Policy)
+		if err != nil {
+			return nil, err
+		}
+		return pl, nil
 	}
 	pp, err := pipeline.PlaceProblem(s.in.Cluster, pipeline.Assignments(prob, res), pipeline.CurrentTasks(s.current))
 	if err != nil {
@@ -205,4 +232,37 @@ func speedGuess(j *jobRun, active []*jobRun, self int) (fit.SpeedModel, bool) {
 		m.Theta[t] /= f
 	}
 	return m, true
+}
+
+// srtfWeights sets each request's weight to (mean T1 / its T1)^alpha, T1
+// its remaining time on one worker (and one PS for a PS job), over the
+// requests with a speed model and work left; the others keep theirs.
+func srtfWeights(reqs []pipeline.Request, alpha float64) {
+	t1 := make([]float64, len(reqs))
+	sum, n := 0.0, 0
+	for i, r := range reqs {
+		if r.SpeedMissing != "" || !(r.Remaining > 0) {
+			continue
+		}
+		ps := 1
+		if r.Speed.Mode == fit.AllReduce {
+			ps = 0
+		}
+		if f := r.Speed.Speed(ps, 1); f > 0 && !math.IsInf(f, 0) {
+			t1[i] = r.Remaining / f
+			sum += t1[i]
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	mean := sum / float64(n)
+	for i := range reqs {
+		if t1[i] > 0 && !math.IsInf(t1[i], 0) {
+			if w := math.Pow(mean/t1[i], alpha); w > 0 && !math.IsInf(w, 0) {
+				reqs[i].Weight *= w
+			}
+		}
+	}
 }

@@ -41,6 +41,11 @@ type jobRun struct {
 	// tasks x workers), executed the seconds it held them, lastRan when
 	// it last held them: what Tiresias ranks by.
 	attained, executed, lastRan float64
+	// queue is the Tiresias queue the job's attained service has reached
+	// (thresholds passed) and queuedAt the round it reached it in, with
+	// TiresiasDemotionOrder.
+	queue    int
+	queuedAt float64
 
 	preds      []predAt // the scheduler's predicted remaining time, per round run
 	allocs     []int    // rows of Result.Allocs
@@ -313,6 +318,10 @@ func (s *sim) apply(t float64, active []*jobRun, pl *plan) {
 			switch {
 			case old.Workers == 0 && !j.started:
 				j.started, j.start = true, t
+				if s.cfg.StartCost > 0 {
+					j.busyUntil = t + s.cfg.StartCost
+					j.restartLost += s.cfg.StartCost
+				}
 			case old.Workers == 0:
 				cost, restarted = s.cfg.RestoreCost, true // resumed after a preemption
 			case !sameTasks(old, nw):
@@ -409,10 +418,12 @@ func (s *sim) advance(t, end float64, active []*jobRun) error {
 		held := end - t
 		begin := math.Max(t, j.busyUntil)
 		if begin < end {
-			sp := j.truth.speedAt(j.run.PS, j.run.Workers)
 			perNode := tasksPerNode(j.run)
+			var sp float64
 			if j.truth.speedOn != nil {
 				sp = j.truth.speedOn(perNode)
+			} else {
+				sp = j.truth.speedAt(j.run.PS, j.run.Workers)
 			}
 			need := j.truth.total - j.progress
 			if sp*(end-begin) >= need {

@@ -25,6 +25,7 @@ func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
 	}
 	cmd.AddCommand(newCmdList(ios), NewCmdExport(ios))
 	cmd.AddCommand(NewCmdGenerate(ios))
+	cmd.AddCommand(NewCmdImport(ios))
 	return cmd
 }
 

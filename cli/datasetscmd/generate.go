@@ -18,6 +18,7 @@ type GenerateOptions struct {
 	Nodes         int
 	Running       float64
 	MaxJobWorkers int
+	AllReduce     float64
 	Cluster       string
 	Output        cmdutil.OutputOptions
 }
@@ -38,7 +39,10 @@ speed models, scaled by a factor in [0.9, 1.1] per job, testbed demands per task
 epochs left. Each job's max_ps and max_workers are where the optimus greedy would take it
 alone, so that with enough capacity solve allocates exactly --tasks tasks (the sum of the
 limits). The earliest --running share of the jobs run now with an allocation of their own.
-The same seed gives byte-identical tables.`,
+With --allreduce, that share of the jobs are all-reduce jobs instead (workers only, 1 GPU each):
+Pollux's applications at one of their profiled batches, with the all-reduce model fitted to
+their profiles, as many workers as the greedy would give them alone. The same seed gives
+byte-identical tables.`,
 		Example: `  optimus datasets generate --tasks 100000 --nodes 16000 --cluster c.parquet -o p.parquet
   optimus datasets generate --tasks 1000 --nodes 200 --cluster c.parquet | optimus solve --cluster c.parquet | optimus place --cluster c.parquet -o plan.parquet`,
 		Args: cobra.NoArgs,
@@ -49,6 +53,7 @@ The same seed gives byte-identical tables.`,
 	cmd.Flags().IntVar(&opts.Nodes, "nodes", 200, "number of nodes `M` of the cluster")
 	cmd.Flags().Float64Var(&opts.Running, "running", 0.3, "`FRACTION` of the jobs (the earliest) that run now")
 	cmd.Flags().IntVar(&opts.MaxJobWorkers, "max-job-workers", 32, "most workers `W` one job asks for")
+	cmd.Flags().Float64Var(&opts.AllReduce, "allreduce", 0, "`FRACTION` of the jobs that are all-reduce jobs of Pollux's applications (0: none)")
 	cmd.Flags().StringVar(&opts.Cluster, "cluster", "", "write the cluster table to `FILE` (required; .parquet, .arrow, .arrows or .csv)")
 	opts.Output.AddOutputFlags(cmd)
 	return cmd
@@ -74,6 +79,9 @@ func RunGenerate(opts *GenerateOptions) error {
 	if !(opts.Running >= 0 && opts.Running <= 1) {
 		return cmdutil.Usagef("--running %v: give a fraction in [0, 1]", opts.Running)
 	}
+	if !(opts.AllReduce >= 0 && opts.AllReduce <= 1) {
+		return cmdutil.Usagef("--allreduce %v: give a fraction in [0, 1]", opts.AllReduce)
+	}
 	if opts.MaxJobWorkers < 1 {
 		return cmdutil.Usagef("--max-job-workers %d: give at least 1", opts.MaxJobWorkers)
 	}
@@ -88,6 +96,7 @@ func RunGenerate(opts *GenerateOptions) error {
 	}
 	cluster, pred, err := datasets.Workload(datasets.WorkloadConfig{
 		Seed: opts.Seed, Tasks: opts.Tasks, Nodes: opts.Nodes, Running: opts.Running, MaxJobWorkers: opts.MaxJobWorkers,
+		AllReduce: opts.AllReduce,
 	})
 	if err != nil {
 		return err
@@ -97,6 +106,9 @@ func RunGenerate(opts *GenerateOptions) error {
 	// used with the predictions of another.
 	pair := fmt.Sprintf("datasets generate --seed %d --tasks %d --nodes %d --running %v --max-job-workers %d",
 		opts.Seed, opts.Tasks, opts.Nodes, opts.Running, opts.MaxJobWorkers)
+	if opts.AllReduce > 0 {
+		pair += fmt.Sprintf(" --allreduce %v", opts.AllReduce)
+	}
 	cmdutil.SetPair(cluster, pair)
 	cmdutil.SetPair(pred, pair)
 	if opts.Output.Path != "" && opts.Output.Path != "-" {

@@ -37,19 +37,26 @@ type Options struct {
 	Policies                    []string
 	Placement, Capacity         string
 	Interval, Stop, Restore     float64
-	PlanRestartCost             float64 // < 0: Stop + Restore
-	ProfileRuns                 int
-	ProfileRunS                 float64
-	Noise                       float64
-	Oracle                      bool     // shorthand for Knowledge = [oracle]
-	Knowledge                   []string // fitted, oracle
-	Seeds                       string
-	Horizon                     float64
-	Parallel                    int
-	Compare                     bool   // write the comparison over seeds rather than the summary
-	Intervals                   bool   // keep the per-round tables
-	Dir                         string // all four output tables go here
-	Output                      cmdutil.OutputOptions
+	Start                       float64 // seconds of a job's first start
+	TiresiasOrder               string  // arrival or demotion
+	SRTFWeight                  float64 // optimus: exponent of the SRTF weights (0: none)
+	OracleRemaining             string  // with --pollux: truth or pollux
+	// PolluxDepartures are modelling choices of Pollux's simulator to
+	// depart from with --pollux (datasets.PolluxDepartures).
+	PolluxDepartures []string
+	PlanRestartCost  float64 // < 0: Stop + Restore
+	ProfileRuns      int
+	ProfileRunS      float64
+	Noise            float64
+	Oracle           bool     // shorthand for Knowledge = [oracle]
+	Knowledge        []string // fitted, oracle
+	Seeds            string
+	Horizon          float64
+	Parallel         int
+	Compare          bool   // write the comparison over seeds rather than the summary
+	Intervals        bool   // keep the per-round tables
+	Dir              string // all four output tables go here
+	Output           cmdutil.OutputOptions
 }
 
 // NewCmd returns the cobra command.
@@ -103,11 +110,16 @@ sim_comparison, sim_jobs, sim_allocations and sim_utilisation there as Parquet.`
 	f.IntVar(&opts.PhillyGPUs, "philly-gpus", 4, "GPUs per node with --philly")
 	f.StringVar(&opts.Pollux, "pollux", "", "replay a workload of Pollux's simulator from `FILE` (CSV: name, time, application, num_replicas, batch_size; workload-1: the embedded one) on its 16 x 4-GPU cluster with its application profiles")
 	f.StringSliceVar(&opts.Policies, "policies", []string{"optimus", "drf", "tetris", "fifo"}, "allocation policies to run: optimus, drf, tetris, fifo, tiresias")
-	f.StringVar(&opts.Placement, "placement", string(place.Optimus), "placement policy: optimus, spread or pack")
+	f.StringVar(&opts.Placement, "placement", string(place.Optimus), "placement policy: optimus, spread or pack; with --pollux also pollux (as Pollux's simulator places jobs)")
 	f.StringVar(&opts.Capacity, "capacity", string(solve.NodeCapacity), "capacity check of solve: nodes or aggregate")
 	f.Float64Var(&opts.Interval, "interval", simulate.DefaultInterval, "seconds between scheduling rounds")
 	f.Float64Var(&opts.Stop, "stop-cost", simulate.DefaultStopCost, "seconds to checkpoint and stop a job whose tasks change")
 	f.Float64Var(&opts.Restore, "restore-cost", simulate.DefaultRestoreCost, "seconds to restore a job from its checkpoint")
+	f.Float64Var(&opts.Start, "start-cost", 0, "seconds a job's first start takes before it trains (Pollux's simulator: its restart delay, 30)")
+	f.Float64Var(&opts.SRTFWeight, "srtf-weight", 0, "optimus policy: weight each job's remaining time by (mean T1 / its T1)^`A`, T1 its remaining time on one worker, so the greedy favours short jobs (0: the paper's Optimus)")
+	f.StringVar(&opts.OracleRemaining, "oracle-remaining", "truth", "with --pollux and oracle knowledge, the remaining steps the scheduler is told: truth, or pollux (as Pollux's Optimus+Oracle estimates them: the iteration column by whole epochs)")
+	f.StringVar(&opts.TiresiasOrder, "tiresias-order", "arrival", "order within a lower Tiresias queue: arrival, or demotion (when each job reached it, as Pollux's simulator)")
+	f.StringSliceVar(&opts.PolluxDepartures, "pollux-depart", nil, "with --pollux, modelling choices of Pollux's simulator to depart from, to measure each: "+strings.Join(polluxDepartureNames, ", "))
 	f.Float64Var(&opts.PlanRestartCost, "plan-restart-cost", -1, "restart cost in seconds the optimus policy plans with (-1: --stop-cost + --restore-cost; 0: re-plan from scratch every round)")
 	f.IntVar(&opts.ProfileRuns, "profile-runs", simulate.DefaultProfileRuns, "profiling runs at a job's arrival (not with --oracle)")
 	f.Float64Var(&opts.ProfileRunS, "profile-run-s", simulate.DefaultProfileRunS, "seconds of each profiling run")
@@ -170,9 +182,15 @@ func Run(opts *Options) error {
 		policies = append(policies, p)
 		order = append(order, string(p))
 	}
-	placement, err := place.ParsePolicy(opts.Placement)
-	if err != nil {
-		return cmdutil.Usagef("--placement: %v", err)
+	polluxPlacement := opts.Placement == "pollux"
+	if polluxPlacement && opts.Pollux == "" {
+		return cmdutil.Usagef("--placement pollux needs --pollux: it places all-reduce jobs of 1 GPU a worker only")
+	}
+	placement := place.Optimus
+	if !polluxPlacement {
+		if placement, err = place.ParsePolicy(opts.Placement); err != nil {
+			return cmdutil.Usagef("--placement: %v", err)
+		}
 	}
 	capacity, err := solve.ParseCapacity(opts.Capacity)
 	if err != nil {
@@ -181,8 +199,16 @@ func Run(opts *Options) error {
 	switch {
 	case opts.Interval <= 0:
 		return cmdutil.Usagef("--interval %g: must be positive", opts.Interval)
-	case opts.Stop < 0 || opts.Restore < 0 || opts.ProfileRunS < 0 || opts.ProfileRuns < 0 || opts.Noise < 0:
-		return cmdutil.Usagef("--stop-cost, --restore-cost, --profile-runs, --profile-run-s and --noise must not be negative")
+	case opts.OracleRemaining != "truth" && opts.OracleRemaining != "pollux":
+		return cmdutil.Usagef("--oracle-remaining %q: want truth or pollux", opts.OracleRemaining)
+	case opts.OracleRemaining == "pollux" && opts.Pollux == "":
+		return cmdutil.Usagef("--oracle-remaining pollux needs --pollux")
+	case opts.TiresiasOrder != "arrival" && opts.TiresiasOrder != "demotion":
+		return cmdutil.Usagef("--tiresias-order %q: want arrival or demotion", opts.TiresiasOrder)
+	case !(opts.SRTFWeight >= 0 && opts.SRTFWeight <= 10):
+		return cmdutil.Usagef("--srtf-weight %g: must be in [0, 10]", opts.SRTFWeight)
+	case opts.Stop < 0 || opts.Restore < 0 || opts.Start < 0 || opts.ProfileRunS < 0 || opts.ProfileRuns < 0 || opts.Noise < 0:
+		return cmdutil.Usagef("--stop-cost, --restore-cost, --start-cost, --profile-runs, --profile-run-s and --noise must not be negative")
 	case opts.Horizon <= 0:
 		return cmdutil.Usagef("--horizon %g: must be positive", opts.Horizon)
 	}
@@ -263,7 +289,10 @@ func Run(opts *Options) error {
 func config(opts *Options, p solve.Policy, placement place.Policy, capacity solve.CapacityCheck, oracle bool, seed uint64) simulate.Config {
 	cfg := simulate.DefaultConfig(p)
 	cfg.Placement, cfg.Capacity, cfg.Interval = placement, capacity, opts.Interval
-	cfg.StopCost, cfg.RestoreCost = opts.Stop, opts.Restore
+	cfg.StopCost, cfg.RestoreCost, cfg.StartCost = opts.Stop, opts.Restore, opts.Start
+	cfg.TiresiasDemotionOrder = opts.TiresiasOrder == "demotion"
+	cfg.SRTFWeight = opts.SRTFWeight
+	cfg.PolluxPlacement = opts.Placement == "pollux"
 	if opts.PlanRestartCost >= 0 {
 		c := opts.PlanRestartCost
 		cfg.PlanRestartCost = &c
@@ -286,7 +315,7 @@ func readInputs(opts *Options, seeds []uint64) ([]*simulate.Input, error) {
 		if given || opts.Philly != "" {
 			return nil, cmdutil.Usagef("--pollux brings its own cluster and profiles: give it without --cluster, --workload, --profiles and --philly")
 		}
-		in, err := polluxInput(opts.Pollux)
+		in, err := polluxInput(opts.Pollux, opts.PolluxDepartures, opts.OracleRemaining == "pollux")
 		if err != nil {
 			return nil, err
 		}
@@ -405,18 +434,54 @@ func writeDir(ios *iostreams.IOStreams, dir string, tabs []*table.Table) (err er
 	return nil
 }
 
-// polluxInput reads a workload in Pollux's format (or the embedded
-// workload-1) against the embedded application profiles.
-func polluxInput(name string) (*simulate.Input, error) {
-	var jobs []datasets.PolluxJob
-	var profiles map[string]*datasets.PolluxProfile
-	var err error
-	if name == "workload-1" {
-		jobs, profiles, err = datasets.PolluxWorkload1()
-	} else {
-		if profiles, err = datasets.PolluxProfiles(); err != nil {
-			return nil, err
+// polluxDepartureNames are --pollux-depart's values, each a field of
+// datasets.PolluxDepartures.
+var polluxDepartureNames = []string{"epochs-minus-one", "iteration-column", "no-single-gpu-accumulation", "max-local-from-scalability", "no-ncf-cap", "unprofiled-nearest"}
+
+// polluxDepartures parses --pollux-depart.
+func polluxDepartures(names []string) (datasets.PolluxDepartures, error) {
+	var d datasets.PolluxDepartures
+	for _, n := range names {
+		switch strings.TrimSpace(n) {
+		case "epochs-minus-one":
+			d.EpochsMinusOne = true
+		case "iteration-column":
+			d.IterationColumn = true
+		case "no-single-gpu-accumulation":
+			d.NoSingleGPUAccumulation = true
+		case "max-local-from-scalability":
+			d.MaxLocalFromScalability = true
+		case "no-ncf-cap":
+			d.NoNCFCap = true
+		case "unprofiled-nearest":
+			d.UnprofiledNearest = true
+		default:
+			return d, cmdutil.Usagef("--pollux-depart %q: want some of %s", n, strings.Join(polluxDepartureNames, ", "))
 		}
+	}
+	return d, nil
+}
+
+// polluxInput reads a workload in Pollux's format (or the embedded
+// workload-1) against the embedded application profiles, departing from
+// Pollux's simulator where departures say; with polluxRemaining the oracle
+// is told remaining steps as Pollux's Optimus+Oracle estimates them.
+func polluxInput(name string, departures []string, polluxRemaining bool) (*simulate.Input, error) {
+	d, err := polluxDepartures(departures)
+	if err != nil {
+		return nil, err
+	}
+	profiles, err := datasets.PolluxProfiles()
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range profiles {
+		p.Departures = d
+	}
+	var jobs []datasets.PolluxJob
+	if name == "workload-1" {
+		jobs, err = datasets.ReadPolluxWorkload1(profiles)
+	} else {
 		var f *os.File
 		if f, err = os.Open(name); err != nil {
 			return nil, err
@@ -427,7 +492,11 @@ func polluxInput(name string) (*simulate.Input, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", table.ErrInvalidInput, err)
 	}
-	return simtables.PolluxInput(jobs, profiles, polluxSpeedNoise)
+	in, err := simtables.PolluxInput(jobs, profiles, polluxSpeedNoise)
+	if err == nil && polluxRemaining {
+		simtables.UsePolluxRemaining(in, jobs, profiles)
+	}
+	return in, err
 }
 
 // polluxSpeedNoise is the relative noise of a measured speed of a Pollux

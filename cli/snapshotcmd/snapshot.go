@@ -289,7 +289,10 @@ func PlanTable(tasks []executor.Task, resources []string) (*table.Table, error) 
 
 // evenAndCross: the tasks lie evenly when every node of the job has the
 // same number of PS and of workers, up to one; the cross-server share is
-// 1 - sum over nodes of ps_n x workers_n / (ps x workers).
+// 1 - sum over nodes of ps_n x workers_n / (ps x workers), for an
+// all-reduce job (no PS) the share of its worker pairs on different
+// nodes, 1 - sum over nodes of w_n (w_n - 1) / (w (w - 1)), as place
+// computes them.
 func evenAndCross(ps, workers int, perNode map[string][2]int) (bool, float64) {
 	minP, maxP, minW, maxW := ps, 0, workers, 0
 	local := 0
@@ -299,8 +302,15 @@ func evenAndCross(ps, workers int, perNode map[string][2]int) (bool, float64) {
 		local += c[0] * c[1]
 	}
 	cross := 0.0
-	if ps > 0 && workers > 0 {
+	switch {
+	case ps > 0 && workers > 0:
 		cross = 1 - float64(local)/float64(ps*workers)
+	case ps == 0 && workers > 1:
+		same := 0
+		for _, c := range perNode {
+			same += c[1] * (c[1] - 1)
+		}
+		cross = 1 - float64(same)/float64(workers*(workers-1))
 	}
 	return maxP-minP <= 1 && maxW-minW <= 1, cross
 }

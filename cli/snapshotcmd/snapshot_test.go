@@ -12,8 +12,17 @@ import (
 
 // The plan snapshot writes from the testbed plan's tasks (what apply put
 // on the cluster) has the per-job figures optimus place computed.
+// What snapshot says of the tasks that run (servers, evenness, cross-server
+// traffic) is what place said of them: the testbed's parameter-server plan
+// and the all-reduce plan of 8 jobs of Pollux's workload-1.
 func TestPlanTableMatchesPlace(t *testing.T) {
-	placed, err := table.ReadFile("../../apply/testdata/plan.csv", schema.Plan)
+	for _, f := range []string{"../../apply/testdata/plan.csv", "../../apply/testdata/allreduce/plan.csv"} {
+		t.Run(f, func(t *testing.T) { planTableMatchesPlace(t, f) })
+	}
+}
+
+func planTableMatchesPlace(t *testing.T, file string) {
+	placed, err := table.ReadFile(file, schema.Plan)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -306,7 +306,8 @@ func quantity(v float64, whole bool) resource.Quantity {
 }
 
 // envFor is a task's environment: OPTIMUS_* for every job, and the peer
-// variables its framework reads.
+// variables its framework reads (of the roles the job has: an all-reduce
+// job, workers only, names no PS).
 func envFor(fw string, j executor.Job, role string, index, numPS, numWorkers int, ps, workers []string) []corev1.EnvVar {
 	env := []corev1.EnvVar{
 		{Name: "OPTIMUS_JOB", Value: j.Job},
@@ -315,8 +316,11 @@ func envFor(fw string, j executor.Job, role string, index, numPS, numWorkers int
 		{Name: "OPTIMUS_NUM_PS", Value: strconv.Itoa(numPS)},
 		{Name: "OPTIMUS_NUM_WORKERS", Value: strconv.Itoa(numWorkers)},
 	}
-	switch fw {
-	case FrameworkMXNet:
+	switch {
+	case fw == FrameworkMXNet && numPS == 0:
+		// An all-reduce job (workers only): no parameter servers, no
+		// scheduler, so no DMLC_* pointing at them.
+	case fw == FrameworkMXNet:
 		dmlcRole := map[string]string{executor.RolePS: "server", executor.RoleWorker: "worker", RoleScheduler: "scheduler"}[role]
 		env = append(env,
 			corev1.EnvVar{Name: "DMLC_ROLE", Value: dmlcRole},
@@ -332,7 +336,10 @@ func envFor(fw string, j executor.Job, role string, index, numPS, numWorkers int
 				Type  string `json:"type"`
 				Index int    `json:"index"`
 			} `json:"task"`
-		}{Cluster: map[string][]string{"ps": ps, "worker": workers}}
+		}{Cluster: map[string][]string{"worker": workers}}
+		if len(ps) > 0 { // an all-reduce job's cluster has workers only
+			cfg.Cluster["ps"] = ps
+		}
 		cfg.Task.Type, cfg.Task.Index = role, index
 		b, _ := json.Marshal(cfg) // plain strings and ints: cannot fail
 		env = append(env, corev1.EnvVar{Name: "TF_CONFIG", Value: string(b)})

@@ -13,7 +13,7 @@ import (
 // PolluxInput is a Pollux workload on its default cluster (16 nodes of 4
 // GPUs), as Pollux's simulator runs it: every job an all-reduce job of 1
 // GPU a worker at the workload's batch size, with an epoch budget of its
-// completion epoch and its true step times from its application's profile
+// application's epochs (datasets.PolluxJob) and its true step times from its application's profile
 // (simulate.KindPlaced). Optimus may give a job up to MaxReplicas workers,
 // Tiresias its num_replicas. The oracle plans with the all-reduce model
 // fitted to the profile's step times at the job's batch
@@ -102,5 +102,15 @@ func memoStepTime(p *datasets.PolluxProfile) func(perNode []int, batch float64) 
 		memo[k] = v
 		mu.Unlock()
 		return v
+	}
+}
+
+// UsePolluxRemaining tells the scheduler, with oracle knowledge, each
+// job's remaining steps as Pollux's Optimus+Oracle estimates them
+// (datasets.PolluxProfile.OptimusRemaining: the iteration column by whole
+// epochs) rather than the truth. jobs are in.Jobs' Pollux jobs, in order.
+func UsePolluxRemaining(in *simulate.Input, jobs []datasets.PolluxJob, profiles map[string]*datasets.PolluxProfile) {
+	for i, j := range jobs {
+		in.Jobs[i].OracleRemaining = profiles[j.App].OptimusRemaining(float64(j.Batch), j.Epochs)
 	}
 }

@@ -1,6 +1,7 @@
 package simtables
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/optimus-sched/optimus/datasets"
@@ -21,7 +22,7 @@ func BenchmarkPolluxWorkload1(b *testing.B) {
 					b.Fatal(err)
 				}
 				cfg := simulate.DefaultConfig(p)
-				cfg.Interval, cfg.StopCost, cfg.RestoreCost, cfg.Oracle = 60, 0, 30, true
+				cfg.Interval, cfg.StopCost, cfg.RestoreCost, cfg.StartCost, cfg.Oracle = 60, 0, 30, 30, true
 				if _, err := simulate.Run(in, cfg); err != nil {
 					b.Fatal(err)
 				}
@@ -33,7 +34,12 @@ func BenchmarkPolluxWorkload1(b *testing.B) {
 // BenchmarkPolluxModelAsTruth reports workload-1's mean JCT when every
 // job's true step time is the oracle's own all-reduce model (so the oracle
 // plans with the exact truth, as Pollux's Optimus+Oracle does with its
-// profiles) against the profile's step times:
+// profiles) against the profile's step times; "model-scratch" also
+// re-plans from scratch every round (PlanRestartCost 0), as Pollux's
+// Optimus does, "model-scratch-pollux" also plans with the remaining
+// steps Pollux's Optimus estimates (UsePolluxRemaining), and
+// "model-scratch-pollux-placed" also places as Pollux's simulator does
+// (Config.PolluxPlacement):
 //
 //	go test -run X -bench PolluxModelAsTruth -benchtime 1x ./simulate/simtables/
 func BenchmarkPolluxModelAsTruth(b *testing.B) {
@@ -41,7 +47,7 @@ func BenchmarkPolluxModelAsTruth(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, truth := range []string{"profile", "model"} {
+	for _, truth := range []string{"profile", "model", "model-scratch", "model-scratch-pollux", "model-scratch-pollux-placed"} {
 		for _, p := range []solve.Policy{solve.Optimus, solve.Tiresias} {
 			b.Run(truth+"/"+string(p), func(b *testing.B) {
 				var jct float64
@@ -50,7 +56,7 @@ func BenchmarkPolluxModelAsTruth(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					if truth == "model" {
+					if truth != "profile" {
 						for app, pr := range in.Profiles {
 							oracle := pr.Placed.Oracle
 							pr.Placed = &simulate.PlacedSpeed{Oracle: oracle, StepTime: func(perNode []int, batch float64) float64 {
@@ -67,7 +73,15 @@ func BenchmarkPolluxModelAsTruth(b *testing.B) {
 						}
 					}
 					cfg := simulate.DefaultConfig(p)
-					cfg.Interval, cfg.StopCost, cfg.RestoreCost, cfg.Oracle = 60, 0, 30, true
+					cfg.Interval, cfg.StopCost, cfg.RestoreCost, cfg.StartCost, cfg.Oracle = 60, 0, 30, 30, true
+					if strings.HasPrefix(truth, "model-scratch-pollux") {
+						UsePolluxRemaining(in, jobs, profiles)
+					}
+					cfg.PolluxPlacement = truth == "model-scratch-pollux-placed"
+					if strings.HasPrefix(truth, "model-scratch") {
+						scratch := 0.0
+						cfg.PlanRestartCost = &scratch
+					}
 					res, err := simulate.Run(in, cfg)
 					if err != nil {
 						b.Fatal(err)
@@ -77,5 +91,59 @@ func BenchmarkPolluxModelAsTruth(b *testing.B) {
 				b.ReportMetric(jct, "mean_jct_s")
 			})
 		}
+	}
+}
+
+// BenchmarkPolluxUnprofiled reports how many of workload-1's job-rounds
+// (a job training through one 60 s round, or the part of one before it
+// finishes) ran on a placement that placements.csv did not profile, whose
+// step time is interpolated (docs/simulate.md):
+//
+//	go test -run X -bench PolluxUnprofiled -benchtime 1x ./simulate/simtables/
+//
+// The step times a run asks for are counted by whether their placement was
+// profiled; a run that ends before the first round counts those asked for
+// to compute each job's ideal time, which are taken off.
+func BenchmarkPolluxUnprofiled(b *testing.B) {
+	jobs, profiles, err := datasets.PolluxWorkload1()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, p := range []solve.Policy{solve.Optimus, solve.Tiresias} {
+		b.Run(string(p), func(b *testing.B) {
+			var share float64
+			for b.Loop() {
+				count := func(horizon float64) (profiled, not int) {
+					in, err := PolluxInput(jobs, profiles, 0.02)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for app, pr := range in.Profiles {
+						st, prof := pr.Placed.StepTime, profiles[app]
+						pr.Placed = &simulate.PlacedSpeed{Oracle: pr.Placed.Oracle, StepTime: func(perNode []int, batch float64) float64 {
+							if prof.Profiled(perNode) {
+								profiled++
+							} else {
+								not++
+							}
+							return st(perNode, batch)
+						}}
+						in.Profiles[app] = pr
+					}
+					cfg := simulate.DefaultConfig(p)
+					cfg.Interval, cfg.StopCost, cfg.RestoreCost, cfg.StartCost, cfg.Oracle = 60, 0, 30, 30, true
+					cfg.Horizon = horizon
+					if _, err := simulate.Run(in, cfg); err != nil {
+						b.Fatal(err)
+					}
+					return profiled, not
+				}
+				p0, n0 := count(1)
+				p1, n1 := count(simulate.DefaultHorizon)
+				b.ReportMetric(float64(p1-p0+n1-n0), "job_rounds")
+				share = float64(n1-n0) / float64(p1-p0+n1-n0)
+			}
+			b.ReportMetric(share, "unprofiled_share")
+		})
 	}
 }
