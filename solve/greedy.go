@@ -3,11 +3,12 @@ package solve
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 )
 
 // candidate is one task a job could get next: a worker or a PS, with its
-// marginal gain.
+// marginal gain (the baselines' queue, rankedQueue, also holds them).
 type candidate struct {
 	job, role int
 	gain      float64
@@ -15,72 +16,86 @@ type candidate struct {
 	index     int // position in the heap
 }
 
-// gainQueue is a max-heap of candidates by gain; ties go to the earlier
-// arrival, then to the worker, so that the order is total and the plan
-// deterministic. Its methods are container/heap's algorithms written for
-// the candidate type: the greedy's hottest loop, without calls through an
-// interface.
-type gainQueue []*candidate
+// taskGain is an entry of the greedy's queue: the next task of role key%2
+// for the job of arrival rank key/2, and its marginal gain. The entries are
+// values (no pointer to follow in a comparison), and the key orders ties.
+type taskGain struct {
+	gain float64
+	key  int32 // 2·rank + role
+}
 
-func (q gainQueue) less(a, b int) bool {
-	x, y := q[a], q[b]
+// gainQueue is a max-heap of the greedy's candidate tasks by gain; ties go
+// to the earlier arrival, then to the worker, so that the order is total
+// and the plan deterministic. Its methods are container/heap's algorithms
+// written for the entry type (the greedy's hottest loop, without calls
+// through an interface); at[key] is the index of key's entry, -1 when it
+// is not queued.
+type gainQueue struct {
+	items []taskGain
+	at    []int32
+}
+
+func newGainQueue(jobs int) gainQueue {
+	q := gainQueue{items: make([]taskGain, 0, 2*jobs), at: make([]int32, 2*jobs)}
+	for k := range q.at {
+		q.at[k] = -1
+	}
+	return q
+}
+
+func (q *gainQueue) less(a, b int) bool {
+	x, y := &q.items[a], &q.items[b]
 	if x.gain != y.gain {
 		return x.gain > y.gain
 	}
-	if x.rank != y.rank {
-		return x.rank < y.rank
-	}
-	return x.role < y.role
+	return x.key < y.key
 }
 
-func (q gainQueue) swap(a, b int) {
-	q[a], q[b] = q[b], q[a]
-	q[a].index, q[b].index = a, b
+func (q *gainQueue) swap(a, b int) {
+	q.items[a], q.items[b] = q.items[b], q.items[a]
+	q.at[q.items[a].key], q.at[q.items[b].key] = int32(a), int32(b)
 }
 
-func (q *gainQueue) push(c *candidate) {
-	c.index = len(*q)
-	*q = append(*q, c)
-	q.up(len(*q) - 1)
+func (q *gainQueue) push(c taskGain) {
+	q.at[c.key] = int32(len(q.items))
+	q.items = append(q.items, c)
+	q.up(len(q.items) - 1)
 }
 
-// pop takes the best candidate off.
-func (q *gainQueue) pop() *candidate {
-	n := len(*q) - 1
+// pop takes the best entry off.
+func (q *gainQueue) pop() {
+	n := len(q.items) - 1
 	q.swap(0, n)
 	q.down(0, n)
-	return q.dropLast()
+	q.dropLast()
 }
 
-// remove takes the candidate at index i off.
-func (q *gainQueue) remove(i int) *candidate {
-	n := len(*q) - 1
+// remove takes the entry at index i off.
+func (q *gainQueue) remove(i int) {
+	n := len(q.items) - 1
 	if n != i {
 		q.swap(i, n)
 		if !q.down(i, n) {
 			q.up(i)
 		}
 	}
-	return q.dropLast()
+	q.dropLast()
 }
 
 // fix restores the order after the gain at index i changed.
-func (q gainQueue) fix(i int) {
-	if !q.down(i, len(q)) {
+func (q *gainQueue) fix(i int) {
+	if !q.down(i, len(q.items)) {
 		q.up(i)
 	}
 }
 
-func (q *gainQueue) dropLast() *candidate {
-	old := *q
-	c := old[len(old)-1]
-	old[len(old)-1] = nil
-	*q = old[:len(old)-1]
-	c.index = -1
-	return c
+func (q *gainQueue) dropLast() {
+	n := len(q.items) - 1
+	q.at[q.items[n].key] = -1
+	q.items = q.items[:n]
 }
 
-func (q gainQueue) up(j int) {
+func (q *gainQueue) up(j int) {
 	for {
 		i := (j - 1) / 2 // parent
 		if i == j || !q.less(j, i) {
@@ -91,7 +106,7 @@ func (q gainQueue) up(j int) {
 	}
 }
 
-func (q gainQueue) down(i0, n int) bool {
+func (q *gainQueue) down(i0, n int) bool {
 	i := i0
 	for {
 		j1 := 2*i + 1
@@ -120,15 +135,18 @@ func (q gainQueue) down(i0, n int) bool {
 // where (p', w') is (p+1, w) for a PS and (p, w+1) for a worker. Dividing by
 // the dominant share makes a cheap task that saves a little comparable with
 // a costly task that saves a lot. Negative when the task would slow the job
-// down (more PS or workers also add overhead).
-func (in *instance) gain(j, role, p, w int) float64 {
+// down (more PS or workers also add overhead). now is T_j(p, w); gain also
+// returns T_j(p', w'), which the greedy keeps: after the job gets the task it
+// is the job's remaining time, so every T is computed once.
+func (in *instance) gain(j, role, p, w int, now float64) (gain, after float64) {
 	p2, w2 := p, w
 	if role == ps {
 		p2++
 	} else {
 		w2++
 	}
-	return in.p.Jobs[j].Weight * (in.T(j, p, w) - in.T(j, p2, w2)) / in.share[j][role]
+	after = in.T(j, p2, w2)
+	return in.p.Jobs[j].Weight * (now - after) / in.share[j][role], after
 }
 
 // roleState records, per job and role, why the greedy stopped giving it
@@ -179,6 +197,7 @@ func (in *instance) greedy(pinned []bool) *plan {
 			states[j][role] = roleState{lastGain: math.NaN(), endGain: math.NaN()}
 		}
 	}
+	pl.limits, pl.byLimits = states, make([]bool, nj)
 	if pinned != nil {
 		for _, j := range in.order {
 			job := &in.p.Jobs[j]
@@ -194,7 +213,7 @@ func (in *instance) greedy(pinned []bool) *plan {
 		if in.pre[j] != "" || pl.kept[j] {
 			continue
 		}
-		first := in.p.Jobs[j].minPS()
+		first := in.minPS[j]
 		if misfit := in.tryAdd(pl, j, 1, first); misfit == fitted {
 			pl.status[j] = Running
 		} else {
@@ -203,25 +222,30 @@ func (in *instance) greedy(pinned []bool) *plan {
 		}
 	}
 
-	q := make(gainQueue, 0, 2*nj)
-	cands := make([][2]*candidate, nj)
-	for _, j := range in.order {
+	// now[j] is job j's remaining time at its allocation so far, after[j]
+	// its remaining time with the task of each role it is offered.
+	q := newGainQueue(nj)
+	now := make([]float64, nj)
+	after := make([][2]float64, nj)
+	for k, j := range in.order {
 		if pl.status[j] != Running || pl.kept[j] {
 			continue
 		}
+		now[j] = in.T(j, pl.ps[j], pl.wk[j])
 		for role := range 2 {
 			if in.atLimit(pl, j, role) {
 				states[j][role].atLimit = true
 				continue
 			}
-			c := &candidate{job: j, role: role, rank: in.rank[j], gain: in.gain(j, role, pl.ps[j], pl.wk[j])}
-			cands[j][role] = c
-			q.push(c)
+			var g float64
+			g, after[j][role] = in.gain(j, role, pl.ps[j], pl.wk[j], now[j])
+			q.push(taskGain{gain: g, key: int32(2*k + role)})
 		}
 	}
-	for len(q) > 0 && q[0].gain > 0 {
-		c := q[0]
-		j, role := c.job, c.role
+	for len(q.items) > 0 && q.items[0].gain > 0 {
+		c := q.items[0]
+		k, role := int(c.key>>1), int(c.key&1)
+		j := in.order[k]
 		nw, np := 1, 0
 		if role == ps {
 			nw, np = 0, 1
@@ -231,29 +255,28 @@ func (in *instance) greedy(pinned []bool) *plan {
 				break
 			}
 			q.pop()
-			cands[j][role] = nil
 			states[j][role].noFit, states[j][role].noFitAt, states[j][role].misfit = true, c.gain, misfit
 			continue
 		}
 		states[j][role].lastGain = c.gain
 		pl.gain[j] = c.gain
+		now[j] = after[j][role]
 		for r := range 2 {
-			c := cands[j][r]
-			if c == nil {
+			i := int(q.at[2*k+r])
+			if i < 0 {
 				continue
 			}
 			if in.atLimit(pl, j, r) {
-				q.remove(c.index)
-				cands[j][r] = nil
+				q.remove(i)
 				states[j][r].atLimit = true
 				continue
 			}
-			c.gain = in.gain(j, r, pl.ps[j], pl.wk[j])
-			q.fix(c.index)
+			q.items[i].gain, after[j][r] = in.gain(j, r, pl.ps[j], pl.wk[j], now[j])
+			q.fix(i)
 		}
 	}
-	for _, c := range q {
-		states[c.job][c.role].endGain = c.gain
+	for _, c := range q.items {
+		states[in.order[c.key>>1]][c.key&1].endGain = c.gain
 	}
 	for j := range nj {
 		if pl.status[j] != Running || pl.kept[j] {
@@ -270,7 +293,7 @@ func (in *instance) greedy(pinned []bool) *plan {
 				pl.next[j] = g
 			}
 		}
-		pl.reason[j] = limitReason(states[j])
+		pl.byLimits[j] = true // explained by limitReason, when the plan is chosen
 	}
 	return pl
 }
@@ -362,7 +385,9 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 	plans := []*plan{keepAll}
 	var pins [][]bool
 	for _, pin := range [][]bool{noPay, growNoPay} {
-		if anyTrue(pin) {
+		// A pin set met before gives the same plan, which could not win
+		// over the one before it.
+		if anyTrue(pin) && !slices.Equal(pin, all) && (len(pins) == 0 || !slices.Equal(pin, pins[0])) {
 			pins = append(pins, pin)
 		}
 	}
@@ -393,6 +418,7 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 		if fromScratch.status[j] == Running && fromScratch.ps[j] == job.CurPS && fromScratch.wk[j] == job.CurWorkers {
 			// The plan from scratch gives it the same: explain it as that plan does.
 			best.reason[j], best.gain[j], best.next[j] = fromScratch.reason[j], fromScratch.gain[j], fromScratch.next[j]
+			best.byLimits[j], best.limits[j] = fromScratch.byLimits[j], fromScratch.limits[j]
 			continue
 		}
 		alt := "wait"

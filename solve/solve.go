@@ -417,6 +417,8 @@ type instance struct {
 	share [][2]float64
 	// limit[j][role] is the most tasks of the role (math.MaxInt: none).
 	limit [][2]int
+	// minPS[j] is the fewest PS job j runs with (Job.minPS).
+	minPS []int
 	// order lists job indices in arrival order.
 	order []int
 	// rank[j] is j's position in order (the tie-breaker everywhere).
@@ -454,7 +456,7 @@ func newInstance(p *Problem) *instance {
 	in := &instance{
 		p: p, capacity: make([]float64, nr), eps: make([]float64, nr),
 		demand: make([][2][]float64, nj), share: make([][2]float64, nj), limit: make([][2]int, nj),
-		rank: make([]int, nj), pre: make([]Status, nj), preReason: make([]string, nj),
+		rank: make([]int, nj), pre: make([]Status, nj), preReason: make([]string, nj), minPS: make([]int, nj),
 	}
 	for _, n := range p.Nodes {
 		for r, c := range n {
@@ -479,6 +481,7 @@ func newInstance(p *Problem) *instance {
 		job := &p.Jobs[j]
 		in.demand[j] = [2][]float64{job.Worker, job.PS}
 		in.limit[j] = [2]int{limitOf(job.MaxWorkers), limitOf(job.MaxPS)}
+		in.minPS[j] = job.minPS()
 		if job.allReduce() {
 			in.limit[j][ps] = 0
 		}
@@ -650,7 +653,7 @@ func fitsSomeNode(d []float64, frontier [][]float64, eps []float64) bool {
 // +Inf when it does not run.
 func (in *instance) T(j, p, w int) float64 {
 	job := &in.p.Jobs[j]
-	if p < job.minPS() || w < 1 {
+	if p < in.minPS[j] || w < 1 {
 		return math.Inf(1)
 	}
 	return job.Remaining / job.Speed.Speed(p, w)
@@ -663,6 +666,11 @@ type plan struct {
 	reason      []string
 	gain, next  []float64
 	kept        []bool // pinned at the current allocation by the stability rule
+	// byLimits[j] says that job j's reason is limitReason(limits[j]), the
+	// greedy's account of why it stopped growing the job: it is written
+	// out only for the plan chosen (result), not for every candidate plan.
+	byLimits []bool
+	limits   [][2]roleState
 	used        []float64
 	restartCost float64  // weighted restart cost the plan pays
 	pack        *packing // the tasks on the nodes (NodeCapacity), else nil
@@ -683,6 +691,14 @@ func (in *instance) newPlan() *plan {
 		pl.pack = in.packer.newPacking(nj)
 	}
 	return pl
+}
+
+// reasonOf is job j's reason in the plan.
+func (pl *plan) reasonOf(j int) string {
+	if pl.byLimits != nil && pl.byLimits[j] {
+		return limitReason(pl.limits[j])
+	}
+	return pl.reason[j]
 }
 
 // Outcomes of tryAdd.
@@ -761,7 +777,7 @@ func (in *instance) result(pl *plan, opts Options) *Result {
 	for j := range in.p.Jobs {
 		job := &in.p.Jobs[j]
 		d := Decision{
-			PS: pl.ps[j], Workers: pl.wk[j], Status: pl.status[j], Reason: pl.reason[j],
+			PS: pl.ps[j], Workers: pl.wk[j], Status: pl.status[j], Reason: pl.reasonOf(j),
 			Gain: pl.gain[j], NextGain: pl.next[j],
 			Speed: math.NaN(), Completion: math.NaN(), ChangeSaves: math.NaN(),
 		}
