@@ -661,16 +661,16 @@ func (in *instance) T(j, p, w int) float64 {
 
 // plan is a policy's allocation before it becomes a Result.
 type plan struct {
-	ps, wk      []int
-	status      []Status
-	reason      []string
-	gain, next  []float64
-	kept        []bool // pinned at the current allocation by the stability rule
+	ps, wk     []int
+	status     []Status
+	reason     []string
+	gain, next []float64
+	kept       []bool // pinned at the current allocation by the stability rule
 	// byLimits[j] says that job j's reason is limitReason(limits[j]), the
 	// greedy's account of why it stopped growing the job: it is written
 	// out only for the plan chosen (result), not for every candidate plan.
-	byLimits []bool
-	limits   [][2]roleState
+	byLimits    []bool
+	limits      [][2]roleState
 	used        []float64
 	restartCost float64  // weighted restart cost the plan pays
 	pack        *packing // the tasks on the nodes (NodeCapacity), else nil
