@@ -43,8 +43,8 @@ func newGainQueue(jobs int) gainQueue {
 	return q
 }
 
-func (q *gainQueue) less(a, b int) bool {
-	x, y := &q.items[a], &q.items[b]
+// before reports whether x comes before y in the queue.
+func before(x, y *taskGain) bool {
 	if x.gain != y.gain {
 		return x.gain > y.gain
 	}
@@ -95,35 +95,48 @@ func (q *gainQueue) dropLast() {
 	q.items = q.items[:n]
 }
 
+// up and down move an entry along its path with a hole, each entry
+// passed written once: the same moves as container/heap's swaps, so the
+// same heap.
 func (q *gainQueue) up(j int) {
+	c := q.items[j]
 	for {
 		i := (j - 1) / 2 // parent
-		if i == j || !q.less(j, i) {
+		if i == j || !before(&c, &q.items[i]) {
 			break
 		}
-		q.swap(i, j)
+		q.put(j, q.items[i])
 		j = i
 	}
+	q.put(j, c)
 }
 
 func (q *gainQueue) down(i0, n int) bool {
 	i := i0
+	c := q.items[i]
 	for {
 		j1 := 2*i + 1
 		if j1 >= n || j1 < 0 {
 			break
 		}
 		j := j1
-		if j2 := j1 + 1; j2 < n && q.less(j2, j1) {
+		if j2 := j1 + 1; j2 < n && before(&q.items[j2], &q.items[j1]) {
 			j = j2
 		}
-		if !q.less(j, i) {
+		if !before(&q.items[j], &c) {
 			break
 		}
-		q.swap(i, j)
+		q.put(i, q.items[j])
 		i = j
 	}
+	q.put(i, c)
 	return i > i0
+}
+
+// put writes entry c at index i.
+func (q *gainQueue) put(i int, c taskGain) {
+	q.items[i] = c
+	q.at[c.key] = int32(i)
 }
 
 // gain is the marginal gain of giving job j one more task of the role at

@@ -419,6 +419,11 @@ type instance struct {
 	limit [][2]int
 	// minPS[j] is the fewest PS job j runs with (Job.minPS).
 	minPS []int
+	// remaining and speed are the jobs' Remaining and Speed side by side:
+	// the greedy evaluates T of jobs picked by gain, anywhere in the
+	// problem, at every step.
+	remaining []float64
+	speed     []fit.SpeedModel
 	// order lists job indices in arrival order.
 	order []int
 	// rank[j] is j's position in order (the tie-breaker everywhere).
@@ -457,6 +462,7 @@ func newInstance(p *Problem) *instance {
 		p: p, capacity: make([]float64, nr), eps: make([]float64, nr),
 		demand: make([][2][]float64, nj), share: make([][2]float64, nj), limit: make([][2]int, nj),
 		rank: make([]int, nj), pre: make([]Status, nj), preReason: make([]string, nj), minPS: make([]int, nj),
+		remaining: make([]float64, nj), speed: make([]fit.SpeedModel, nj),
 	}
 	for _, n := range p.Nodes {
 		for r, c := range n {
@@ -477,11 +483,18 @@ func newInstance(p *Problem) *instance {
 		in.rank[j] = k
 	}
 	frontier := paretoFrontier(p.Nodes)
+	// The demands side by side in one array: the greedy reads those of a
+	// job picked by gain, anywhere in the problem, at every step.
+	demands := make([]float64, 2*nj*nr)
 	for j := range p.Jobs {
 		job := &p.Jobs[j]
-		in.demand[j] = [2][]float64{job.Worker, job.PS}
+		dw, dp := demands[2*j*nr:(2*j+1)*nr:(2*j+1)*nr], demands[(2*j+1)*nr:(2*j+2)*nr:(2*j+2)*nr]
+		copy(dw, job.Worker)
+		copy(dp, job.PS)
+		in.demand[j] = [2][]float64{dw, dp}
 		in.limit[j] = [2]int{limitOf(job.MaxWorkers), limitOf(job.MaxPS)}
 		in.minPS[j] = job.minPS()
+		in.remaining[j], in.speed[j] = job.Remaining, job.Speed
 		if job.allReduce() {
 			in.limit[j][ps] = 0
 		}
@@ -652,11 +665,10 @@ func fitsSomeNode(d []float64, frontier [][]float64, eps []float64) bool {
 // T is job j's predicted remaining time with p PS and w workers, Q/f(p, w);
 // +Inf when it does not run.
 func (in *instance) T(j, p, w int) float64 {
-	job := &in.p.Jobs[j]
 	if p < in.minPS[j] || w < 1 {
 		return math.Inf(1)
 	}
-	return job.Remaining / job.Speed.Speed(p, w)
+	return in.remaining[j] / in.speed[j].Speed(p, w)
 }
 
 // plan is a policy's allocation before it becomes a Result.
