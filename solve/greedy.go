@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"sync"
+
+	"github.com/optimus-sched/optimus/layout"
 )
 
 // candidate is one task a job could get next: a worker or a PS, with its
@@ -356,39 +358,46 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 			all[j] = true
 		}
 	}
-	var keepAll *plan
-	var wgAll sync.WaitGroup
+	var keepAll, fromScratch *plan
+	var wgAll, wgScratch sync.WaitGroup
 	if all != nil {
 		wgAll.Go(func() {
 			keepAll = in.greedy(all)
 			in.chargeRestarts(keepAll, restartCost)
 		})
 	}
-	fromScratch := in.greedy(nil)
-	in.chargeRestarts(fromScratch, restartCost)
-	wgAll.Wait()
-	var growNoPay, noPay []bool
-	anyChange := false
-	for j := range nj {
-		job := &in.p.Jobs[j]
-		if all == nil || !all[j] {
-			continue
-		}
-		if growNoPay == nil {
-			growNoPay, noPay = make([]bool, nj), make([]bool, nj)
-		}
-		if fromScratch.status[j] == Running && fromScratch.ps[j] == job.CurPS && fromScratch.wk[j] == job.CurWorkers {
-			continue
-		}
-		anyChange = true
-		saves := in.T(j, job.CurPS, job.CurWorkers) - in.T(j, fromScratch.ps[j], fromScratch.wk[j])
-		if saves <= restartCost {
-			noPay[j] = true
-			if fromScratch.ps[j] >= job.CurPS && fromScratch.wk[j] >= job.CurWorkers {
-				growNoPay[j] = true
+	wgScratch.Go(func() {
+		fromScratch = in.greedy(nil)
+		in.chargeRestarts(fromScratch, restartCost)
+	})
+	// The other candidates depend on the plan from scratch. When capacity
+	// is unlikely to bind, that plan is predicted (grownAlone) and the
+	// candidates of the prediction are computed beside it; each is used
+	// only if the plan from scratch gives the same pins, so the choice is
+	// the same as without the guess.
+	var guessed [][]bool
+	var guessedPlans []*plan
+	var wgGuess sync.WaitGroup
+	if all != nil {
+		if psAlone, wkAlone, ok := in.grownAlone(); ok {
+			guessed, _ = in.pinSets(all, restartCost, psAlone, wkAlone, nil)
+			guessedPlans = make([]*plan, len(guessed))
+			for k, pin := range guessed {
+				wgGuess.Go(func() {
+					guessedPlans[k] = in.greedy(pin)
+					in.chargeRestarts(guessedPlans[k], restartCost)
+				})
 			}
 		}
 	}
+	wgScratch.Wait()
+	wgAll.Wait()
+	running := make([]bool, nj)
+	for j := range nj {
+		running[j] = fromScratch.status[j] == Running
+	}
+	pins, anyChange := in.pinSets(all, restartCost, fromScratch.ps, fromScratch.wk, running)
+	wgGuess.Wait()
 	if !anyChange {
 		return fromScratch
 	}
@@ -396,17 +405,13 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 	// greedy only reads the instance, so the candidates are computed at
 	// the same time; the choice below does not depend on which ends first.
 	plans := []*plan{keepAll}
-	var pins [][]bool
-	for _, pin := range [][]bool{noPay, growNoPay} {
-		// A pin set met before gives the same plan, which could not win
-		// over the one before it.
-		if anyTrue(pin) && !slices.Equal(pin, all) && (len(pins) == 0 || !slices.Equal(pin, pins[0])) {
-			pins = append(pins, pin)
-		}
-	}
 	more := make([]*plan, len(pins))
 	var wg sync.WaitGroup
 	for k, pin := range pins {
+		if g := slices.IndexFunc(guessed, func(x []bool) bool { return slices.Equal(x, pin) }); g >= 0 {
+			more[k] = guessedPlans[g]
+			continue
+		}
 		wg.Go(func() {
 			more[k] = in.greedy(pin)
 			in.chargeRestarts(more[k], restartCost)
@@ -448,6 +453,104 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 		}
 	}
 	return best
+}
+
+// pinSets derives, from a plan from scratch's allocation (ps, wk; running[j]
+// whether job j runs in it, nil: every plannable job runs), the stability
+// rule's pin sets growNoPay and noPay of Solve for the pinnable jobs of all,
+// leaving out an empty set and one met before (which would give the same
+// plan, and could not win over the one before it): noPay first, then
+// growNoPay. anyChange reports whether the plan changes some pinnable job.
+func (in *instance) pinSets(all []bool, restartCost float64, ps, wk []int, running []bool) (pins [][]bool, anyChange bool) {
+	nj := len(in.p.Jobs)
+	var growNoPay, noPay []bool
+	for j := range nj {
+		job := &in.p.Jobs[j]
+		if all == nil || !all[j] {
+			continue
+		}
+		if growNoPay == nil {
+			growNoPay, noPay = make([]bool, nj), make([]bool, nj)
+		}
+		runs := running == nil || running[j]
+		if runs && ps[j] == job.CurPS && wk[j] == job.CurWorkers {
+			continue
+		}
+		anyChange = true
+		saves := in.T(j, job.CurPS, job.CurWorkers) - in.T(j, ps[j], wk[j])
+		if saves <= restartCost {
+			noPay[j] = true
+			if ps[j] >= job.CurPS && wk[j] >= job.CurWorkers {
+				growNoPay[j] = true
+			}
+		}
+	}
+	for _, pin := range [][]bool{noPay, growNoPay} {
+		if anyTrue(pin) && !slices.Equal(pin, all) && (len(pins) == 0 || !slices.Equal(pin, pins[0])) {
+			pins = append(pins, pin)
+		}
+	}
+	return pins, anyChange
+}
+
+// grownAlone predicts the greedy's plan from scratch for when capacity
+// does not bind: every plannable job then grows on its own, from its
+// first task, one task at a time, the one of the larger gain (the worker
+// on a tie, as in the queue), while that gain is positive and the job is
+// under its limits, whatever the others get. ok is false when those
+// allocations together exceed the cluster's total of some resource (the
+// prediction is then unlikely to hold) or a job would grow beyond
+// layout.MaxJobTasks; the search stops there.
+func (in *instance) grownAlone() (psAlone, wkAlone []int, ok bool) {
+	nj := len(in.p.Jobs)
+	psAlone, wkAlone = make([]int, nj), make([]int, nj)
+	used := make([]float64, len(in.capacity))
+	for j := range nj {
+		if in.pre[j] != "" {
+			continue
+		}
+		p, w := in.minPS[j], 1
+		now := in.T(j, p, w)
+		dw, dp := in.demand[j][worker], in.demand[j][ps]
+		for {
+			for r, c := range in.capacity {
+				if used[r]+float64(w)*dw[r]+float64(p)*dp[r] > c+in.eps[r] {
+					return nil, nil, false
+				}
+			}
+			role, best, after := -1, 0.0, 0.0
+			for r := range 2 {
+				if r == ps && p >= in.limit[j][ps] || r == worker && w >= in.limit[j][worker] {
+					continue
+				}
+				if g, a := in.gain(j, r, p, w, now); role < 0 || g > best {
+					role, best, after = r, g, a
+				}
+			}
+			if role < 0 || !(best > 0) {
+				break
+			}
+			if role == ps {
+				p++
+			} else {
+				w++
+			}
+			now = after
+			if p > layout.MaxJobTasks || w > layout.MaxJobTasks {
+				return nil, nil, false
+			}
+		}
+		psAlone[j], wkAlone[j] = p, w
+		for r := range in.capacity {
+			used[r] += float64(w)*dw[r] + float64(p)*dp[r]
+		}
+		for r, c := range in.capacity {
+			if used[r] > c+in.eps[r] {
+				return nil, nil, false
+			}
+		}
+	}
+	return psAlone, wkAlone, true
 }
 
 // pinnable reports whether job j runs now with an allocation the stability
