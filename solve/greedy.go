@@ -378,7 +378,7 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 	var guessed [][]bool
 	var guessedPlans []*plan
 	var wgGuess sync.WaitGroup
-	if all != nil {
+	if all != nil && !in.noGuess {
 		if psAlone, wkAlone, ok := in.grownAlone(); ok {
 			guessed, _ = in.pinSets(all, restartCost, psAlone, wkAlone, nil)
 			guessedPlans = make([]*plan, len(guessed))
@@ -409,7 +409,7 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 	var wg sync.WaitGroup
 	for k, pin := range pins {
 		if g := slices.IndexFunc(guessed, func(x []bool) bool { return slices.Equal(x, pin) }); g >= 0 {
-			more[k] = guessedPlans[g]
+			more[k], in.guessUsed = guessedPlans[g], true
 			continue
 		}
 		wg.Go(func() {

@@ -438,6 +438,9 @@ type instance struct {
 	// stopAtFirstMisfit makes the greedy stop at the first candidate that
 	// does not fit, as the authors' code does (for comparison in tests).
 	stopAtFirstMisfit bool
+	// noGuess turns off the stability rule's guessed candidates, and
+	// guessUsed records that a guessed candidate was used (for tests).
+	noGuess, guessUsed bool
 	// packer, when not nil, makes every plan check its tasks node by node
 	// (NodeCapacity).
 	packer *packer
