@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/optimus-sched/optimus/layout"
@@ -322,19 +323,34 @@ func (in *instance) atLimit(pl *plan, j, role int) bool {
 
 // limitReason explains, per role, why the greedy gave a job no more tasks.
 func limitReason(s [2]roleState) string {
-	var parts [2]string
+	// Built by appending (the chosen plan has one per running job): the
+	// same text as fmt's %.4g gives (gainText).
+	b := make([]byte, 0, 128)
 	for role, name := range [2]string{"workers", "PS"} {
+		if role > 0 {
+			b = append(b, "; "...)
+		}
 		st := s[role]
+		b = append(b, name...)
 		switch {
 		case st.atLimit:
-			parts[role] = name + ": at the job's maximum"
+			b = append(b, ": at the job's maximum"...)
 		case st.noFit:
-			parts[role] = fmt.Sprintf("%s: %s (one more would gain %.4g)", name, full(st.misfit), st.noFitAt)
+			b = append(append(append(b, ": "...), full(st.misfit)...), " (one more would gain "...)
+			b = append(appendGain(b, st.noFitAt), ')')
 		default:
-			parts[role] = name + ": one more would not speed the job up"
+			b = append(b, ": one more would not speed the job up"...)
 		}
 	}
-	return parts[0] + "; " + parts[1]
+	return string(b)
+}
+
+// appendGain appends x as fmt's %.4g writes it.
+func appendGain(b []byte, x float64) []byte {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return fmt.Appendf(b, "%.4g", x)
+	}
+	return strconv.AppendFloat(b, x, 'g', 4, 64)
 }
 
 // stableGreedy applies the stability rule of Solve around greedy: the

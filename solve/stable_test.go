@@ -2,6 +2,7 @@ package solve
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -42,4 +43,19 @@ func TestGuessedCandidatesChangeNothing(t *testing.T) {
 		t.Fatal("no guessed candidate was used: the test checks nothing")
 	}
 	t.Logf("guessed candidates used in %d of %d solves", used, 150*3*2)
+}
+
+// appendGain writes what fmt's %.4g writes.
+func TestAppendGainIsFmtG4(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	vals := []float64{0, math.Copysign(0, -1), 1, -1, 0.5, 1e-300, 5e-324, 1e300, math.MaxFloat64, 12345.678, 9999.5, 99995, 0.00012345,
+		math.Inf(1), math.Inf(-1), math.NaN()}
+	for range 100000 {
+		vals = append(vals, (rng.Float64()-0.5)*math.Pow(10, float64(rng.IntN(40)-20)), math.Float64frombits(rng.Uint64()))
+	}
+	for _, x := range vals {
+		if got, want := string(appendGain(nil, x)), fmt.Sprintf("%.4g", x); got != want {
+			t.Fatalf("%v: %q, fmt writes %q", x, got, want)
+		}
+	}
 }
