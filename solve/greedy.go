@@ -395,7 +395,7 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 	var guessedPlans []*plan
 	var wgGuess sync.WaitGroup
 	if all != nil && !in.noGuess {
-		if psAlone, wkAlone, ok := in.grownAlone(); ok {
+		if psAlone, wkAlone, ok := in.grownAlone(all); ok {
 			guessed, _ = in.pinSets(all, restartCost, psAlone, wkAlone, nil)
 			guessedPlans = make([]*plan, len(guessed))
 			for k, pin := range guessed {
@@ -509,15 +509,17 @@ func (in *instance) pinSets(all []bool, restartCost float64, ps, wk []int, runni
 	return pins, anyChange
 }
 
-// grownAlone predicts the greedy's plan from scratch for when capacity
-// does not bind: every plannable job then grows on its own, from its
-// first task, one task at a time, the one of the larger gain (the worker
-// on a tie, as in the queue), while that gain is positive and the job is
-// under its limits, whatever the others get. ok is false when those
-// allocations together exceed the cluster's total of some resource (the
-// prediction is then unlikely to hold) or a job would grow beyond
-// layout.MaxJobTasks; the search stops there.
-func (in *instance) grownAlone() (psAlone, wkAlone []int, ok bool) {
+// grownAlone predicts the greedy's plan from scratch, for the jobs of
+// pinned, for when capacity does not bind: every plannable job then grows
+// on its own, from its first task, one task at a time, the one of the
+// larger gain (the worker on a tie, as in the queue), while that gain is
+// positive and the job is under its limits, whatever the others get. ok
+// is false when those allocations together may exceed the cluster's total
+// of some resource (the prediction is then unlikely to hold; a job not in
+// pinned that has both limits counts with them, which is quicker and at
+// least as much) or a job would grow beyond layout.MaxJobTasks; the search
+// stops there.
+func (in *instance) grownAlone(pinned []bool) (psAlone, wkAlone []int, ok bool) {
 	nj := len(in.p.Jobs)
 	psAlone, wkAlone = make([]int, nj), make([]int, nj)
 	used := make([]float64, len(in.capacity))
@@ -525,9 +527,17 @@ func (in *instance) grownAlone() (psAlone, wkAlone []int, ok bool) {
 		if in.pre[j] != "" {
 			continue
 		}
+		dw, dp := in.demand[j][worker], in.demand[j][ps]
+		if lw, lp := in.limit[j][worker], in.limit[j][ps]; !pinned[j] && lw <= layout.MaxJobTasks && lp <= layout.MaxJobTasks {
+			for r, c := range in.capacity {
+				if used[r] += float64(lw)*dw[r] + float64(lp)*dp[r]; used[r] > c+in.eps[r] {
+					return nil, nil, false
+				}
+			}
+			continue
+		}
 		p, w := in.minPS[j], 1
 		now := in.T(j, p, w)
-		dw, dp := in.demand[j][worker], in.demand[j][ps]
 		for {
 			for r, c := range in.capacity {
 				if used[r]+float64(w)*dw[r]+float64(p)*dp[r] > c+in.eps[r] {
