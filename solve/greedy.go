@@ -377,12 +377,12 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 	var keepAll, fromScratch *plan
 	var wgAll, wgScratch sync.WaitGroup
 	if all != nil {
-		wgAll.Go(func() {
+		in.spawn(&wgAll, func() {
 			keepAll = in.greedy(all)
 			in.chargeRestarts(keepAll, restartCost)
 		})
 	}
-	wgScratch.Go(func() {
+	in.spawn(&wgScratch, func() {
 		fromScratch = in.greedy(nil)
 		in.chargeRestarts(fromScratch, restartCost)
 	})
@@ -394,12 +394,12 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 	var guessed [][]bool
 	var guessedPlans []*plan
 	var wgGuess sync.WaitGroup
-	if all != nil && !in.noGuess {
+	if all != nil && !in.noGuess && in.parallel() {
 		if psAlone, wkAlone, ok := in.grownAlone(all); ok {
 			guessed, _ = in.pinSets(all, restartCost, psAlone, wkAlone, nil)
 			guessedPlans = make([]*plan, len(guessed))
 			for k, pin := range guessed {
-				wgGuess.Go(func() {
+				in.spawn(&wgGuess, func() {
 					guessedPlans[k] = in.greedy(pin)
 					in.chargeRestarts(guessedPlans[k], restartCost)
 				})
@@ -428,7 +428,7 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 			more[k], in.guessUsed = guessedPlans[g], true
 			continue
 		}
-		wg.Go(func() {
+		in.spawn(&wg, func() {
 			more[k] = in.greedy(pin)
 			in.chargeRestarts(more[k], restartCost)
 		})
@@ -469,6 +469,26 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 		}
 	}
 	return best
+}
+
+// parallelMin is the size of a problem (jobs plus nodes) from which the
+// stability rule's candidate plans are computed at the same time: below
+// it a plan costs less than starting a goroutine and handing the plan
+// over.
+const parallelMin = 256
+
+func (in *instance) parallel() bool {
+	return in.concurrent || len(in.p.Jobs)+len(in.p.Nodes) >= parallelMin
+}
+
+// spawn runs f in a goroutine of wg when the problem is large enough for
+// that to pay (parallel), else now.
+func (in *instance) spawn(wg *sync.WaitGroup, f func()) {
+	if in.parallel() {
+		wg.Go(f)
+		return
+	}
+	f()
 }
 
 // pinSets derives, from a plan from scratch's allocation (ps, wk; running[j]

@@ -441,6 +441,9 @@ type instance struct {
 	// noGuess turns off the stability rule's guessed candidates, and
 	// guessUsed records that a guessed candidate was used (for tests).
 	noGuess, guessUsed bool
+	// concurrent makes the candidate plans be computed at the same time
+	// whatever the problem's size (for tests).
+	concurrent bool
 	// packer, when not nil, makes every plan check its tasks node by node
 	// (NodeCapacity).
 	packer *packer
