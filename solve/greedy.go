@@ -363,8 +363,10 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 	}
 	nj := len(in.p.Jobs)
 	// The plan that keeps every running job does not depend on the plan
-	// from scratch: both are computed at the same time (greedy only reads
-	// the instance), and the first is dropped when nothing would change.
+	// from scratch: on a large problem both are computed at the same time
+	// (greedy only reads the instance), and the first is dropped when
+	// nothing would change; on a small one it is computed only when it is
+	// needed, after the plan from scratch.
 	var all []bool
 	for j := range nj {
 		if in.pinnable(j) {
@@ -376,8 +378,9 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 	}
 	var keepAll, fromScratch *plan
 	var wgAll, wgScratch sync.WaitGroup
-	if all != nil {
-		in.spawn(&wgAll, func() {
+	keepAllFirst := all != nil && in.parallel()
+	if keepAllFirst {
+		wgAll.Go(func() {
 			keepAll = in.greedy(all)
 			in.chargeRestarts(keepAll, restartCost)
 		})
@@ -416,6 +419,10 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 	wgGuess.Wait()
 	if !anyChange {
 		return fromScratch
+	}
+	if !keepAllFirst {
+		keepAll = in.greedy(all)
+		in.chargeRestarts(keepAll, restartCost)
 	}
 	// Candidates from the most stable to the least; ties keep the first.
 	// greedy only reads the instance, so the candidates are computed at
