@@ -695,15 +695,15 @@ type plan struct {
 }
 
 func (in *instance) newPlan() *plan {
-	nj := len(in.p.Jobs)
+	nj, nr := len(in.p.Jobs), len(in.capacity)
+	// Slices of one type share an array (every candidate plan makes them).
+	ints, floats := make([]int, 2*nj), make([]float64, nr+2*nj)
 	pl := &plan{
-		ps: make([]int, nj), wk: make([]int, nj), status: make([]Status, nj), reason: make([]string, nj),
-		gain: make([]float64, nj), next: make([]float64, nj), kept: make([]bool, nj),
-		used: make([]float64, len(in.capacity)),
+		ps: ints[:nj:nj], wk: ints[nj:], status: slices.Clone(in.pre), reason: slices.Clone(in.preReason),
+		used: floats[:nr:nr], gain: floats[nr : nr+nj : nr+nj], next: floats[nr+nj:], kept: make([]bool, nj),
 	}
 	for j := range nj {
 		pl.gain[j], pl.next[j] = math.NaN(), math.NaN()
-		pl.status[j], pl.reason[j] = in.pre[j], in.preReason[j]
 	}
 	if in.packer != nil {
 		pl.pack = in.packer.newPacking(nj)
