@@ -90,6 +90,9 @@ func (s *nodeState) fitsMix(i int, dp []float64, np int, dw []float64, nw int) b
 // take subtracts count tasks of demand d from node i (count < 0 gives back)
 // and updates the indexes.
 func (s *nodeState) take(i int, d []float64, count int) {
+	if count == 0 {
+		return // nothing changes
+	}
 	f := s.free[i*s.nr : (i+1)*s.nr]
 	c := float64(count)
 	for r, x := range d {
