@@ -425,8 +425,9 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 		in.chargeRestarts(keepAll, restartCost)
 	}
 	// Candidates from the most stable to the least; ties keep the first.
-	// greedy only reads the instance, so the candidates are computed at
-	// the same time; the choice below does not depend on which ends first.
+	// greedy only reads the instance, so on a large problem the candidates
+	// are computed at the same time (spawn); the choice below does not
+	// depend on which ends first.
 	plans := []*plan{keepAll}
 	more := make([]*plan, len(pins))
 	var wg sync.WaitGroup
