@@ -378,6 +378,7 @@ func pass(p *Problem, opts Options, promote []int, packed []bool) (*Result, []in
 		}
 	}
 	tasks := make([]Placed, total)
+	pl.taskArray = tasks
 	for j := range p.Jobs {
 		if job := &p.Jobs[j]; job.Status == Running {
 			n := job.PS + job.Workers
@@ -527,6 +528,9 @@ type placer struct {
 	nodes   []int
 	// pool is placeOptimus's buffer of candidate nodes.
 	pool []int
+	// taskArray holds every job's tasks (pl.tasks[j] is a share of it), and
+	// then the result's.
+	taskArray []Placed
 }
 
 // startCount clears the counts of countTask: pl.nodes lists the nodes
@@ -890,20 +894,20 @@ func (pl *placer) packNode(d []float64, _ []int) int {
 
 func (pl *placer) result() *Result {
 	res := &Result{Policy: pl.opts.Policy, Jobs: pl.jobs, Order: pl.order}
-	total := 0
-	for _, ts := range pl.tasks {
-		total += len(ts)
-	}
-	res.Tasks = make([]Placed, 0, total)
+	// The tasks move to the front of the array they were placed in, job
+	// after job: a job's share starts at or after where its tasks go, and
+	// append moves memory that overlaps.
+	tasks := pl.taskArray[:0]
 	for j := range pl.p.Jobs {
-		ts := pl.tasks[j]
-		slices.SortFunc(ts, func(a, b Placed) int {
+		slices.SortFunc(pl.tasks[j], func(a, b Placed) int {
 			if a.Role != b.Role {
 				return int(a.Role) - int(b.Role)
 			}
 			return a.Index - b.Index
 		})
-		res.Tasks = append(res.Tasks, ts...)
+		start := len(tasks)
+		tasks = append(tasks, pl.tasks[j]...)
+		ts := tasks[start:]
 		jr := &res.Jobs[j]
 		if jr.Status != Running {
 			continue
@@ -933,6 +937,7 @@ func (pl *placer) result() *Result {
 			jr.CrossTraffic = pl.allReduceCross(jr.Workers)
 		}
 	}
+	res.Tasks = tasks[:len(tasks):len(tasks)]
 	res.Free = make([][]float64, len(pl.p.Nodes))
 	free := slices.Clone(pl.st.free)
 	for i := range res.Free {
