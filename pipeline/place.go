@@ -100,17 +100,45 @@ type Running struct {
 // CurrentState turns a placement into what runs in the next round: per job
 // with tasks placed, its tasks and counts. Jobs that wait are absent.
 func CurrentState(prob *place.Problem, res *place.Result) map[string]Running {
-	out := map[string]Running{}
+	// The tasks of every job in one array, each job's share sized once
+	// (jobs of the same name share one entry).
+	count := make([]int, len(prob.Jobs))
 	for _, t := range res.Tasks {
-		name := prob.Jobs[t.Job].Name
-		r := out[name]
+		count[t.Job]++
+	}
+	entry := make([]int, len(prob.Jobs)) // job index -> index in states
+	names := map[string]int{}
+	var states []Running
+	var sizes []int
+	for j, n := range count {
+		if n == 0 {
+			continue
+		}
+		k, ok := names[prob.Jobs[j].Name]
+		if !ok {
+			k = len(states)
+			names[prob.Jobs[j].Name] = k
+			states, sizes = append(states, Running{}), append(sizes, 0)
+		}
+		entry[j] = k
+		sizes[k] += n
+	}
+	tasks := make([]place.Task, len(res.Tasks))
+	for k, n := range sizes {
+		states[k].Tasks, tasks = tasks[:0:n], tasks[n:]
+	}
+	for _, t := range res.Tasks {
+		r := &states[entry[t.Job]]
 		r.Tasks = append(r.Tasks, place.Task{Role: t.Role, Index: t.Index, Node: t.Node})
 		if t.Role == place.PS {
 			r.PS++
 		} else {
 			r.Workers++
 		}
-		out[name] = r
+	}
+	out := make(map[string]Running, len(states))
+	for name, k := range names {
+		out[name] = states[k]
 	}
 	return out
 }

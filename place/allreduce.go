@@ -75,13 +75,14 @@ func (pl *placer) placeAllReduce(j int) {
 }
 
 // allReduceCross is the share of an all-reduce job's worker pairs that lie
-// on different nodes.
-func allReduceCross(perNode map[int][2]int, w int) float64 {
+// on different nodes, from its tasks' counts per node (countTask).
+func (pl *placer) allReduceCross(w int) float64 {
 	if w < 2 {
 		return 0
 	}
 	same := 0
-	for _, c := range perNode {
+	for _, i := range pl.nodes {
+		c := pl.perNode[i]
 		same += c[Worker] * (c[Worker] - 1)
 	}
 	return 1 - float64(same)/float64(w*(w-1))

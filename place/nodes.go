@@ -1,8 +1,6 @@
 package place
 
 import (
-	"container/heap"
-
 	"github.com/optimus-sched/optimus/layout"
 )
 
@@ -52,7 +50,7 @@ func newNodeState(capacity [][]float64, nr int) *nodeState {
 		s.score[i] = s.scoreOf(i)
 		s.heap.items[i], s.pos[i] = i, i
 	}
-	heap.Init(&s.heap)
+	s.heap.init()
 	s.tree = layout.NewFreeTree(n, nr, s.eps, func(i int) []float64 { return s.free[i*nr : (i+1)*nr] })
 	return s
 }
@@ -92,6 +90,9 @@ func (s *nodeState) fitsMix(i int, dp []float64, np int, dw []float64, nw int) b
 // take subtracts count tasks of demand d from node i (count < 0 gives back)
 // and updates the indexes.
 func (s *nodeState) take(i int, d []float64, count int) {
+	if count == 0 {
+		return // nothing changes
+	}
 	f := s.free[i*s.nr : (i+1)*s.nr]
 	c := float64(count)
 	for r, x := range d {
@@ -102,7 +103,7 @@ func (s *nodeState) take(i int, d []float64, count int) {
 	}
 	s.score[i] = s.scoreOf(i)
 	if s.pos[i] >= 0 {
-		heap.Fix(&s.heap, s.pos[i])
+		s.heap.fix(s.pos[i])
 	}
 	s.tree.Set(i, f)
 }
@@ -110,15 +111,15 @@ func (s *nodeState) take(i int, d []float64, count int) {
 // popBest takes the node with the most free capacity out of the heap; -1
 // when the heap is empty.
 func (s *nodeState) popBest() int {
-	if s.heap.Len() == 0 {
+	if len(s.heap.items) == 0 {
 		return -1
 	}
-	return heap.Pop(&s.heap).(int)
+	return s.heap.pop()
 }
 
 // push puts a node taken out by popBest back.
 func (s *nodeState) push(i int) {
-	heap.Push(&s.heap, i)
+	s.heap.push(i)
 }
 
 // firstFit returns the first node, in node order, where one task of demand
@@ -139,33 +140,84 @@ func (s *nodeState) firstFit(d []float64, skip func(int) bool) int {
 }
 
 // nodeHeap orders node indices by score, highest first, ties by index.
+// Its methods are container/heap's algorithms written for node indices
+// (no calls through an interface, no boxing of an index).
 type nodeHeap struct {
 	s     *nodeState
 	items []int
 }
 
-func (h *nodeHeap) Len() int { return len(h.items) }
-func (h *nodeHeap) Less(a, b int) bool {
+func (h *nodeHeap) less(a, b int) bool {
 	x, y := h.items[a], h.items[b]
 	if h.s.score[x] != h.s.score[y] {
 		return h.s.score[x] > h.s.score[y]
 	}
 	return x < y
 }
-func (h *nodeHeap) Swap(a, b int) {
+
+func (h *nodeHeap) swap(a, b int) {
 	h.items[a], h.items[b] = h.items[b], h.items[a]
 	h.s.pos[h.items[a]], h.s.pos[h.items[b]] = a, b
 }
-func (h *nodeHeap) Push(x any) {
-	i := x.(int)
+
+func (h *nodeHeap) init() {
+	n := len(h.items)
+	for i := n/2 - 1; i >= 0; i-- {
+		h.down(i, n)
+	}
+}
+
+func (h *nodeHeap) push(i int) {
 	h.s.pos[i] = len(h.items)
 	h.items = append(h.items, i)
+	h.up(len(h.items) - 1)
 }
-func (h *nodeHeap) Pop() any {
-	i := h.items[len(h.items)-1]
-	h.items = h.items[:len(h.items)-1]
+
+func (h *nodeHeap) pop() int {
+	n := len(h.items) - 1
+	h.swap(0, n)
+	h.down(0, n)
+	i := h.items[n]
+	h.items = h.items[:n]
 	h.s.pos[i] = -1
 	return i
+}
+
+func (h *nodeHeap) fix(i int) {
+	if !h.down(i, len(h.items)) {
+		h.up(i)
+	}
+}
+
+func (h *nodeHeap) up(j int) {
+	for {
+		i := (j - 1) / 2 // parent
+		if i == j || !h.less(j, i) {
+			break
+		}
+		h.swap(i, j)
+		j = i
+	}
+}
+
+func (h *nodeHeap) down(i0, n int) bool {
+	i := i0
+	for {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 {
+			break
+		}
+		j := j1
+		if j2 := j1 + 1; j2 < n && h.less(j2, j1) {
+			j = j2
+		}
+		if !h.less(j, i) {
+			break
+		}
+		h.swap(i, j)
+		i = j
+	}
+	return i > i0
 }
 
 // count is how many tasks of demand d, at most limit, fit on node i.

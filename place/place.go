@@ -369,6 +369,22 @@ func pass(p *Problem, opts Options, promote []int, packed []bool) (*Result, []in
 	pl := &placer{p: p, opts: opts, nr: len(p.Resources), st: newNodeState(p.Capacity, len(p.Resources))}
 	pl.tasks = make([][]Placed, len(p.Jobs))
 	pl.jobs = make([]JobPlacement, len(p.Jobs))
+	// Every job's tasks in one array, each job's share sized to its
+	// allocation (no job is placed more tasks than that).
+	total := 0
+	for j := range p.Jobs {
+		if p.Jobs[j].Status == Running {
+			total += p.Jobs[j].PS + p.Jobs[j].Workers
+		}
+	}
+	tasks := make([]Placed, total)
+	pl.taskArray = tasks
+	for j := range p.Jobs {
+		if job := &p.Jobs[j]; job.Status == Running {
+			n := job.PS + job.Workers
+			pl.tasks[j], tasks = tasks[:0:n], tasks[n:]
+		}
+	}
 	var order []int
 	for j := range p.Jobs {
 		job := &p.Jobs[j]
@@ -506,6 +522,37 @@ type placer struct {
 	tasks [][]Placed
 	jobs  []JobPlacement
 	order []int
+	// perNode counts one job's tasks of each role per node; its nodes
+	// are listed in the order first met (startCount).
+	perNode [][2]int
+	nodes   []int
+	// pool is placeOptimus's buffer of candidate nodes.
+	pool []int
+	// taskArray holds every job's tasks (pl.tasks[j] is a share of it), and
+	// then the result's.
+	taskArray []Placed
+}
+
+// startCount clears the counts of countTask: pl.nodes lists the nodes
+// counted, in the order first met, and pl.perNode[i] holds node i's count
+// of each role, until the next startCount.
+func (pl *placer) startCount() {
+	if pl.perNode == nil {
+		pl.perNode = make([][2]int, len(pl.p.Nodes))
+	}
+	for _, i := range pl.nodes {
+		pl.perNode[i] = [2]int{}
+	}
+	pl.nodes = pl.nodes[:0]
+}
+
+// countTask counts a task of the role on node i.
+func (pl *placer) countTask(i int, role Role) {
+	c := &pl.perNode[i]
+	if c[PS] == 0 && c[Worker] == 0 {
+		pl.nodes = append(pl.nodes, i)
+	}
+	c[role]++
 }
 
 func (pl *placer) demand(j int, role Role) []float64 {
@@ -521,7 +568,6 @@ func (pl *placer) keep(j int) string {
 	job := &pl.p.Jobs[j]
 	var seen [2][]bool
 	seen[PS], seen[Worker] = make([]bool, job.PS), make([]bool, job.Workers)
-	perNode := map[int][2]int{}
 	for _, t := range job.Current {
 		if t.Node < 0 || t.Node >= len(pl.p.Nodes) {
 			return "a node it ran on is no longer in the cluster"
@@ -530,26 +576,24 @@ func (pl *placer) keep(j int) string {
 			return fmt.Sprintf("its allocation changed (now %d PS + %d workers)", job.PS, job.Workers)
 		}
 		seen[t.Role][t.Index] = true
-		c := perNode[t.Node]
-		c[t.Role]++
-		perNode[t.Node] = c
 	}
 	if len(job.Current) != job.PS+job.Workers {
 		return fmt.Sprintf("its allocation changed (now %d PS + %d workers)", job.PS, job.Workers)
 	}
-	nodes := make([]int, 0, len(perNode))
-	for n := range perNode {
-		nodes = append(nodes, n)
+	pl.startCount()
+	for _, t := range job.Current {
+		pl.countTask(t.Node, t.Role)
 	}
+	nodes := pl.nodes
 	slices.Sort(nodes)
 	for _, n := range nodes {
-		c := perNode[n]
+		c := pl.perNode[n]
 		if !pl.st.fitsMix(n, job.PSDemand, c[PS], job.WorkerDemand, c[Worker]) {
 			return fmt.Sprintf("node %s no longer has room for its %d PS + %d workers there", pl.p.Nodes[n], c[PS], c[Worker])
 		}
 	}
 	for _, n := range nodes {
-		c := perNode[n]
+		c := pl.perNode[n]
 		pl.st.take(n, job.PSDemand, c[PS])
 		pl.st.take(n, job.WorkerDemand, c[Worker])
 	}
@@ -578,8 +622,11 @@ func (pl *placer) placeOptimus(j int) {
 	// most jobs fit on one node, and then the first that holds them is the
 	// one, without taking out the other candidates.
 	n := min(len(pl.p.Nodes), max(pl.opts.Candidates, job.PS+job.Workers))
-	pool := make([]int, 0, n)
-	defer func() { pl.release(pool) }()
+	pool := pl.pool[:0]
+	defer func() {
+		pl.release(pool)
+		pl.pool = pool[:0]
+	}()
 	for len(pool) < n && job.PS > 0 && job.Workers > 0 {
 		i := pl.st.popBest()
 		if i < 0 {
@@ -847,35 +894,39 @@ func (pl *placer) packNode(d []float64, _ []int) int {
 
 func (pl *placer) result() *Result {
 	res := &Result{Policy: pl.opts.Policy, Jobs: pl.jobs, Order: pl.order}
+	// The tasks move to the front of the array they were placed in, job
+	// after job: a job's share starts at or after where its tasks go, and
+	// append moves memory that overlaps.
+	tasks := pl.taskArray[:0]
 	for j := range pl.p.Jobs {
-		ts := pl.tasks[j]
-		slices.SortFunc(ts, func(a, b Placed) int {
+		slices.SortFunc(pl.tasks[j], func(a, b Placed) int {
 			if a.Role != b.Role {
 				return int(a.Role) - int(b.Role)
 			}
 			return a.Index - b.Index
 		})
-		res.Tasks = append(res.Tasks, ts...)
+		start := len(tasks)
+		tasks = append(tasks, pl.tasks[j]...)
+		ts := tasks[start:]
 		jr := &res.Jobs[j]
 		if jr.Status != Running {
 			continue
 		}
-		perNode := map[int][2]int{}
+		pl.startCount()
 		for _, t := range ts {
-			c := perNode[t.Node]
-			c[t.Role]++
-			perNode[t.Node] = c
+			pl.countTask(t.Node, t.Role)
 			if t.Role == PS {
 				jr.PS++
 			} else {
 				jr.Workers++
 			}
 		}
-		jr.Servers = len(perNode)
+		jr.Servers = len(pl.nodes)
 		local := 0
-		k := len(perNode)
+		k := len(pl.nodes)
 		jr.Even = k > 0
-		for _, c := range perNode {
+		for _, i := range pl.nodes {
+			c := pl.perNode[i]
 			local += c[PS] * c[Worker]
 			if c[PS] != jr.PS/k && c[PS] != (jr.PS+k-1)/k || c[Worker] != jr.Workers/k && c[Worker] != (jr.Workers+k-1)/k {
 				jr.Even = false
@@ -883,12 +934,14 @@ func (pl *placer) result() *Result {
 		}
 		jr.CrossTraffic = 1 - float64(local)/float64(jr.PS*jr.Workers)
 		if jr.PS == 0 {
-			jr.CrossTraffic = allReduceCross(perNode, jr.Workers)
+			jr.CrossTraffic = pl.allReduceCross(jr.Workers)
 		}
 	}
+	res.Tasks = tasks[:len(tasks):len(tasks)]
 	res.Free = make([][]float64, len(pl.p.Nodes))
+	free := slices.Clone(pl.st.free)
 	for i := range res.Free {
-		res.Free[i] = slices.Clone(pl.st.free[i*pl.nr : (i+1)*pl.nr])
+		res.Free[i] = free[i*pl.nr : (i+1)*pl.nr : (i+1)*pl.nr]
 	}
 	return res
 }

@@ -3,11 +3,15 @@ package solve
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"sync"
+
+	"github.com/optimus-sched/optimus/layout"
 )
 
 // candidate is one task a job could get next: a worker or a PS, with its
-// marginal gain.
+// marginal gain (the baselines' queue, rankedQueue, also holds them).
 type candidate struct {
 	job, role int
 	gain      float64
@@ -15,100 +19,127 @@ type candidate struct {
 	index     int // position in the heap
 }
 
-// gainQueue is a max-heap of candidates by gain; ties go to the earlier
-// arrival, then to the worker, so that the order is total and the plan
-// deterministic. Its methods are container/heap's algorithms written for
-// the candidate type: the greedy's hottest loop, without calls through an
-// interface.
-type gainQueue []*candidate
+// taskGain is an entry of the greedy's queue: the next task of role key%2
+// for the job of arrival rank key/2, and its marginal gain. The entries are
+// values (no pointer to follow in a comparison), and the key orders ties.
+type taskGain struct {
+	gain float64
+	key  int32 // 2·rank + role
+}
 
-func (q gainQueue) less(a, b int) bool {
-	x, y := q[a], q[b]
+// gainQueue is a max-heap of the greedy's candidate tasks by gain; ties go
+// to the earlier arrival, then to the worker, so that the order is total
+// and the plan deterministic. Its methods are container/heap's algorithms
+// written for the entry type (the greedy's hottest loop, without calls
+// through an interface); at[key] is the index of key's entry, -1 when it
+// is not queued.
+type gainQueue struct {
+	items []taskGain
+	at    []int32
+}
+
+func newGainQueue(jobs int) gainQueue {
+	q := gainQueue{items: make([]taskGain, 0, 2*jobs), at: make([]int32, 2*jobs)}
+	for k := range q.at {
+		q.at[k] = -1
+	}
+	return q
+}
+
+// before reports whether x comes before y in the queue.
+func before(x, y *taskGain) bool {
 	if x.gain != y.gain {
 		return x.gain > y.gain
 	}
-	if x.rank != y.rank {
-		return x.rank < y.rank
-	}
-	return x.role < y.role
+	return x.key < y.key
 }
 
-func (q gainQueue) swap(a, b int) {
-	q[a], q[b] = q[b], q[a]
-	q[a].index, q[b].index = a, b
+func (q *gainQueue) swap(a, b int) {
+	q.items[a], q.items[b] = q.items[b], q.items[a]
+	q.at[q.items[a].key], q.at[q.items[b].key] = int32(a), int32(b)
 }
 
-func (q *gainQueue) push(c *candidate) {
-	c.index = len(*q)
-	*q = append(*q, c)
-	q.up(len(*q) - 1)
+func (q *gainQueue) push(c taskGain) {
+	q.at[c.key] = int32(len(q.items))
+	q.items = append(q.items, c)
+	q.up(len(q.items) - 1)
 }
 
-// pop takes the best candidate off.
-func (q *gainQueue) pop() *candidate {
-	n := len(*q) - 1
+// pop takes the best entry off.
+func (q *gainQueue) pop() {
+	n := len(q.items) - 1
 	q.swap(0, n)
 	q.down(0, n)
-	return q.dropLast()
+	q.dropLast()
 }
 
-// remove takes the candidate at index i off.
-func (q *gainQueue) remove(i int) *candidate {
-	n := len(*q) - 1
+// remove takes the entry at index i off.
+func (q *gainQueue) remove(i int) {
+	n := len(q.items) - 1
 	if n != i {
 		q.swap(i, n)
 		if !q.down(i, n) {
 			q.up(i)
 		}
 	}
-	return q.dropLast()
+	q.dropLast()
 }
 
 // fix restores the order after the gain at index i changed.
-func (q gainQueue) fix(i int) {
-	if !q.down(i, len(q)) {
+func (q *gainQueue) fix(i int) {
+	if !q.down(i, len(q.items)) {
 		q.up(i)
 	}
 }
 
-func (q *gainQueue) dropLast() *candidate {
-	old := *q
-	c := old[len(old)-1]
-	old[len(old)-1] = nil
-	*q = old[:len(old)-1]
-	c.index = -1
-	return c
+func (q *gainQueue) dropLast() {
+	n := len(q.items) - 1
+	q.at[q.items[n].key] = -1
+	q.items = q.items[:n]
 }
 
-func (q gainQueue) up(j int) {
+// up and down move an entry along its path with a hole, each entry
+// passed written once: the same moves as container/heap's swaps, so the
+// same heap.
+func (q *gainQueue) up(j int) {
+	c := q.items[j]
 	for {
 		i := (j - 1) / 2 // parent
-		if i == j || !q.less(j, i) {
+		if i == j || !before(&c, &q.items[i]) {
 			break
 		}
-		q.swap(i, j)
+		q.put(j, q.items[i])
 		j = i
 	}
+	q.put(j, c)
 }
 
-func (q gainQueue) down(i0, n int) bool {
+func (q *gainQueue) down(i0, n int) bool {
 	i := i0
+	c := q.items[i]
 	for {
 		j1 := 2*i + 1
 		if j1 >= n || j1 < 0 {
 			break
 		}
 		j := j1
-		if j2 := j1 + 1; j2 < n && q.less(j2, j1) {
+		if j2 := j1 + 1; j2 < n && before(&q.items[j2], &q.items[j1]) {
 			j = j2
 		}
-		if !q.less(j, i) {
+		if !before(&q.items[j], &c) {
 			break
 		}
-		q.swap(i, j)
+		q.put(i, q.items[j])
 		i = j
 	}
+	q.put(i, c)
 	return i > i0
+}
+
+// put writes entry c at index i.
+func (q *gainQueue) put(i int, c taskGain) {
+	q.items[i] = c
+	q.at[c.key] = int32(i)
 }
 
 // gain is the marginal gain of giving job j one more task of the role at
@@ -120,15 +151,18 @@ func (q gainQueue) down(i0, n int) bool {
 // where (p', w') is (p+1, w) for a PS and (p, w+1) for a worker. Dividing by
 // the dominant share makes a cheap task that saves a little comparable with
 // a costly task that saves a lot. Negative when the task would slow the job
-// down (more PS or workers also add overhead).
-func (in *instance) gain(j, role, p, w int) float64 {
+// down (more PS or workers also add overhead). now is T_j(p, w); gain also
+// returns T_j(p', w'), which the greedy keeps: after the job gets the task it
+// is the job's remaining time, so every T is computed once.
+func (in *instance) gain(j, role, p, w int, now float64) (gain, after float64) {
 	p2, w2 := p, w
 	if role == ps {
 		p2++
 	} else {
 		w2++
 	}
-	return in.p.Jobs[j].Weight * (in.T(j, p, w) - in.T(j, p2, w2)) / in.share[j][role]
+	after = in.T(j, p2, w2)
+	return in.p.Jobs[j].Weight * (now - after) / in.share[j][role], after
 }
 
 // roleState records, per job and role, why the greedy stopped giving it
@@ -179,6 +213,7 @@ func (in *instance) greedy(pinned []bool) *plan {
 			states[j][role] = roleState{lastGain: math.NaN(), endGain: math.NaN()}
 		}
 	}
+	pl.limits, pl.byLimits = states, make([]bool, nj)
 	if pinned != nil {
 		for _, j := range in.order {
 			job := &in.p.Jobs[j]
@@ -194,7 +229,7 @@ func (in *instance) greedy(pinned []bool) *plan {
 		if in.pre[j] != "" || pl.kept[j] {
 			continue
 		}
-		first := in.p.Jobs[j].minPS()
+		first := in.minPS[j]
 		if misfit := in.tryAdd(pl, j, 1, first); misfit == fitted {
 			pl.status[j] = Running
 		} else {
@@ -203,25 +238,30 @@ func (in *instance) greedy(pinned []bool) *plan {
 		}
 	}
 
-	q := make(gainQueue, 0, 2*nj)
-	cands := make([][2]*candidate, nj)
-	for _, j := range in.order {
+	// now[j] is job j's remaining time at its allocation so far, after[j]
+	// its remaining time with the task of each role it is offered.
+	q := newGainQueue(nj)
+	now := make([]float64, nj)
+	after := make([][2]float64, nj)
+	for k, j := range in.order {
 		if pl.status[j] != Running || pl.kept[j] {
 			continue
 		}
+		now[j] = in.T(j, pl.ps[j], pl.wk[j])
 		for role := range 2 {
 			if in.atLimit(pl, j, role) {
 				states[j][role].atLimit = true
 				continue
 			}
-			c := &candidate{job: j, role: role, rank: in.rank[j], gain: in.gain(j, role, pl.ps[j], pl.wk[j])}
-			cands[j][role] = c
-			q.push(c)
+			var g float64
+			g, after[j][role] = in.gain(j, role, pl.ps[j], pl.wk[j], now[j])
+			q.push(taskGain{gain: g, key: int32(2*k + role)})
 		}
 	}
-	for len(q) > 0 && q[0].gain > 0 {
-		c := q[0]
-		j, role := c.job, c.role
+	for len(q.items) > 0 && q.items[0].gain > 0 {
+		c := q.items[0]
+		k, role := int(c.key>>1), int(c.key&1)
+		j := in.order[k]
 		nw, np := 1, 0
 		if role == ps {
 			nw, np = 0, 1
@@ -231,29 +271,28 @@ func (in *instance) greedy(pinned []bool) *plan {
 				break
 			}
 			q.pop()
-			cands[j][role] = nil
 			states[j][role].noFit, states[j][role].noFitAt, states[j][role].misfit = true, c.gain, misfit
 			continue
 		}
 		states[j][role].lastGain = c.gain
 		pl.gain[j] = c.gain
+		now[j] = after[j][role]
 		for r := range 2 {
-			c := cands[j][r]
-			if c == nil {
+			i := int(q.at[2*k+r])
+			if i < 0 {
 				continue
 			}
 			if in.atLimit(pl, j, r) {
-				q.remove(c.index)
-				cands[j][r] = nil
+				q.remove(i)
 				states[j][r].atLimit = true
 				continue
 			}
-			c.gain = in.gain(j, r, pl.ps[j], pl.wk[j])
-			q.fix(c.index)
+			q.items[i].gain, after[j][r] = in.gain(j, r, pl.ps[j], pl.wk[j], now[j])
+			q.fix(i)
 		}
 	}
-	for _, c := range q {
-		states[c.job][c.role].endGain = c.gain
+	for _, c := range q.items {
+		states[in.order[c.key>>1]][c.key&1].endGain = c.gain
 	}
 	for j := range nj {
 		if pl.status[j] != Running || pl.kept[j] {
@@ -270,7 +309,7 @@ func (in *instance) greedy(pinned []bool) *plan {
 				pl.next[j] = g
 			}
 		}
-		pl.reason[j] = limitReason(states[j])
+		pl.byLimits[j] = true // explained by limitReason, when the plan is chosen
 	}
 	return pl
 }
@@ -284,19 +323,34 @@ func (in *instance) atLimit(pl *plan, j, role int) bool {
 
 // limitReason explains, per role, why the greedy gave a job no more tasks.
 func limitReason(s [2]roleState) string {
-	var parts [2]string
+	// Built by appending (the chosen plan has one per running job): the
+	// same text as fmt's %.4g gives (gainText).
+	b := make([]byte, 0, 128)
 	for role, name := range [2]string{"workers", "PS"} {
+		if role > 0 {
+			b = append(b, "; "...)
+		}
 		st := s[role]
+		b = append(b, name...)
 		switch {
 		case st.atLimit:
-			parts[role] = name + ": at the job's maximum"
+			b = append(b, ": at the job's maximum"...)
 		case st.noFit:
-			parts[role] = fmt.Sprintf("%s: %s (one more would gain %.4g)", name, full(st.misfit), st.noFitAt)
+			b = append(append(append(b, ": "...), full(st.misfit)...), " (one more would gain "...)
+			b = append(appendGain(b, st.noFitAt), ')')
 		default:
-			parts[role] = name + ": one more would not speed the job up"
+			b = append(b, ": one more would not speed the job up"...)
 		}
 	}
-	return parts[0] + "; " + parts[1]
+	return string(b)
+}
+
+// appendGain appends x as fmt's %.4g writes it.
+func appendGain(b []byte, x float64) []byte {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return fmt.Appendf(b, "%.4g", x)
+	}
+	return strconv.AppendFloat(b, x, 'g', 4, 64)
 }
 
 // stableGreedy applies the stability rule of Solve around greedy: the
@@ -309,8 +363,10 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 	}
 	nj := len(in.p.Jobs)
 	// The plan that keeps every running job does not depend on the plan
-	// from scratch: both are computed at the same time (greedy only reads
-	// the instance), and the first is dropped when nothing would change.
+	// from scratch: on a large problem both are computed at the same time
+	// (greedy only reads the instance), and the first is dropped when
+	// nothing would change; on a small one it is computed only when it is
+	// needed, after the plan from scratch.
 	var all []bool
 	for j := range nj {
 		if in.pinnable(j) {
@@ -320,56 +376,67 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 			all[j] = true
 		}
 	}
-	var keepAll *plan
-	var wgAll sync.WaitGroup
-	if all != nil {
+	var keepAll, fromScratch *plan
+	var wgAll, wgScratch sync.WaitGroup
+	keepAllFirst := all != nil && in.parallel()
+	if keepAllFirst {
 		wgAll.Go(func() {
 			keepAll = in.greedy(all)
 			in.chargeRestarts(keepAll, restartCost)
 		})
 	}
-	fromScratch := in.greedy(nil)
-	in.chargeRestarts(fromScratch, restartCost)
-	wgAll.Wait()
-	var growNoPay, noPay []bool
-	anyChange := false
-	for j := range nj {
-		job := &in.p.Jobs[j]
-		if all == nil || !all[j] {
-			continue
-		}
-		if growNoPay == nil {
-			growNoPay, noPay = make([]bool, nj), make([]bool, nj)
-		}
-		if fromScratch.status[j] == Running && fromScratch.ps[j] == job.CurPS && fromScratch.wk[j] == job.CurWorkers {
-			continue
-		}
-		anyChange = true
-		saves := in.T(j, job.CurPS, job.CurWorkers) - in.T(j, fromScratch.ps[j], fromScratch.wk[j])
-		if saves <= restartCost {
-			noPay[j] = true
-			if fromScratch.ps[j] >= job.CurPS && fromScratch.wk[j] >= job.CurWorkers {
-				growNoPay[j] = true
+	in.spawn(&wgScratch, func() {
+		fromScratch = in.greedy(nil)
+		in.chargeRestarts(fromScratch, restartCost)
+	})
+	// The other candidates depend on the plan from scratch. When capacity
+	// is unlikely to bind, that plan is predicted (grownAlone) and the
+	// candidates of the prediction are computed beside it; each is used
+	// only if the plan from scratch gives the same pins, so the choice is
+	// the same as without the guess.
+	var guessed [][]bool
+	var guessedPlans []*plan
+	var wgGuess sync.WaitGroup
+	if all != nil && !in.noGuess && in.parallel() {
+		if psAlone, wkAlone, ok := in.grownAlone(all); ok {
+			guessed, _ = in.pinSets(all, restartCost, psAlone, wkAlone, nil)
+			guessedPlans = make([]*plan, len(guessed))
+			for k, pin := range guessed {
+				in.spawn(&wgGuess, func() {
+					guessedPlans[k] = in.greedy(pin)
+					in.chargeRestarts(guessedPlans[k], restartCost)
+				})
 			}
 		}
 	}
+	wgScratch.Wait()
+	wgAll.Wait()
+	running := make([]bool, nj)
+	for j := range nj {
+		running[j] = fromScratch.status[j] == Running
+	}
+	pins, anyChange := in.pinSets(all, restartCost, fromScratch.ps, fromScratch.wk, running)
+	wgGuess.Wait()
 	if !anyChange {
 		return fromScratch
 	}
-	// Candidates from the most stable to the least; ties keep the first.
-	// greedy only reads the instance, so the candidates are computed at
-	// the same time; the choice below does not depend on which ends first.
-	plans := []*plan{keepAll}
-	var pins [][]bool
-	for _, pin := range [][]bool{noPay, growNoPay} {
-		if anyTrue(pin) {
-			pins = append(pins, pin)
-		}
+	if !keepAllFirst {
+		keepAll = in.greedy(all)
+		in.chargeRestarts(keepAll, restartCost)
 	}
+	// Candidates from the most stable to the least; ties keep the first.
+	// greedy only reads the instance, so on a large problem the candidates
+	// are computed at the same time (spawn); the choice below does not
+	// depend on which ends first.
+	plans := []*plan{keepAll}
 	more := make([]*plan, len(pins))
 	var wg sync.WaitGroup
 	for k, pin := range pins {
-		wg.Go(func() {
+		if g := slices.IndexFunc(guessed, func(x []bool) bool { return slices.Equal(x, pin) }); g >= 0 {
+			more[k], in.guessUsed = guessedPlans[g], true
+			continue
+		}
+		in.spawn(&wg, func() {
 			more[k] = in.greedy(pin)
 			in.chargeRestarts(more[k], restartCost)
 		})
@@ -393,6 +460,7 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 		if fromScratch.status[j] == Running && fromScratch.ps[j] == job.CurPS && fromScratch.wk[j] == job.CurWorkers {
 			// The plan from scratch gives it the same: explain it as that plan does.
 			best.reason[j], best.gain[j], best.next[j] = fromScratch.reason[j], fromScratch.gain[j], fromScratch.next[j]
+			best.byLimits[j], best.limits[j] = fromScratch.byLimits[j], fromScratch.limits[j]
 			continue
 		}
 		alt := "wait"
@@ -409,6 +477,134 @@ func (in *instance) stableGreedy(restartCost float64) *plan {
 		}
 	}
 	return best
+}
+
+// parallelMin is the size of a problem (jobs plus nodes) from which the
+// stability rule's candidate plans are computed at the same time: below
+// it a plan costs less than starting a goroutine and handing the plan
+// over.
+const parallelMin = 256
+
+func (in *instance) parallel() bool {
+	return in.concurrent || len(in.p.Jobs)+len(in.p.Nodes) >= parallelMin
+}
+
+// spawn runs f in a goroutine of wg when the problem is large enough for
+// that to pay (parallel), else now.
+func (in *instance) spawn(wg *sync.WaitGroup, f func()) {
+	if in.parallel() {
+		wg.Go(f)
+		return
+	}
+	f()
+}
+
+// pinSets derives, from a plan from scratch's allocation (ps, wk; running[j]
+// whether job j runs in it, nil: every plannable job runs), the stability
+// rule's pin sets growNoPay and noPay of Solve for the pinnable jobs of all,
+// leaving out an empty set and one met before (which would give the same
+// plan, and could not win over the one before it): noPay first, then
+// growNoPay. anyChange reports whether the plan changes some pinnable job.
+func (in *instance) pinSets(all []bool, restartCost float64, ps, wk []int, running []bool) (pins [][]bool, anyChange bool) {
+	nj := len(in.p.Jobs)
+	var growNoPay, noPay []bool
+	for j := range nj {
+		job := &in.p.Jobs[j]
+		if all == nil || !all[j] {
+			continue
+		}
+		if growNoPay == nil {
+			growNoPay, noPay = make([]bool, nj), make([]bool, nj)
+		}
+		runs := running == nil || running[j]
+		if runs && ps[j] == job.CurPS && wk[j] == job.CurWorkers {
+			continue
+		}
+		anyChange = true
+		saves := in.T(j, job.CurPS, job.CurWorkers) - in.T(j, ps[j], wk[j])
+		if saves <= restartCost {
+			noPay[j] = true
+			if ps[j] >= job.CurPS && wk[j] >= job.CurWorkers {
+				growNoPay[j] = true
+			}
+		}
+	}
+	for _, pin := range [][]bool{noPay, growNoPay} {
+		if anyTrue(pin) && !slices.Equal(pin, all) && (len(pins) == 0 || !slices.Equal(pin, pins[0])) {
+			pins = append(pins, pin)
+		}
+	}
+	return pins, anyChange
+}
+
+// grownAlone predicts the greedy's plan from scratch, for the jobs of
+// pinned, for when capacity does not bind: every plannable job then grows
+// on its own, from its first task, one task at a time, the one of the
+// larger gain (the worker on a tie, as in the queue), while that gain is
+// positive and the job is under its limits, whatever the others get. ok
+// is false when those allocations together may exceed the cluster's total
+// of some resource (the prediction is then unlikely to hold; a job not in
+// pinned that has both limits counts with them, which is quicker and at
+// least as much) or a job would grow beyond layout.MaxJobTasks; the search
+// stops there.
+func (in *instance) grownAlone(pinned []bool) (psAlone, wkAlone []int, ok bool) {
+	nj := len(in.p.Jobs)
+	psAlone, wkAlone = make([]int, nj), make([]int, nj)
+	used := make([]float64, len(in.capacity))
+	for j := range nj {
+		if in.pre[j] != "" {
+			continue
+		}
+		dw, dp := in.demand[j][worker], in.demand[j][ps]
+		if lw, lp := in.limit[j][worker], in.limit[j][ps]; !pinned[j] && lw <= layout.MaxJobTasks && lp <= layout.MaxJobTasks {
+			for r, c := range in.capacity {
+				if used[r] += float64(lw)*dw[r] + float64(lp)*dp[r]; used[r] > c+in.eps[r] {
+					return nil, nil, false
+				}
+			}
+			continue
+		}
+		p, w := in.minPS[j], 1
+		now := in.T(j, p, w)
+		for {
+			for r, c := range in.capacity {
+				if used[r]+float64(w)*dw[r]+float64(p)*dp[r] > c+in.eps[r] {
+					return nil, nil, false
+				}
+			}
+			role, best, after := -1, 0.0, 0.0
+			for r := range 2 {
+				if r == ps && p >= in.limit[j][ps] || r == worker && w >= in.limit[j][worker] {
+					continue
+				}
+				if g, a := in.gain(j, r, p, w, now); role < 0 || g > best {
+					role, best, after = r, g, a
+				}
+			}
+			if role < 0 || !(best > 0) {
+				break
+			}
+			if role == ps {
+				p++
+			} else {
+				w++
+			}
+			now = after
+			if p > layout.MaxJobTasks || w > layout.MaxJobTasks {
+				return nil, nil, false
+			}
+		}
+		psAlone[j], wkAlone[j] = p, w
+		for r := range in.capacity {
+			used[r] += float64(w)*dw[r] + float64(p)*dp[r]
+		}
+		for r, c := range in.capacity {
+			if used[r] > c+in.eps[r] {
+				return nil, nil, false
+			}
+		}
+	}
+	return psAlone, wkAlone, true
 }
 
 // pinnable reports whether job j runs now with an allocation the stability

@@ -213,6 +213,22 @@ func (pk *packer) newPacking(jobs int) *packing {
 // the order first used) and how many of each role.
 func (pg *packing) layout() [][]layout.Slot {
 	out := make([][]layout.Slot, len(pg.last))
+	// A job has at most as many nodes as placements: each job's share of
+	// one array, sized so, holds its layout without growing.
+	count := make([]int, len(pg.last))
+	total := 0
+	for _, chunk := range pg.log {
+		for _, p := range chunk {
+			count[p.job]++
+		}
+		total += len(chunk)
+	}
+	slots := make([]layout.Slot, total)
+	for j, n := range count {
+		if n > 0 {
+			out[j], slots = slots[:0:n], slots[n:]
+		}
+	}
 	for _, chunk := range pg.log {
 		for _, p := range chunk {
 			out[p.job] = addTo(out[p.job], p)

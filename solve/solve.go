@@ -417,6 +417,13 @@ type instance struct {
 	share [][2]float64
 	// limit[j][role] is the most tasks of the role (math.MaxInt: none).
 	limit [][2]int
+	// minPS[j] is the fewest PS job j runs with (Job.minPS).
+	minPS []int
+	// remaining and speed are the jobs' Remaining and Speed side by side:
+	// the greedy evaluates T of jobs picked by gain, anywhere in the
+	// problem, at every step.
+	remaining []float64
+	speed     []fit.SpeedModel
 	// order lists job indices in arrival order.
 	order []int
 	// rank[j] is j's position in order (the tie-breaker everywhere).
@@ -431,6 +438,12 @@ type instance struct {
 	// stopAtFirstMisfit makes the greedy stop at the first candidate that
 	// does not fit, as the authors' code does (for comparison in tests).
 	stopAtFirstMisfit bool
+	// noGuess turns off the stability rule's guessed candidates, and
+	// guessUsed records that a guessed candidate was used (for tests).
+	noGuess, guessUsed bool
+	// concurrent makes the candidate plans be computed at the same time
+	// whatever the problem's size (for tests).
+	concurrent bool
 	// packer, when not nil, makes every plan check its tasks node by node
 	// (NodeCapacity).
 	packer *packer
@@ -454,7 +467,8 @@ func newInstance(p *Problem) *instance {
 	in := &instance{
 		p: p, capacity: make([]float64, nr), eps: make([]float64, nr),
 		demand: make([][2][]float64, nj), share: make([][2]float64, nj), limit: make([][2]int, nj),
-		rank: make([]int, nj), pre: make([]Status, nj), preReason: make([]string, nj),
+		rank: make([]int, nj), pre: make([]Status, nj), preReason: make([]string, nj), minPS: make([]int, nj),
+		remaining: make([]float64, nj), speed: make([]fit.SpeedModel, nj),
 	}
 	for _, n := range p.Nodes {
 		for r, c := range n {
@@ -475,10 +489,18 @@ func newInstance(p *Problem) *instance {
 		in.rank[j] = k
 	}
 	frontier := paretoFrontier(p.Nodes)
+	// The demands side by side in one array: the greedy reads those of a
+	// job picked by gain, anywhere in the problem, at every step.
+	demands := make([]float64, 2*nj*nr)
 	for j := range p.Jobs {
 		job := &p.Jobs[j]
-		in.demand[j] = [2][]float64{job.Worker, job.PS}
+		dw, dp := demands[2*j*nr:(2*j+1)*nr:(2*j+1)*nr], demands[(2*j+1)*nr:(2*j+2)*nr:(2*j+2)*nr]
+		copy(dw, job.Worker)
+		copy(dp, job.PS)
+		in.demand[j] = [2][]float64{dw, dp}
 		in.limit[j] = [2]int{limitOf(job.MaxWorkers), limitOf(job.MaxPS)}
+		in.minPS[j] = job.minPS()
+		in.remaining[j], in.speed[j] = job.Remaining, job.Speed
 		if job.allReduce() {
 			in.limit[j][ps] = 0
 		}
@@ -649,40 +671,52 @@ func fitsSomeNode(d []float64, frontier [][]float64, eps []float64) bool {
 // T is job j's predicted remaining time with p PS and w workers, Q/f(p, w);
 // +Inf when it does not run.
 func (in *instance) T(j, p, w int) float64 {
-	job := &in.p.Jobs[j]
-	if p < job.minPS() || w < 1 {
+	if p < in.minPS[j] || w < 1 {
 		return math.Inf(1)
 	}
-	return job.Remaining / job.Speed.Speed(p, w)
+	return in.remaining[j] / in.speed[j].Speed(p, w)
 }
 
 // plan is a policy's allocation before it becomes a Result.
 type plan struct {
-	ps, wk      []int
-	status      []Status
-	reason      []string
-	gain, next  []float64
-	kept        []bool // pinned at the current allocation by the stability rule
+	ps, wk     []int
+	status     []Status
+	reason     []string
+	gain, next []float64
+	kept       []bool // pinned at the current allocation by the stability rule
+	// byLimits[j] says that job j's reason is limitReason(limits[j]), the
+	// greedy's account of why it stopped growing the job: it is written
+	// out only for the plan chosen (result), not for every candidate plan.
+	byLimits    []bool
+	limits      [][2]roleState
 	used        []float64
 	restartCost float64  // weighted restart cost the plan pays
 	pack        *packing // the tasks on the nodes (NodeCapacity), else nil
 }
 
 func (in *instance) newPlan() *plan {
-	nj := len(in.p.Jobs)
+	nj, nr := len(in.p.Jobs), len(in.capacity)
+	// Slices of one type share an array (every candidate plan makes them).
+	ints, floats := make([]int, 2*nj), make([]float64, nr+2*nj)
 	pl := &plan{
-		ps: make([]int, nj), wk: make([]int, nj), status: make([]Status, nj), reason: make([]string, nj),
-		gain: make([]float64, nj), next: make([]float64, nj), kept: make([]bool, nj),
-		used: make([]float64, len(in.capacity)),
+		ps: ints[:nj:nj], wk: ints[nj:], status: slices.Clone(in.pre), reason: slices.Clone(in.preReason),
+		used: floats[:nr:nr], gain: floats[nr : nr+nj : nr+nj], next: floats[nr+nj:], kept: make([]bool, nj),
 	}
 	for j := range nj {
 		pl.gain[j], pl.next[j] = math.NaN(), math.NaN()
-		pl.status[j], pl.reason[j] = in.pre[j], in.preReason[j]
 	}
 	if in.packer != nil {
 		pl.pack = in.packer.newPacking(nj)
 	}
 	return pl
+}
+
+// reasonOf is job j's reason in the plan.
+func (pl *plan) reasonOf(j int) string {
+	if pl.byLimits != nil && pl.byLimits[j] {
+		return limitReason(pl.limits[j])
+	}
+	return pl.reason[j]
 }
 
 // Outcomes of tryAdd.
@@ -761,7 +795,7 @@ func (in *instance) result(pl *plan, opts Options) *Result {
 	for j := range in.p.Jobs {
 		job := &in.p.Jobs[j]
 		d := Decision{
-			PS: pl.ps[j], Workers: pl.wk[j], Status: pl.status[j], Reason: pl.reason[j],
+			PS: pl.ps[j], Workers: pl.wk[j], Status: pl.status[j], Reason: pl.reasonOf(j),
 			Gain: pl.gain[j], NextGain: pl.next[j],
 			Speed: math.NaN(), Completion: math.NaN(), ChangeSaves: math.NaN(),
 		}

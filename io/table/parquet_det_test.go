@@ -55,3 +55,47 @@ func TestParquetIsDeterministicWhenDictionariesOverflow(t *testing.T) {
 		t.Error(d)
 	}
 }
+
+// dictionaryOverflows's shortcuts (row groups too small to overflow, runs
+// of one value) decide as counting every row does.
+func TestDictionaryOverflowShortcuts(t *testing.T) {
+	// counted is dictionaryOverflows without the shortcuts, one row group.
+	counted := func(strs []string, valid []bool, limit int64) bool {
+		seen := map[string]bool{}
+		var size int64
+		for i, v := range strs {
+			if valid[i] && !seen[v] {
+				seen[v] = true
+				size += int64(len(v)) + 4
+			}
+		}
+		return size >= limit
+	}
+	for _, c := range []struct {
+		rows, distinct, run int
+		limit               int64
+	}{
+		{1000, 1000, 1, 1 << 20}, {100000, 100000, 1, 1 << 20}, {200000, 200000, 1, 1 << 20}, {200000, 20000, 7, 1 << 20},
+		{50000, 50000, 3, 1 << 18}, {50000, 50000, 1, 1 << 18}, {60000, 10, 1000, 100}, {60000, 60000, 2, 1 << 19},
+	} {
+		strs, valid := make([]string, c.rows), make([]bool, c.rows)
+		ints := make([]int64, c.rows)
+		for i := range c.rows {
+			k := (i / c.run) % c.distinct
+			strs[i], valid[i], ints[i] = fmt.Sprintf("job-%09d", k), i%5 != 0, int64(k)
+			if !valid[i] {
+				strs[i] = ""
+			}
+		}
+		tb := New(nil, c.rows)
+		tb.SetStrings("s", strs, valid)
+		tb.SetInt64s("i", ints, nil)
+		if got, want := dictionaryOverflows(tb.cols[tb.Index("s")], c.limit), counted(strs, valid, c.limit); got != want {
+			t.Errorf("%+v: strings overflow %v, counting every row %v", c, got, want)
+		}
+		distinct := min(c.distinct, (c.rows+c.run-1)/c.run)
+		if got, want := dictionaryOverflows(tb.cols[tb.Index("i")], c.limit), int64(8*distinct) >= c.limit; got != want {
+			t.Errorf("%+v: int64s overflow %v, want %v", c, got, want)
+		}
+	}
+}

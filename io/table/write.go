@@ -360,7 +360,10 @@ func cellText(a arrow.Array, r int) string {
 // writes different bytes from run to run. Such columns are written plain
 // from the start. The sizes are the writer's own (DictEncodedSize): each
 // distinct value's bytes, plus 4 for a string's length; the count stops at
-// the limit.
+// the limit. A row group that could not reach the limit even if every
+// value were distinct (its values' bytes, plus 4 a string) is not counted,
+// and a value equal to the one before it (the runs of a per-job column) is
+// not looked up.
 func dictionaryOverflows(a arrow.Array, limit int64) bool {
 	n := a.Len()
 	for lo := 0; lo < n; lo += parquetRowGroup {
@@ -368,10 +371,19 @@ func dictionaryOverflows(a arrow.Array, limit int64) bool {
 		var size int64
 		switch a := a.(type) {
 		case *array.String:
+			offsets := a.ValueOffsets()
+			if int64(offsets[hi]-offsets[lo])+4*int64(hi-lo) < limit {
+				continue
+			}
 			seen := map[string]struct{}{}
+			prev, havePrev := "", false
 			for r := lo; r < hi && size < limit; r++ {
 				if a.IsValid(r) {
 					v := a.Value(r)
+					if havePrev && v == prev {
+						continue
+					}
+					prev, havePrev = v, true
 					if _, ok := seen[v]; !ok {
 						seen[v] = struct{}{}
 						size += int64(len(v)) + 4
@@ -379,8 +391,14 @@ func dictionaryOverflows(a arrow.Array, limit int64) bool {
 				}
 			}
 		case *array.Int64:
+			if 8*int64(hi-lo) < limit {
+				continue
+			}
 			size = distinctWords(a.Int64Values()[lo:hi], a, lo, limit, func(v int64) uint64 { return uint64(v) })
 		case *array.Float64:
+			if 8*int64(hi-lo) < limit {
+				continue
+			}
 			size = distinctWords(a.Float64Values()[lo:hi], a, lo, limit, math.Float64bits)
 		}
 		if size >= limit {
