@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -261,48 +262,36 @@ func decodeParquet(r parquet.ReaderAtSeeker) (*Table, error) {
 	t := &Table{rows: -1}
 	// Column by column and row group by row group, each column joined
 	// (exactly sized) before the next is decoded and the decoder's spare
-	// capacity freed, so that a large table is not held in memory twice.
-	for i, rdr := range readers {
-		var chunks []arrow.Array
-		release := func() {
-			for _, c := range chunks {
-				c.Release()
-			}
-		}
-		for _, g := range groups {
-			chunked, err := fr.ReadColumn([]int{g}, rdr)
-			if err != nil {
-				if chunked != nil {
-					chunked.Release()
-				}
-				release()
-				return nil, err
-			}
-			for _, c := range chunked.Chunks() {
-				c.Retain()
-				chunks = append(chunks, c)
-			}
-			chunked.Release()
-		}
-		var a arrow.Array
+	// capacity freed, so that a large table is not held in memory twice. A
+	// small file's columns are decoded side by side, which its size allows.
+	decoded := make([]arrow.Array, len(readers))
+	errs := make([]error, len(readers))
+	decode := func(i int) {
 		var size int
-		switch len(chunks) {
-		case 0:
-			a = array.MakeArrayOfNull(mem, sc.Field(i).Type, 0)
-		case 1:
-			a, size = compact(chunks[0])
-		default:
-			a, err = array.Concatenate(chunks, mem)
-			for _, c := range chunks {
-				size += arraySize(c)
-			}
-			release()
-			if err != nil {
-				return nil, err
-			}
-		}
+		decoded[i], size, errs[i] = readParquetColumn(fr, readers[i], groups, sc.Field(i).Type)
 		if size > 64<<20 {
 			runtime.GC()
+		}
+	}
+	if parquetBytes(pf) <= parallelDecodeBytes {
+		forEachColumn(len(readers), decode)
+	} else {
+		for i := range readers {
+			if decode(i); errs[i] != nil {
+				break
+			}
+		}
+	}
+	defer func() {
+		for _, a := range decoded[len(t.cols):] {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}()
+	for i, a := range decoded {
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
 		if t.rows < 0 {
 			t.rows = a.Len()
@@ -318,6 +307,78 @@ func decodeParquet(r parquet.ReaderAtSeeker) (*Table, error) {
 	}
 	setMeta(t, pf.MetaData().KeyValueMetadata().Keys(), pf.MetaData().KeyValueMetadata().Values())
 	return t, nil
+}
+
+// parallelDecodeBytes bounds the uncompressed size of a Parquet file whose
+// columns are decoded side by side.
+const parallelDecodeBytes = 64 << 20
+
+// parquetBytes is the uncompressed size of pf's row groups.
+func parquetBytes(pf *file.Reader) int64 {
+	var n int64
+	for _, rg := range pf.MetaData().RowGroups {
+		n += rg.GetTotalByteSize()
+	}
+	return n
+}
+
+// forEachColumn calls decode for each of n columns on up to GOMAXPROCS
+// goroutines.
+func forEachColumn(n int, decode func(i int)) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(n, runtime.GOMAXPROCS(0))) {
+		wg.Go(func() {
+			for i := range next {
+				decode(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// readParquetColumn decodes one column of every row group into one array
+// of type typ, and the bytes the decoder held beyond it.
+func readParquetColumn(fr *pqarrow.FileReader, rdr *pqarrow.ColumnReader, groups []int, typ arrow.DataType) (arrow.Array, int, error) {
+	var chunks []arrow.Array
+	release := func() {
+		for _, c := range chunks {
+			c.Release()
+		}
+	}
+	for _, g := range groups {
+		chunked, err := fr.ReadColumn([]int{g}, rdr)
+		if err != nil {
+			if chunked != nil {
+				chunked.Release()
+			}
+			release()
+			return nil, 0, err
+		}
+		for _, c := range chunked.Chunks() {
+			c.Retain()
+			chunks = append(chunks, c)
+		}
+		chunked.Release()
+	}
+	switch len(chunks) {
+	case 0:
+		return array.MakeArrayOfNull(mem, typ, 0), 0, nil
+	case 1:
+		a, size := compact(chunks[0])
+		return a, size, nil
+	}
+	a, err := array.Concatenate(chunks, mem)
+	size := 0
+	for _, c := range chunks {
+		size += arraySize(c)
+	}
+	release()
+	return a, size, err
 }
 
 // fromRecords concatenates record batches into one table.

@@ -19,7 +19,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 // Write encodes t in the given format.
@@ -312,6 +311,15 @@ const parquetRowGroup = 1 << 20
 func writeParquet(w io.Writer, t *Table) error {
 	rec := t.Record()
 	defer rec.Release()
+	// Hide w's Close method: the Parquet writer closes a sink that has one,
+	// and closing is the caller's business.
+	return encodeParquet(struct{ io.Writer }{w}, rec, parquetProperties(t))
+}
+
+// parquetProperties are the writer's settings for t: Snappy, row groups
+// of parquetRowGroup rows, and dictionary encoding except for the columns
+// whose dictionary would overflow its page.
+func parquetProperties(t *Table) *parquet.WriterProperties {
 	opts := []parquet.WriterProperty{
 		parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithMaxRowGroupLength(parquetRowGroup),
@@ -322,17 +330,7 @@ func writeParquet(w io.Writer, t *Table) error {
 			opts = append(opts, parquet.WithDictionaryFor(f.Name, false))
 		}
 	}
-	props := parquet.NewWriterProperties(opts...)
-	// Hide w's Close method: the Parquet writer closes a sink that has one,
-	// and closing is the caller's business.
-	pw, err := pqarrow.NewFileWriter(rec.Schema(), struct{ io.Writer }{w}, props, pqarrow.DefaultWriterProps())
-	if err != nil {
-		return err
-	}
-	if err := pw.Write(rec); err != nil {
-		return err
-	}
-	return pw.Close()
+	return parquet.NewWriterProperties(opts...)
 }
 
 // cellText is a value as CSV writes it; "" for null.

@@ -1,0 +1,105 @@
+package table
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// encodeParquet writes the bytes pqarrow.FileWriter writes, for every
+// column type optimus uses, required and nullable, with nulls and without,
+// dictionary and plain, over one row group, several, and none.
+func TestEncodeParquetWritesPqarrowsBytes(t *testing.T) {
+	for _, tc := range []struct {
+		rows, groupRows int
+		plain           []string
+	}{
+		{rows: 1000, groupRows: 1 << 20},
+		{rows: 2500, groupRows: 1000},
+		{rows: 2500, groupRows: 1000, plain: []string{"float", "name"}},
+		{rows: 0, groupRows: 1 << 20},
+	} {
+		t.Run(fmt.Sprintf("rows=%d/group=%d/plain=%v", tc.rows, tc.groupRows, tc.plain), func(t *testing.T) {
+			rec := mixedRecord(tc.rows)
+			defer rec.Release()
+			opts := []parquet.WriterProperty{
+				parquet.WithCompression(compress.Codecs.Snappy),
+				parquet.WithMaxRowGroupLength(int64(tc.groupRows)),
+				parquet.WithCreatedBy("optimus"),
+			}
+			for _, name := range tc.plain {
+				opts = append(opts, parquet.WithDictionaryFor(name, false))
+			}
+			props := parquet.NewWriterProperties(opts...)
+			var want, got bytes.Buffer
+			pw, err := pqarrow.NewFileWriter(rec.Schema(), struct{ io.Writer }{&want}, props, pqarrow.DefaultWriterProps())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := pw.Write(rec); err != nil {
+				t.Fatal(err)
+			}
+			if err := pw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := encodeParquet(struct{ io.Writer }{&got}, rec, props); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				t.Fatalf("%d bytes, pqarrow's are %d and differ", got.Len(), want.Len())
+			}
+		})
+	}
+}
+
+// mixedRecord is rows rows of a string, int64, float64 and bool column each
+// required, and each nullable with every seventh row null, plus a nullable
+// column that has no null, with schema metadata.
+func mixedRecord(rows int) arrow.RecordBatch {
+	var fields []arrow.Field
+	var cols []arrow.Array
+	add := func(name string, nullable bool, a arrow.Array) {
+		fields = append(fields, arrow.Field{Name: name, Type: a.DataType(), Nullable: nullable})
+		cols = append(cols, a)
+	}
+	for _, nullable := range []bool{false, true} {
+		valid := make([]bool, rows)
+		for r := range valid {
+			valid[r] = !nullable || r%7 != 3
+		}
+		suffix := map[bool]string{false: "", true: "_null"}[nullable]
+		s, i, f, b := array.NewStringBuilder(mem), array.NewInt64Builder(mem), array.NewFloat64Builder(mem), array.NewBooleanBuilder(mem)
+		for r := range rows {
+			if !valid[r] {
+				s.AppendNull()
+				i.AppendNull()
+				f.AppendNull()
+				b.AppendNull()
+				continue
+			}
+			s.Append(fmt.Sprintf("job-%05d", r/3))
+			i.Append(int64(r * r % 101))
+			f.Append(math.Sqrt(float64(r)))
+			b.Append(r%3 == 0)
+		}
+		add("name"+suffix, nullable, s.NewArray())
+		add("count"+suffix, nullable, i.NewArray())
+		add("float"+suffix, nullable, f.NewArray())
+		add("flag"+suffix, nullable, b.NewArray())
+	}
+	all := array.NewFloat64Builder(mem)
+	for r := range rows {
+		all.Append(float64(r % 5))
+	}
+	add("no_nulls", true, all.NewArray())
+	md := arrow.NewMetadata([]string{"optimus.table", "optimus.version"}, []string{"test", "dev"})
+	return array.NewRecordBatch(arrow.NewSchema(fields, &md), cols, int64(rows))
+}
