@@ -40,7 +40,7 @@ var run struct {
 	version, path string
 	args          []string
 	flags         map[string]string
-	contents      map[string]string // flag -> content digest of the table it read
+	contents      map[string]func() string // flag -> content digest of the table it read ("" if none)
 }
 
 // StartCommand records the command line of the command about to run (the
@@ -49,7 +49,7 @@ func StartCommand(version string, c *cobra.Command, args []string) {
 	run.Lock()
 	defer run.Unlock()
 	run.version, run.path, run.args = version, c.CommandPath(), slices.Clone(args)
-	run.flags, run.contents = map[string]string{}, map[string]string{}
+	run.flags, run.contents = map[string]string{}, map[string]func() string{}
 	c.Flags().Visit(func(f *pflag.Flag) {
 		if !notProvenance[f.Name] {
 			run.flags[f.Name] = f.Value.String()
@@ -58,26 +58,32 @@ func StartCommand(version string, c *cobra.Command, args []string) {
 }
 
 // noteContent records the content of an input table read by flag ("input"
-// for the main input, by -i or standard input).
+// for the main input, by -i or standard input). The digest is computed
+// while the command works (it needs a pass over the whole table) and
+// waited for when an output is stamped.
 func noteContent(flag string, t *table.Table) {
 	// The content only: not the provenance of whatever wrote the table
 	// (the same table converted, or piped instead of written, is the same
 	// input).
-	c := *t
-	c.Meta = maps.Clone(t.Meta)
+	c := t.Clone()
 	for _, k := range []string{MetaVersion, MetaCommand, MetaRunID} {
 		delete(c.Meta, k)
 	}
-	h := sha256.New()
-	if err := table.WriteStream(h, &c); err != nil {
-		return
-	}
+	digest := make(chan string, 1)
+	go func() {
+		h := sha256.New()
+		if err := table.WriteStream(h, c); err != nil {
+			digest <- ""
+			return
+		}
+		digest <- "@" + hex.EncodeToString(h.Sum(nil))[:16]
+	}()
 	run.Lock()
 	defer run.Unlock()
 	if run.contents == nil {
-		run.contents = map[string]string{}
+		run.contents = map[string]func() string{}
 	}
-	run.contents[flag] = "@" + hex.EncodeToString(h.Sum(nil))[:16]
+	run.contents[flag] = sync.OnceValue(func() string { return <-digest })
 }
 
 // commandLine is the recorded command line, inputs named by content.
@@ -88,8 +94,10 @@ func commandLine() string {
 	if vals == nil {
 		vals = map[string]string{}
 	}
-	for flag, c := range run.contents {
-		vals[flag] = c
+	for flag, digest := range run.contents {
+		if d := digest(); d != "" {
+			vals[flag] = d
+		}
 	}
 	var b strings.Builder
 	b.WriteString(run.path)

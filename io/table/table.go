@@ -10,7 +10,9 @@ package table
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -41,6 +43,16 @@ type Table struct {
 	checked []string
 	rows    int
 	lines   []int // CSV line of each row, when read from CSV
+}
+
+// Clone returns a copy of t that later changes to t (columns set or
+// dropped, metadata) do not reach; the Arrow arrays are shared, as they do
+// not change.
+func (t *Table) Clone() *Table {
+	c := *t
+	c.Meta = maps.Clone(t.Meta)
+	c.fields, c.cols, c.checked = slices.Clone(t.fields), slices.Clone(t.cols), slices.Clone(t.checked)
+	return &c
 }
 
 // Errorf is an input error about a row (0-based) of a column ("" for the
