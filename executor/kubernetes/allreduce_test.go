@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 
@@ -17,8 +16,6 @@ import (
 	"github.com/optimus-sched/optimus/executor"
 	k8s "github.com/optimus-sched/optimus/executor/kubernetes"
 	"github.com/optimus-sched/optimus/executor/kubernetes/ktest"
-	"github.com/optimus-sched/optimus/io/schema"
-	"github.com/optimus-sched/optimus/io/table"
 )
 
 // allReduce is apply/testdata/allreduce: the pipeline's plan for 8
@@ -26,28 +23,7 @@ import (
 // 4 GPUs, its jobs and those nodes.
 func allReduce(t *testing.T) (apply.Plan, map[string]executor.Job, []ktest.NodeSpec) {
 	t.Helper()
-	pt, err := table.ReadFile("../../apply/testdata/allreduce/plan.csv", schema.Plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := apply.PlanFromTable(pt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jt, err := table.ReadFile("../../apply/testdata/allreduce/jobs.csv", schema.Jobs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ct, err := table.ReadFile("../../apply/testdata/allreduce/cluster.csv", schema.Cluster)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var nodes []ktest.NodeSpec
-	for node, c := range apply.CapacityFromCluster(ct) {
-		nodes = append(nodes, ktest.NodeSpec{Name: node, Capacity: c})
-	}
-	sort.Slice(nodes, func(a, b int) bool { return nodes[a].Name < nodes[b].Name })
-	return plan, apply.JobsFromTable(jt), nodes
+	return readTestdata(t, "../../apply/testdata/allreduce")
 }
 
 // checkAllReducePod fails unless p is a worker whose peers are workers

@@ -66,7 +66,17 @@ func setup(t *testing.T) *env {
 
 func testbed(t *testing.T) (apply.Plan, map[string]executor.Job, []ktest.NodeSpec) {
 	t.Helper()
-	pt, err := table.ReadFile("../../apply/testdata/plan.csv", schema.Plan)
+	// A spare GPU node the plan does not use, for moves and resizes: the
+	// testbed's nodes are full on net_gbps.
+	spare := ktest.NodeSpec{Name: "gpu-07", Capacity: map[string]float64{"gpu": 4, "cpu": 16, "memory_gb": 64, "net_gbps": 10}}
+	return readTestdata(t, "../../apply/testdata", spare)
+}
+
+// readTestdata reads the plan, jobs and cluster of a folder of
+// apply/testdata, the cluster's nodes with extra ones, sorted by name.
+func readTestdata(t *testing.T, dir string, extra ...ktest.NodeSpec) (apply.Plan, map[string]executor.Job, []ktest.NodeSpec) {
+	t.Helper()
+	pt, err := table.ReadFile(dir+"/plan.csv", schema.Plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,11 +84,11 @@ func testbed(t *testing.T) (apply.Plan, map[string]executor.Job, []ktest.NodeSpe
 	if err != nil {
 		t.Fatal(err)
 	}
-	jt, err := table.ReadFile("../../apply/testdata/jobs.csv", schema.Jobs)
+	jt, err := table.ReadFile(dir+"/jobs.csv", schema.Jobs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ct, err := table.ReadFile("../../apply/testdata/cluster.csv", schema.Cluster)
+	ct, err := table.ReadFile(dir+"/cluster.csv", schema.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,9 +96,7 @@ func testbed(t *testing.T) (apply.Plan, map[string]executor.Job, []ktest.NodeSpe
 	for node, c := range apply.CapacityFromCluster(ct) {
 		nodes = append(nodes, ktest.NodeSpec{Name: node, Capacity: c})
 	}
-	// A spare GPU node the plan does not use, for moves and resizes: the
-	// testbed's nodes are full on net_gbps.
-	nodes = append(nodes, ktest.NodeSpec{Name: "gpu-07", Capacity: map[string]float64{"gpu": 4, "cpu": 16, "memory_gb": 64, "net_gbps": 10}})
+	nodes = append(nodes, extra...)
 	sort.Slice(nodes, func(a, b int) bool { return nodes[a].Name < nodes[b].Name })
 	return plan, apply.JobsFromTable(jt), nodes
 }
