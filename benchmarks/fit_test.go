@@ -66,6 +66,23 @@ func fitTables(loss, speed *table.Table, parallel int) ([]pipeline.Model, error)
 	return pipeline.FitJobs(in, parallel, nil), nil
 }
 
+// fitSpeedLibrary is what fit's command does per speed-model job, with the
+// library alone: fit.Identifiable and fit.FitSpeed on grouped samples.
+func fitSpeedLibrary(b *testing.B, jobs []pipeline.SpeedSeries) {
+	for _, js := range jobs {
+		var ok []fit.Config
+		for _, s := range js.Samples {
+			if s.Speed > 0 {
+				ok = append(ok, fit.Config{PS: s.PS, Workers: s.Workers})
+			}
+		}
+		fit.Identifiable(js.Mode, js.GlobalBatch, ok)
+		if _, err := fit.FitSpeed(js.Mode, js.GlobalBatch, js.Samples); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkFitSpeedCommandVsLibrary measures issue 7's second target side
 // by side: `optimus fit --speed FILE -o FILE` in-process on 1,000 jobs of 20
 // samples against the library alone (fit.Identifiable and fit.FitSpeed on
@@ -92,20 +109,7 @@ func BenchmarkFitSpeedCommandVsLibrary(b *testing.B) {
 		b.Fatal(err)
 	}
 	speed = nil
-	library := func() {
-		for _, js := range jobs {
-			var ok []fit.Config
-			for _, s := range js.Samples {
-				if s.Speed > 0 {
-					ok = append(ok, fit.Config{PS: s.PS, Workers: s.Workers})
-				}
-			}
-			fit.Identifiable(js.Mode, js.GlobalBatch, ok)
-			if _, err := fit.FitSpeed(js.Mode, js.GlobalBatch, js.Samples); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	library := func() { fitSpeedLibrary(b, jobs) }
 	command := func() {
 		runMain(b, nil, "fit", "--speed", in, "--parallel", "1", "-o", out)
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/cli/root"
 	"github.com/optimus-sched/optimus/datasets"
-	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/adapt"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
@@ -68,18 +67,7 @@ func BenchmarkTableFitSpeed(b *testing.B) {
 	}
 	b.Run("jobs=1000/library", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			for _, js := range jobs {
-				var ok []fit.Config
-				for _, s := range js.Samples {
-					if s.Speed > 0 {
-						ok = append(ok, fit.Config{PS: s.PS, Workers: s.Workers})
-					}
-				}
-				fit.Identifiable(js.Mode, js.GlobalBatch, ok)
-				if _, err := fit.FitSpeed(js.Mode, js.GlobalBatch, js.Samples); err != nil {
-					b.Fatal(err)
-				}
-			}
+			fitSpeedLibrary(b, jobs)
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"github.com/optimus-sched/optimus/fit"
 )
@@ -63,21 +64,11 @@ func newAllReduceModels() (*allReduceModels, error) {
 	}
 	slices.SortStableFunc(out.models, func(a, b allReduceModel) int {
 		if a.Name != b.Name {
-			return cmpString(a.Name, b.Name)
+			return strings.Compare(a.Name, b.Name)
 		}
 		return int(a.Speed.GlobalBatch - b.Speed.GlobalBatch)
 	})
 	return out, nil
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // draw picks a family and scales its speed by a factor in [0.9, 1.1], as
