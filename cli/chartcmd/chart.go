@@ -4,9 +4,7 @@
 package chartcmd
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -136,7 +134,7 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	return WritePage(opts.IO, opts.Output, page)
+	return cmdutil.WritePage(opts.IO, opts.Output, page)
 }
 
 // ReadInputs reads the files given for each of inputs (the main input from
@@ -178,21 +176,4 @@ func flagName(in chart.Input) string {
 		return "input"
 	}
 	return in.Flag
-}
-
-// WritePage renders the page to path (atomically), or to standard output
-// when path is "" or "-".
-func WritePage(ios *iostreams.IOStreams, path string, page *chart.Page) error {
-	var buf bytes.Buffer
-	if err := page.Render(&buf); err != nil {
-		return fmt.Errorf("rendering the page: %w", err)
-	}
-	if path == "" || path == "-" {
-		_, err := ios.Out.Write(buf.Bytes())
-		return err
-	}
-	return table.AtomicWrite(path, func(w io.Writer) error {
-		_, err := w.Write(buf.Bytes())
-		return err
-	})
 }

@@ -163,5 +163,5 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	return writePage(opts.IO, opts.Output, page)
+	return cmdutil.WritePage(opts.IO, opts.Output, page)
 }

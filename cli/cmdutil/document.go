@@ -1,18 +1,23 @@
-package reportcmd
+package cmdutil
 
 import (
 	"bytes"
 	"fmt"
 	"io"
 
-	"github.com/optimus-sched/optimus/chart"
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
-// writePage renders the page to path (atomically), or to standard output
-// when path is "" or "-".
-func writePage(ios *iostreams.IOStreams, path string, page *chart.Page) error {
+// Page is a document that is not a table, such as chart's HTML pages.
+type Page interface {
+	Render(w io.Writer) error
+}
+
+// WritePage renders page to path, atomically, or to standard output when
+// path is "" or "-". It renders into memory first, so that a render error
+// writes nothing.
+func WritePage(ios *iostreams.IOStreams, path string, page Page) error {
 	var buf bytes.Buffer
 	if err := page.Render(&buf); err != nil {
 		return fmt.Errorf("rendering the page: %w", err)
