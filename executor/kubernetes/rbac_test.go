@@ -67,6 +67,13 @@ func (e *env) grantShippedRBAC(t *testing.T) {
 			t.Fatalf("deploy/rbac.yaml has %d %s", kinds[k], k)
 		}
 	}
+	for _, a := range k8s.Needed {
+		ns := e.ns
+		if a.Cluster {
+			ns = ""
+		}
+		ktest.WaitAllowed(t, e.admin, ktest.UserName, ns, a.Group, a.Resource, a.Verb)
+	}
 }
 
 func must(t *testing.T, err error) {
@@ -137,6 +144,10 @@ func TestPartialRightsFailBeforeAnyWrite(t *testing.T) {
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "someone"}},
 	}, metav1.CreateOptions{})
 	must(t, err)
+	for _, verb := range []string{"get", "list", "create"} {
+		ktest.WaitAllowed(t, e.admin, "someone", e.ns, "", "pods", verb)
+		ktest.WaitAllowed(t, e.admin, "someone", e.ns, "", "services", verb)
+	}
 	x, c := e.executor(ktest.OtherToken, nil)
 	changes, _ := apply.Diff(e.plan, nil, e.jobs, apply.Options{})
 	_, err = x.Apply(ctx, changes, false)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	authzv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -219,3 +220,28 @@ func Summary(writes []string) string {
 
 // IsGone reports a NotFound error.
 func IsGone(err error) bool { return apierrors.IsNotFound(err) }
+
+// WaitAllowed waits until the API server's authorizer lets user do verb on
+// resource (group "" for core; namespace "" for cluster-wide). The RBAC
+// authorizer sees a new Role or RoleBinding through its informers, a moment
+// after the create returns, so a test that grants rights and at once uses
+// them races it.
+func WaitAllowed(t testing.TB, admin kubernetes.Interface, user, namespace, group, resource, verb string) {
+	t.Helper()
+	ra := &authzv1.ResourceAttributes{Namespace: namespace, Group: group, Resource: resource, Verb: verb}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r, err := admin.AuthorizationV1().SubjectAccessReviews().Create(context.Background(),
+			&authzv1.SubjectAccessReview{Spec: authzv1.SubjectAccessReviewSpec{User: user, ResourceAttributes: ra}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("access review for %s %s %s: %v", user, verb, resource, err)
+		}
+		if r.Status.Allowed {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("user %q still may not %s %s in %q after 30 s: %s", user, verb, resource, namespace, r.Status.Reason)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
