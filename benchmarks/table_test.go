@@ -38,6 +38,18 @@ func BenchmarkTablePipe(b *testing.B) {
 	}
 }
 
+// BenchmarkTableFiles runs the same three steps in-process through Parquet
+// files, as benchmarks/pipeline.md's files.sh does with whole processes.
+func BenchmarkTableFiles(b *testing.B) {
+	dir := b.TempDir()
+	f := func(name string) string { return filepath.Join(dir, name) }
+	for i := 0; i < b.N; i++ {
+		runMain(b, nil, "datasets", "generate", "--tasks", "100000", "--nodes", "16000", "--cluster", f("c.parquet"), "-o", f("p.parquet"))
+		runMain(b, nil, "solve", "--cluster", f("c.parquet"), "-i", f("p.parquet"), "-o", f("a.parquet"))
+		runMain(b, nil, "place", "--cluster", f("c.parquet"), "-i", f("a.parquet"), "-o", f("plan.parquet"))
+	}
+}
+
 // BenchmarkTableFitSpeed runs `optimus fit --speed FILE` in-process on
 // 1,000 jobs of 20 speed samples, to compare with BenchmarkFitSpeed's
 // per-job time of the library.

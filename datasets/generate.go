@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strconv"
 
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
@@ -169,7 +170,7 @@ func Workload(cfg WorkloadConfig) (cluster, predictions *table.Table, err error)
 			}
 			u -= s.weight
 		}
-		nodeNames[i] = fmt.Sprintf("%s-%0*d", shape.prefix, width, i+1)
+		nodeNames[i] = numbered(shape.prefix, width, i+1)
 		for r := range GeneratedResources {
 			caps[r][i] = shape.cap[r]
 			capacity[r] += shape.cap[r]
@@ -247,10 +248,28 @@ func Workload(cfg WorkloadConfig) (cluster, predictions *table.Table, err error)
 		thetas                                                      [5][]float64
 		demands                                                     [2][4][]float64
 	)
+	for _, col := range []*[]string{&names, &modelNames, &modes, &images, &commands, &sources, &lq, &sq} {
+		*col = make([]string, 0, n)
+	}
+	for _, col := range []*[]int64{&batch, &epochSteps, &progress, &curPS, &curW, &maxPS, &maxWk} {
+		*col = make([]int64, 0, n)
+	}
+	for _, col := range []*[]float64{&arrivals, &weights, &p10, &p50, &p90, &totalEpochs, &speedNow, &eta,
+		&thetas[0], &thetas[1], &thetas[2], &thetas[3], &thetas[4]} {
+		*col = make([]float64, 0, n)
+	}
+	for _, col := range []*[]bool{&nowOK, &budgetOK, &maxPSOK} {
+		*col = make([]bool, 0, n)
+	}
+	for k := range demands {
+		for r := range demands[k] {
+			demands[k][r] = make([]float64, 0, n)
+		}
+	}
 	arrival := 0.0
 	for i, j := range jobs {
 		arrival += math.Round(rng.ExpFloat64() * 60)
-		names = append(names, fmt.Sprintf("job-%0*d", jw, i+1))
+		names = append(names, numbered("job", jw, i+1))
 		modelNames = append(modelNames, j.model.Name)
 		modes = append(modes, j.speed.Mode)
 		batch = append(batch, int64(j.speed.GlobalBatch))
@@ -335,6 +354,19 @@ func Workload(cfg WorkloadConfig) (cluster, predictions *table.Table, err error)
 	return cluster, predictions, nil
 }
 
+// numbered is prefix-n with n zero-padded to width digits, as
+// fmt.Sprintf("%s-%0*d") makes it, for n >= 0.
+func numbered(prefix string, width, n int) string {
+	b := make([]byte, 0, len(prefix)+1+max(width, 20))
+	b = append(b, prefix...)
+	b = append(b, '-')
+	digits := strconv.AppendInt(nil, int64(n), 10)
+	for range width - len(digits) {
+		b = append(b, '0')
+	}
+	return string(append(b, digits...))
+}
+
 // greedyWalk follows the optimus greedy for one job alone on a cluster of
 // the given total capacity: from 1 PS + 1 worker, add the task (PS or
 // worker) of larger marginal gain, (T(p,w) - T(p',w')) / dominant share,
@@ -353,22 +385,28 @@ func greedyWalk(sm fit.SpeedModel, m *JobModel, capacity [4]float64, wantP, want
 	}
 	sw, sp := share(m.Worker), share(m.PS)
 	inv := func(p, w int) float64 { return 1 / sm.Speed(p, w) }
+	// here is inv(p, w); a step's two neighbours are computed once, and the
+	// one taken is the next step's here.
 	p, w = 1, 1
+	here := inv(p, w)
 	for p+w < budget {
 		gw, gp := math.Inf(-1), math.Inf(-1)
+		var moreW, moreP float64
 		if w < wantW && sw > 0 {
-			gw = (inv(p, w) - inv(p, w+1)) / sw
+			moreW = inv(p, w+1)
+			gw = (here - moreW) / sw
 		}
 		if p < wantP && sp > 0 {
-			gp = (inv(p, w) - inv(p+1, w)) / sp
+			moreP = inv(p+1, w)
+			gp = (here - moreP) / sp
 		}
 		switch {
 		case gw <= 0 && gp <= 0:
 			return p, w
 		case gw >= gp:
-			w++
+			w, here = w+1, moreW
 		default:
-			p++
+			p, here = p+1, moreP
 		}
 	}
 	return p, w

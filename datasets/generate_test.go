@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/optimus-sched/optimus/io/table"
@@ -79,5 +80,17 @@ func TestParameterBlocksMatchPublishedSizes(t *testing.T) {
 	}
 	if _, err := ParameterBlocks("gpt-5"); err == nil {
 		t.Error("unknown model: no error")
+	}
+}
+
+func TestNumberedPadsAsSprintf(t *testing.T) {
+	for _, c := range []struct {
+		prefix   string
+		width, n int
+	}{{"job", 5, 1}, {"job", 5, 14366}, {"gpu8", 5, 16000}, {"n", 1, 7}, {"n", 2, 123}, {"x", 0, 0}, {"", 3, 4}} {
+		want := fmt.Sprintf("%s-%0*d", c.prefix, c.width, c.n)
+		if got := numbered(c.prefix, c.width, c.n); got != want {
+			t.Errorf("numbered(%q, %d, %d) = %q, want %q", c.prefix, c.width, c.n, got, want)
+		}
 	}
 }

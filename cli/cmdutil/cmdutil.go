@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -84,6 +85,11 @@ func readFile(flag, path string, want *schema.Table) (*table.Table, error) {
 	if err != nil {
 		return nil, err
 	}
+	return noteRead(flag, path, t)
+}
+
+// noteRead notes a table read from a file among the command's inputs.
+func noteRead(flag, path string, t *table.Table) (*table.Table, error) {
 	noteInput(path, t.Name)
 	noteContent(flag, t)
 	if err := checkPair(t); err != nil {
@@ -127,30 +133,44 @@ type pairOf struct{ source, id string }
 
 // WriteFiles writes tables to files (each format by its extension) so that
 // either all appear or none: every file is written whole first, then all
-// are renamed into place.
+// are renamed into place. The files are encoded at the same time; two
+// paths naming one file are refused, as one table would silently replace
+// the other.
 func WriteFiles(paths []string, ts []*table.Table) error {
-	var pending []*table.Pending
-	abort := func() {
-		for _, p := range pending {
-			p.Abort()
-		}
-	}
+	stamped := make([]*table.Table, len(paths))
 	for i, path := range paths {
+		for j, q := range paths[:i] {
+			if sameFile(path, q) {
+				return Usagef("%s and %s are the same file: the %s and %s tables need a file each", q, path, ts[j].Name, ts[i].Name)
+			}
+		}
 		t, err := table.Conform(ts[i])
 		if err != nil {
-			abort()
 			return err
 		}
 		if err := checkNotAnInput(path, t.Name); err != nil {
-			abort()
 			return err
 		}
-		p, err := table.PrepareFile(path, Stamp(t))
-		if err != nil {
-			abort()
-			return err
+		stamped[i] = Stamp(t)
+	}
+	pending := make([]*table.Pending, len(paths))
+	errs := make([]error, len(paths))
+	var wg sync.WaitGroup
+	for i, path := range paths {
+		wg.Go(func() { pending[i], errs[i] = table.PrepareFile(path, stamped[i]) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, p := range pending {
+			if p != nil {
+				p.Abort()
+			}
 		}
-		pending = append(pending, p)
+		for _, e := range errs { // the first by position, as when written one by one
+			if e != nil {
+				return e
+			}
+		}
 	}
 	for i, p := range pending {
 		if err := p.Commit(); err != nil {
@@ -161,6 +181,17 @@ func WriteFiles(paths []string, ts []*table.Table) error {
 		}
 	}
 	return nil
+}
+
+// sameFile reports whether two output paths name one file: the same path
+// once cleaned and links resolved, or, when both exist, the same inode.
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ia, errA := os.Stat(a)
+	ib, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(ia, ib)
 }
 
 // inputs lists the files the running command has read (Validate starts the
@@ -247,6 +278,54 @@ func ReadSide(flag, path string, want *schema.Table) (*table.Table, error) {
 		return nil, Usagef("--%s: give a file; standard input carries the main input", flag)
 	}
 	return readFile(flag, path, want)
+}
+
+// Side is a side input of ReadInputAndSides: a file named by --Flag.
+type Side struct {
+	Flag, Path string
+	Want       *schema.Table
+	Optional   bool // no --Flag: no table (nil), not an error
+}
+
+// ReadInputAndSides reads the main input as ReadInput does, then each side
+// input as ReadSide does, and returns the same tables and the same first
+// error. When the main input is a regular file, the side files are read
+// while it is: no stage before can still be writing them (in a pipe such
+// as generate | solve, the side file is complete only once standard input
+// ends, so then they are read after it).
+func ReadInputAndSides(ios *iostreams.IOStreams, path string, want *schema.Table, sides ...Side) (*table.Table, []*table.Table, error) {
+	out := make([]*table.Table, len(sides))
+	read := make([]*table.Table, len(sides))
+	readErr := make([]error, len(sides))
+	var wg sync.WaitGroup
+	if info, err := os.Stat(path); path != "" && path != "-" && err == nil && info.Mode().IsRegular() {
+		for i, s := range sides {
+			if s.Path != "" && s.Path != "-" {
+				wg.Go(func() { read[i], readErr[i] = table.ReadFile(s.Path, s.Want) })
+			}
+		}
+	}
+	t, err := ReadInput(ios, path, want)
+	wg.Wait()
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, s := range sides {
+		switch {
+		case s.Path == "" && s.Optional:
+			continue
+		case read[i] == nil && readErr[i] == nil: // not read beside the main input
+			out[i], err = ReadSide(s.Flag, s.Path, s.Want)
+		case readErr[i] != nil:
+			err = readErr[i]
+		default:
+			out[i], err = noteRead(s.Flag, s.Path, read[i])
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return t, out, nil
 }
 
 // OutputOptions are the flags that say where a command's table goes.

@@ -82,3 +82,73 @@ func TestOutputThatIsAnInputIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestReadInputAndSides: side files read beside a main input file give the
+// same tables and the same first error as reading them one after the other.
+func TestReadInputAndSides(t *testing.T) {
+	dir := t.TempDir()
+	f := func(name string) string { return filepath.Join(dir, name) }
+	if err := table.WriteFile(f("blocks.parquet"), psBlocksTable()); err != nil {
+		t.Fatal(err)
+	}
+	if err := table.WriteFile(f("cluster.parquet"), clusterTable()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f("bad.csv"), []byte("node,gpu\nn1,-4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cluster := func(path string) Side { return Side{Flag: "cluster", Path: path, Want: schema.Cluster} }
+	current := func(path string) Side { return Side{Flag: "current", Path: path, Want: schema.Cluster, Optional: true} }
+	cases := []struct {
+		name, input string
+		sides       []Side
+		want        string // the error, "" for none
+		rows        []int  // rows of each side table, -1 for none
+	}{
+		{"both files", f("blocks.parquet"), []Side{cluster(f("cluster.parquet")), current("")}, "", []int{2, -1}},
+		{"optional given", f("blocks.parquet"), []Side{cluster(f("cluster.parquet")), current(f("cluster.parquet"))}, "", []int{2, 2}},
+		{"bad main input first", f("bad.csv"), []Side{cluster(f("missing.parquet"))}, "bad.csv", nil},
+		{"missing main input", f("missing.parquet"), []Side{cluster(f("bad.csv"))}, "missing.parquet", nil},
+		{"bad side named", f("blocks.parquet"), []Side{cluster(f("bad.csv"))}, "bad.csv", nil},
+		{"side required", f("blocks.parquet"), []Side{cluster("")}, "--cluster is required", nil},
+		{"side not stdin", f("blocks.parquet"), []Side{cluster("-")}, "--cluster: give a file", nil},
+		{"first bad side first", f("blocks.parquet"), []Side{cluster(f("bad.csv")), current(f("missing.parquet"))}, "bad.csv", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ios, _, _, _ := iostreams.Test()
+			if err := (&OutputOptions{}).Validate(); err != nil {
+				t.Fatal(err)
+			}
+			main, sides, err := ReadInputAndSides(ios, c.input, schema.PSBlocks, c.sides...)
+			if c.want != "" {
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("error %v, want one naming %q", err, c.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if main.NumRows() != 1 {
+				t.Errorf("main input: %d rows", main.NumRows())
+			}
+			for i, n := range c.rows {
+				switch {
+				case n < 0 && sides[i] != nil:
+					t.Errorf("side %d: a table where none was named", i)
+				case n >= 0 && (sides[i] == nil || sides[i].NumRows() != n):
+					t.Errorf("side %d: %v, want %d rows", i, sides[i], n)
+				}
+			}
+		})
+	}
+	// A piped main input: the sides are read after it, with the same result.
+	ios, in, _, _ := iostreams.Test()
+	if err := table.WriteStream(in, psBlocksTable()); err != nil {
+		t.Fatal(err)
+	}
+	if _, sides, err := ReadInputAndSides(ios, "", schema.PSBlocks, cluster(f("cluster.parquet"))); err != nil || sides[0].NumRows() != 2 {
+		t.Errorf("piped: %v %v", sides, err)
+	}
+}

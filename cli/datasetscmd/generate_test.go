@@ -78,3 +78,26 @@ func TestGenerateBoundsItsSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateRefusesOneFileForBoth: --cluster and -o naming one file (by
+// path or through a link) is refused before anything is written.
+func TestGenerateRefusesOneFileForBoth(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "x.parquet")
+	link := filepath.Join(dir, "link.parquet")
+	if err := os.WriteFile(f, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(f, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{f, filepath.Join(dir, ".", "x.parquet"), link} {
+		code, msg := run("datasets", "generate", "--tasks", "40", "--nodes", "8", "--cluster", f, "-o", out)
+		if code != 2 || !strings.Contains(msg, "are the same file") {
+			t.Errorf("-o %s: exit %d %q", out, code, msg)
+		}
+		if b, _ := os.ReadFile(f); string(b) != "old" {
+			t.Errorf("-o %s: the file was replaced", out)
+		}
+	}
+}

@@ -13,7 +13,6 @@ import (
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/io/adapt"
 	"github.com/optimus-sched/optimus/io/schema"
-	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/place"
 )
 
@@ -86,22 +85,16 @@ func Run(opts *Options) error {
 	if opts.Cluster == "" {
 		return cmdutil.Usagef("--cluster FILE is required: the cluster's nodes and capacities")
 	}
-	// The main input first: in a pipe the stages before may write the side
-	// inputs before they end their output.
-	alloc, err := cmdutil.ReadInput(opts.IO, opts.Input, schema.Allocation)
+	// The side files once the main input has ended when it is a pipe (the
+	// stage before writes them before it ends its output); beside it when
+	// it is a file.
+	alloc, sides, err := cmdutil.ReadInputAndSides(opts.IO, opts.Input, schema.Allocation,
+		cmdutil.Side{Flag: "cluster", Path: opts.Cluster, Want: schema.Cluster},
+		cmdutil.Side{Flag: "current", Path: opts.Current, Want: schema.Plan, Optional: true})
 	if err != nil {
 		return err
 	}
-	cluster, err := cmdutil.ReadSide("cluster", opts.Cluster, schema.Cluster)
-	if err != nil {
-		return err
-	}
-	var current *table.Table
-	if opts.Current != "" {
-		if current, err = cmdutil.ReadSide("current", opts.Current, schema.Plan); err != nil {
-			return err
-		}
-	}
+	cluster, current := sides[0], sides[1]
 	c, err := adapt.Cluster(cluster)
 	if err != nil {
 		return err

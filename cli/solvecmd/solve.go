@@ -129,16 +129,15 @@ func Run(opts *Options) error {
 	if opts.Cluster == "" {
 		return cmdutil.Usagef("--cluster FILE is required: the cluster's nodes and capacities")
 	}
-	// The main input first: in a pipe such as generate | solve, the stage
-	// before writes the cluster file before it ends its output.
-	pred, err := cmdutil.ReadInput(opts.IO, opts.Input, schema.Predictions)
+	// The side files once the main input has ended when it is a pipe (the
+	// stage before writes them before it ends its output); beside it when
+	// it is a file.
+	pred, sides, err := cmdutil.ReadInputAndSides(opts.IO, opts.Input, schema.Predictions,
+		cmdutil.Side{Flag: "cluster", Path: opts.Cluster, Want: schema.Cluster})
 	if err != nil {
 		return err
 	}
-	cluster, err := cmdutil.ReadSide("cluster", opts.Cluster, schema.Cluster)
-	if err != nil {
-		return err
-	}
+	cluster := sides[0]
 	c, prob, err := adapt.SolveProblem(pred, cluster, opts.Quantile)
 	if err != nil {
 		return err
