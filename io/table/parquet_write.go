@@ -114,5 +114,24 @@ func encodeColumn(rgw file.BufferedRowGroupWriter, i int, f arrow.Field, col arr
 		}
 	}
 	ctx := pqarrow.NewArrowWriteContext(context.Background(), &arrowProps)
-	return pqarrow.WriteArrowToColumn(ctx, cw, values, defLevels, nil, f.Nullable)
+	if err := pqarrow.WriteArrowToColumn(ctx, cw, values, defLevels, nil, f.Nullable); err != nil {
+		return err
+	}
+	return flushLastPage(cw)
+}
+
+// flushLastPage builds and compresses the column chunk's last, partly
+// filled data page now, beside the other columns, instead of when the row
+// group closes, where the columns are closed one after another. It is the
+// page Close would build: Close then finds no value left to flush, and
+// still writes the dictionary page before the buffered data pages. Whether
+// values are left is read from the page's statistics; without statistics
+// the page is left to Close.
+func flushLastPage(cw file.ColumnChunkWriter) error {
+	flusher, ok := cw.(interface{ FlushCurrentPage() error })
+	st := cw.PageStatistics()
+	if !ok || st == nil || st.NumValues()+st.NullCount() == 0 {
+		return nil
+	}
+	return flusher.FlushCurrentPage()
 }

@@ -26,6 +26,12 @@ func TestEncodeParquetWritesPqarrowsBytes(t *testing.T) {
 		{rows: 2500, groupRows: 1000},
 		{rows: 2500, groupRows: 1000, plain: []string{"float", "name"}},
 		{rows: 0, groupRows: 1 << 20},
+		// Several data pages per chunk. The float columns' dictionaries
+		// would outgrow their page: written plain, as parquetProperties
+		// does (pqarrow lists a fallen-back chunk's page encodings in map
+		// order, so its bytes vary from run to run).
+		{rows: 200_000, groupRows: 1 << 20, plain: []string{"float", "float_null"}},
+		{rows: 150_001, groupRows: 50_000},
 	} {
 		t.Run(fmt.Sprintf("rows=%d/group=%d/plain=%v", tc.rows, tc.groupRows, tc.plain), func(t *testing.T) {
 			rec := mixedRecord(tc.rows)
