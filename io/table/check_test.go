@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -89,7 +90,7 @@ func encodeAll(t *testing.T, tb *Table) map[Format][]byte {
 // memory, and for tables read back from every format (whose arrays come
 // from the decoders, with their own buffer sizes).
 func TestShortcutsWriteTheSameBytes(t *testing.T) {
-	for _, n := range []int{0, 1, 7, 9, 31, 32, 33, 63, 64, 65, 100, 1000, 4097} {
+	for _, n := range []int{0, 1, 7, 9, 31, 32, 33, 63, 64, 65, 100, 1000, 4097, 6000} { // 6000: checked side by side (fastCheckAll)
 		for _, nulls := range []bool{false, true} {
 			t.Run(fmt.Sprintf("rows=%d/nulls=%v", n, nulls), func(t *testing.T) {
 				built := randomPlan(n, nulls, uint64(n))
@@ -266,5 +267,18 @@ func TestBuiltBitmapLengths(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestLargeTableBadValueNamed: in a table large enough for its columns to
+// be checked side by side, a bad value is still reported by column and row.
+func TestLargeTableBadValueNamed(t *testing.T) {
+	tb := randomPlan(6000, true, 3)
+	index := make([]int64, 6000)
+	index[4321] = -5
+	tb.SetInt64s("index", index, nil)
+	_, err := Conform(tb)
+	if err == nil || !strings.Contains(err.Error(), "index") || !strings.Contains(err.Error(), "row 4322") {
+		t.Fatalf("error %v, want one naming column index, row 4322", err)
 	}
 }
