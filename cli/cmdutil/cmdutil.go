@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -160,17 +161,14 @@ func WriteFiles(paths []string, ts []*table.Table) error {
 		wg.Go(func() { pending[i], errs[i] = table.PrepareFile(path, stamped[i]) })
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	// The first error by position, as when written one by one.
+	if i := slices.IndexFunc(errs, func(e error) bool { return e != nil }); i >= 0 {
 		for _, p := range pending {
 			if p != nil {
 				p.Abort()
 			}
 		}
-		for _, e := range errs { // the first by position, as when written one by one
-			if e != nil {
-				return e
-			}
-		}
+		return errs[i]
 	}
 	for i, p := range pending {
 		if err := p.Commit(); err != nil {
@@ -184,7 +182,7 @@ func WriteFiles(paths []string, ts []*table.Table) error {
 }
 
 // sameFile reports whether two output paths name one file: the same path
-// once cleaned and links resolved, or, when both exist, the same inode.
+// once cleaned, or, when both exist, the same file (through a link too).
 func sameFile(a, b string) bool {
 	if filepath.Clean(a) == filepath.Clean(b) {
 		return true
