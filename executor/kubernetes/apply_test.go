@@ -18,6 +18,17 @@ import (
 )
 
 // allDone fails the test unless every result is done.
+// allSkipped checks that every result of an apply that had nothing to do
+// was skipped; what names the apply in messages.
+func allSkipped(t *testing.T, what string, rs []executor.Result) {
+	t.Helper()
+	for _, r := range rs {
+		if r.Outcome != executor.OutcomeSkipped {
+			t.Errorf("%s: job %s %s %s", what, r.Change.Job.Job, r.Outcome, r.Message)
+		}
+	}
+}
+
 func allDone(t *testing.T, rs []executor.Result, n int) {
 	t.Helper()
 	if len(rs) != n {
@@ -109,11 +120,7 @@ func TestFreshApplyThenReapplyWritesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range rs {
-		if r.Outcome != executor.OutcomeSkipped {
-			t.Errorf("re-apply: job %s %s %s", r.Change.Job.Job, r.Outcome, r.Message)
-		}
-	}
+	allSkipped(t, "re-apply", rs)
 	if w := c.Writes(); len(w) != 0 {
 		t.Errorf("re-apply wrote %d times: %v", len(w), w)
 	}
@@ -125,11 +132,7 @@ func TestFreshApplyThenReapplyWritesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range res {
-		if r.Outcome != executor.OutcomeSkipped {
-			t.Errorf("stale re-apply: job %s %s %s", r.Change.Job.Job, r.Outcome, r.Message)
-		}
-	}
+	allSkipped(t, "stale re-apply", res)
 	if w := c.Writes(); len(w) != 0 {
 		t.Errorf("stale re-apply wrote %d times: %v", len(w), w)
 	}

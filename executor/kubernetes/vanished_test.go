@@ -67,11 +67,7 @@ func TestVanishedNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range rs {
-		if r.Outcome != executor.OutcomeSkipped {
-			t.Errorf("after the node came back: job %s %s %s", r.Change.Job.Job, r.Outcome, r.Message)
-		}
-	}
+	allSkipped(t, "after the node came back", rs)
 }
 
 func (e *env) nodesNamed(name string) []ktest.NodeSpec {
