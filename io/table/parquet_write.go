@@ -20,9 +20,11 @@ import (
 // its own buffer (a buffered row group) and the chunks are written out in
 // column order when the row group closes. Encoding (dictionaries,
 // statistics, compression) is most of a Parquet write, and one column's
-// does not depend on another's. Only flat schemas are written (every
-// optimus table is one), so each column is one leaf and its definition
-// levels are its validity.
+// does not depend on another's. A string column's dictionary is built
+// without hashing every value where that gives the same bytes
+// (writeStringDictionary). Only flat schemas are written (every optimus
+// table is one), so each column is one leaf and its definition levels are
+// its validity.
 func encodeParquet(w io.Writer, rec arrow.RecordBatch, props *parquet.WriterProperties) error {
 	arrowProps := pqarrow.DefaultWriterProps()
 	if rec.NumRows() == 0 {
@@ -111,6 +113,15 @@ func encodeColumn(rgw file.BufferedRowGroupWriter, i int, f arrow.Field, col arr
 			if values.IsValid(r) {
 				defLevels[r] = 1
 			}
+		}
+	}
+	if s, ok := values.(*array.String); ok {
+		done, err := writeStringDictionary(cw, s, defLevels)
+		if err != nil {
+			return err
+		}
+		if done {
+			return flushLastPage(cw)
 		}
 	}
 	ctx := pqarrow.NewArrowWriteContext(context.Background(), &arrowProps)
