@@ -20,9 +20,9 @@ import (
 // its own buffer (a buffered row group) and the chunks are written out in
 // column order when the row group closes. Encoding (dictionaries,
 // statistics, compression) is most of a Parquet write, and one column's
-// does not depend on another's. A string column's dictionary is built
-// without hashing every value where that gives the same bytes
-// (writeStringDictionary). Only flat schemas are written (every optimus
+// does not depend on another's. A string, int64 or float64 column's
+// dictionary is built without hashing every value where that gives the
+// same bytes (parquet_dictionary.go). Only flat schemas are written (every optimus
 // table is one), so each column is one leaf and its definition levels are
 // its validity.
 func encodeParquet(w io.Writer, rec arrow.RecordBatch, props *parquet.WriterProperties) error {
@@ -115,18 +115,15 @@ func encodeColumn(rgw file.BufferedRowGroupWriter, i int, f arrow.Field, col arr
 			}
 		}
 	}
-	if s, ok := values.(*array.String); ok {
-		done, err := writeStringDictionary(cw, s, defLevels)
-		if err != nil {
+	done, err := writeDictionary(cw, values, defLevels)
+	if err != nil {
+		return err
+	}
+	if !done {
+		ctx := pqarrow.NewArrowWriteContext(context.Background(), &arrowProps)
+		if err := pqarrow.WriteArrowToColumn(ctx, cw, values, defLevels, nil, f.Nullable); err != nil {
 			return err
 		}
-		if done {
-			return flushLastPage(cw)
-		}
-	}
-	ctx := pqarrow.NewArrowWriteContext(context.Background(), &arrowProps)
-	if err := pqarrow.WriteArrowToColumn(ctx, cw, values, defLevels, nil, f.Nullable); err != nil {
-		return err
 	}
 	return flushLastPage(cw)
 }

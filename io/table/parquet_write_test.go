@@ -111,50 +111,109 @@ func mixedRecord(rows int) arrow.RecordBatch {
 	return array.NewRecordBatch(arrow.NewSchema(fields, &md), cols, int64(rows))
 }
 
-// writeStringDictionary writes pqarrow's bytes for string columns of
-// every shape, and takes its own path where it says it does: runs, a few
-// values over many pages, nulls and empty strings, bytes whose order
-// differs signed and unsigned, and row groups that are slices. Where the
-// dictionary is still growing when a page is cut, or outgrows its page, or
-// the values are mostly distinct, it leaves the column to pqarrow.
-func TestWriteStringDictionary(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		rows      int
-		groupRows int
-		value     func(r int) (string, bool) // the value of row r, and whether it is valid
-		own       bool                       // written by writeStringDictionary
-		// pqarrow's own bytes vary from run to run (a dictionary that
-		// falls back to plain mid-chunk): only own is checked.
-		varies bool
-	}{
-		{"runs", 10_000, 1 << 20, func(r int) (string, bool) { return fmt.Sprintf("job-%05d", r/7), true }, true, false},
-		{"two values over pages", 300_000, 1 << 20, func(r int) (string, bool) { return []string{"ps", "worker"}[min(1, r%9)], true }, true, false},
-		{"few values, nulls and empty", 250_000, 1 << 20, func(r int) (string, bool) {
-			return []string{"", "running", "waiting", "done"}[r%4], r%5 != 2
-		}, true, false},
-		{"unsigned order", 5000, 1 << 20, func(r int) (string, bool) {
-			return []string{"zeta", "éclair", "Alpha", "ü", "a\x00b"}[r*r%5], true
-		}, true, false},
-		{"row groups as slices", 120_000, 50_000, func(r int) (string, bool) { return fmt.Sprintf("gpu-%05d", r/4%16_000), r%11 != 0 }, true, false},
-		{"mostly distinct", 16_000, 1 << 20, func(r int) (string, bool) { return fmt.Sprintf("gpu-%05d", r), true }, false, false},
-		{"dictionary still growing at a page cut", 300_000, 1 << 20, func(r int) (string, bool) { return fmt.Sprintf("%05d", r/3), true }, false, false},
-		{"dictionary past its page", 200_000, 1 << 20, func(r int) (string, bool) { return fmt.Sprintf("task-%07d", r), true }, false, true},
-		{"one value", 3000, 1 << 20, func(r int) (string, bool) { return "even", true }, true, false},
-		{"all null", 3000, 1 << 20, func(r int) (string, bool) { return "", false }, false, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+// The dictionary writers (writeStringDictionary, writeNumberDictionary)
+// write pqarrow's bytes for columns of every shape, and take their own
+// path where they say they do: runs, a few values over many pages, nulls
+// and empty strings, bytes whose order differs signed and unsigned,
+// negative numbers and zero, and row groups that are slices. Where the
+// dictionary is still growing when a page is cut, or outgrows its page,
+// or the values are mostly distinct, or a float is NaN or -0, they leave
+// the column to pqarrow.
+func TestWriteDictionary(t *testing.T) {
+	strs := func(value func(r int) (string, bool)) func(rows int) arrow.Array {
+		return func(rows int) arrow.Array {
 			b := array.NewStringBuilder(mem)
-			for r := range tc.rows {
-				if v, ok := tc.value(r); ok {
+			for r := range rows {
+				if v, ok := value(r); ok {
 					b.Append(v)
 				} else {
 					b.AppendNull()
 				}
 			}
-			col := b.NewArray()
+			return b.NewArray()
+		}
+	}
+	ints := func(value func(r int) (int64, bool)) func(rows int) arrow.Array {
+		return func(rows int) arrow.Array {
+			b := array.NewInt64Builder(mem)
+			for r := range rows {
+				if v, ok := value(r); ok {
+					b.Append(v)
+				} else {
+					b.AppendNull()
+				}
+			}
+			return b.NewArray()
+		}
+	}
+	floats := func(value func(r int) (float64, bool)) func(rows int) arrow.Array {
+		return func(rows int) arrow.Array {
+			b := array.NewFloat64Builder(mem)
+			for r := range rows {
+				if v, ok := value(r); ok {
+					b.Append(v)
+				} else {
+					b.AppendNull()
+				}
+			}
+			return b.NewArray()
+		}
+	}
+	for _, tc := range []struct {
+		name      string
+		rows      int
+		groupRows int
+		column    func(rows int) arrow.Array
+		own       bool // written by the dictionary writer
+		// pqarrow's own bytes vary from run to run (a dictionary that
+		// falls back to plain mid-chunk): only own is checked.
+		varies bool
+	}{
+		{name: "strings in runs", rows: 10_000, groupRows: 1 << 20, own: true,
+			column: strs(func(r int) (string, bool) { return fmt.Sprintf("job-%05d", r/7), true })},
+		{name: "two strings over pages", rows: 300_000, groupRows: 1 << 20, own: true,
+			column: strs(func(r int) (string, bool) { return []string{"ps", "worker"}[min(1, r%9)], true })},
+		{name: "few strings, nulls and empty", rows: 250_000, groupRows: 1 << 20, own: true,
+			column: strs(func(r int) (string, bool) { return []string{"", "running", "waiting", "done"}[r%4], r%5 != 2 })},
+		{name: "unsigned order", rows: 5000, groupRows: 1 << 20, own: true,
+			column: strs(func(r int) (string, bool) { return []string{"zeta", "éclair", "Alpha", "ü", "a\x00b"}[r*r%5], true })},
+		{name: "string row groups as slices", rows: 120_000, groupRows: 50_000, own: true,
+			column: strs(func(r int) (string, bool) { return fmt.Sprintf("gpu-%05d", r/4%16_000), r%11 != 0 })},
+		{name: "mostly distinct strings", rows: 16_000, groupRows: 1 << 20,
+			column: strs(func(r int) (string, bool) { return fmt.Sprintf("gpu-%05d", r), true })},
+		{name: "string dictionary still growing at a page cut", rows: 300_000, groupRows: 1 << 20,
+			column: strs(func(r int) (string, bool) { return fmt.Sprintf("%05d", r/3), true })},
+		{name: "string dictionary past its page", rows: 200_000, groupRows: 1 << 20, varies: true,
+			column: strs(func(r int) (string, bool) { return fmt.Sprintf("task-%07d", r), true })},
+		{name: "one string", rows: 3000, groupRows: 1 << 20, own: true,
+			column: strs(func(r int) (string, bool) { return "even", true })},
+		{name: "all null", rows: 3000, groupRows: 1 << 20,
+			column: strs(func(r int) (string, bool) { return "", false })},
+		{name: "ints in runs, negative and zero", rows: 20_000, groupRows: 1 << 20, own: true,
+			column: ints(func(r int) (int64, bool) { return int64(r/5%301 - 150), true })},
+		{name: "few ints over pages, nulls", rows: 400_000, groupRows: 1 << 20, own: true,
+			column: ints(func(r int) (int64, bool) { return int64(r % 3), r%7 != 1 })},
+		{name: "int row groups as slices", rows: 150_001, groupRows: 50_000, own: true,
+			column: ints(func(r int) (int64, bool) { return int64(r / 10), r%13 != 0 })},
+		{name: "int dictionary still growing at a page cut", rows: 300_000, groupRows: 1 << 20,
+			column: ints(func(r int) (int64, bool) { return int64(r / 3), true })},
+		{name: "mostly distinct ints", rows: 5000, groupRows: 1 << 20,
+			column: ints(func(r int) (int64, bool) { return int64(r * r), true })},
+		{name: "few floats, nulls and zero", rows: 200_000, groupRows: 1 << 20, own: true,
+			column: floats(func(r int) (float64, bool) { return []float64{0, 1.5, 8, -3.25, 1e300}[r%5], r%9 != 4 })},
+		{name: "floats in runs", rows: 97_000, groupRows: 1 << 20, own: true,
+			column: floats(func(r int) (float64, bool) { return math.Sqrt(float64(r / 6)), true })},
+		{name: "float NaN", rows: 3000, groupRows: 1 << 20,
+			column: floats(func(r int) (float64, bool) { return []float64{1, math.NaN(), 2}[r%3], true })},
+		{name: "float -0", rows: 3000, groupRows: 1 << 20,
+			column: floats(func(r int) (float64, bool) { return []float64{1, math.Copysign(0, -1), 2}[r%3], true })},
+		{name: "mostly distinct floats", rows: 5000, groupRows: 1 << 20,
+			column: floats(func(r int) (float64, bool) { return math.Sqrt(float64(r)), true })},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			col := tc.column(tc.rows)
 			defer col.Release()
-			rec := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}}, nil), []arrow.Array{col}, int64(tc.rows))
+			rec := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "c", Type: col.DataType(), Nullable: true}}, nil), []arrow.Array{col}, int64(tc.rows))
 			defer rec.Release()
 			props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy),
 				parquet.WithMaxRowGroupLength(int64(tc.groupRows)), parquet.WithCreatedBy("optimus"))
@@ -176,14 +235,14 @@ func TestWriteStringDictionary(t *testing.T) {
 				t.Fatalf("%d bytes, pqarrow's are %d and differ", got.Len(), want.Len())
 			}
 			if own := ownsFirstGroup(t, rec, props); own != tc.own {
-				t.Errorf("writeStringDictionary wrote the first row group: %v, want %v", own, tc.own)
+				t.Errorf("the dictionary writer wrote the first row group: %v, want %v", own, tc.own)
 			}
 		})
 	}
 }
 
-// ownsFirstGroup reports whether writeStringDictionary writes the first
-// row group of rec's only column itself.
+// ownsFirstGroup reports whether the dictionary writer of rec's only
+// column writes its first row group itself.
 func ownsFirstGroup(t *testing.T, rec arrow.RecordBatch, props *parquet.WriterProperties) bool {
 	t.Helper()
 	sc, err := pqarrow.ToParquet(rec.Schema(), props, pqarrow.DefaultWriterProps())
@@ -203,7 +262,7 @@ func ownsFirstGroup(t *testing.T, rec arrow.RecordBatch, props *parquet.WriterPr
 		t.Fatal(err)
 	}
 	size := min(rec.NumRows(), props.MaxRowGroupLength())
-	values := array.NewSlice(rec.Column(0), 0, size).(*array.String)
+	values := array.NewSlice(rec.Column(0), 0, size)
 	defer values.Release()
 	levels := make([]int16, size)
 	for r := range levels {
@@ -211,7 +270,7 @@ func ownsFirstGroup(t *testing.T, rec arrow.RecordBatch, props *parquet.WriterPr
 			levels[r] = 1
 		}
 	}
-	own, err := writeStringDictionary(cw, values, levels)
+	own, err := writeDictionary(cw, values, levels)
 	if err != nil {
 		t.Fatal(err)
 	}
