@@ -187,21 +187,25 @@ func PlanTable(prob *place.Problem, res *place.Result) (*table.Table, error) {
 		}
 	}
 	out := table.New(schema.Plan, rows)
-	out.SetStringsRepeated("job", name, nil, runs)
-	out.SetStrings("role", role, roleOK)
-	out.SetInt64s("index", index, indexOK)
-	out.SetStrings("node", node, nodeOK)
-	out.SetBools("kept", kept, nil)
-	out.SetStringsRepeated("status", status, nil, runs)
-	out.SetStringsRepeated("reason", reason, reasonOK, runs)
-	out.SetInt64sRepeated("job_ps", jps, nil, runs)
-	out.SetInt64sRepeated("job_workers", jw, nil, runs)
-	out.SetInt64sRepeated("job_servers", servers, nil, runs)
-	out.SetStringsRepeated("job_method", method, methodOK, runs)
-	out.SetBoolsRepeated("job_even", even, nil, runs)
-	out.SetFloat64sRepeatedNaNAsNull("job_cross_traffic", cross, runs)
-	for r, name := range prob.Resources {
-		out.SetFloat64s(name, use[r], nil)
+	sets := []func(*table.Table){
+		func(t *table.Table) { t.SetStringsRepeated("job", name, nil, runs) },
+		func(t *table.Table) { t.SetStrings("role", role, roleOK) },
+		func(t *table.Table) { t.SetInt64s("index", index, indexOK) },
+		func(t *table.Table) { t.SetStrings("node", node, nodeOK) },
+		func(t *table.Table) { t.SetBools("kept", kept, nil) },
+		func(t *table.Table) { t.SetStringsRepeated("status", status, nil, runs) },
+		func(t *table.Table) { t.SetStringsRepeated("reason", reason, reasonOK, runs) },
+		func(t *table.Table) { t.SetInt64sRepeated("job_ps", jps, nil, runs) },
+		func(t *table.Table) { t.SetInt64sRepeated("job_workers", jw, nil, runs) },
+		func(t *table.Table) { t.SetInt64sRepeated("job_servers", servers, nil, runs) },
+		func(t *table.Table) { t.SetStringsRepeated("job_method", method, methodOK, runs) },
+		func(t *table.Table) { t.SetBoolsRepeated("job_even", even, nil, runs) },
+		func(t *table.Table) { t.SetFloat64sRepeatedNaNAsNull("job_cross_traffic", cross, runs) },
 	}
+	for r, name := range prob.Resources {
+		sets = append(sets, func(t *table.Table) { t.SetFloat64s(name, use[r], nil) })
+	}
+	// A task row per column: the columns are built side by side.
+	out.SetSideBySide(sets...)
 	return table.Conform(out)
 }

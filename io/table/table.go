@@ -12,9 +12,11 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -260,6 +262,47 @@ func (t *Table) SetBools(name string, vals []bool, valid []bool) {
 
 // SetColumn sets a column from an existing Arrow array (of the table's length).
 func (t *Table) SetColumn(name string, a arrow.Array) { t.set(name, a, t.nullableFor(name)) }
+
+// SetSideBySide runs the column setters side by side (up to GOMAXPROCS at
+// once), each on a table of its own with t's schema and rows, and then
+// sets the columns they set on t in the order of sets (and, within one
+// setter, of its calls): t ends as calling the setters one after another
+// on it leaves it. Building a long table's columns (an Arrow array each)
+// is independent work per column.
+func (t *Table) SetSideBySide(sets ...func(*Table)) {
+	parts := make([]*Table, len(sets))
+	panics := make([]any, len(sets))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(len(sets), runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := range next {
+				parts[i] = &Table{Name: t.Name, Version: t.Version, rows: t.rows}
+				func() {
+					// A setter's panic (a column of the wrong length) is
+					// raised again in the caller, as without goroutines.
+					defer func() { panics[i] = recover() }()
+					sets[i](parts[i])
+				}()
+			}
+		})
+	}
+	for i := range sets {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, p := range panics {
+		if p != nil {
+			panic(p)
+		}
+	}
+	for _, p := range parts {
+		for i, f := range p.fields {
+			t.setChecked(f.Name, p.cols[i], f.Nullable, p.checkedAt(i))
+		}
+	}
+}
 
 // Drop removes the named columns that exist.
 func (t *Table) Drop(names ...string) {

@@ -3,6 +3,7 @@ package table
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -191,4 +192,50 @@ func TestAtomicWriteLeavesNothingOnFailure(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != "old" {
 		t.Errorf("existing file changed to %q", b)
 	}
+}
+
+// SetSideBySide leaves the table calling the setters one after another
+// leaves it: the same columns in the same order, with the same nulls and
+// the same Arrow IPC bytes; a setter's panic reaches the caller.
+func TestSetSideBySide(t *testing.T) {
+	const rows = 5000
+	names, valid := make([]string, rows), make([]bool, rows)
+	counts, share := make([]int64, rows), make([]float64, rows)
+	for r := range rows {
+		names[r], valid[r] = strings.Repeat("n", r%7), r%5 != 0
+		counts[r], share[r] = int64(r*r%97), math.Sqrt(float64(r))
+	}
+	jobs, runs := []string{"a", "b", "c"}, []int{1000, 0, 4000}
+	sets := []func(*Table){
+		func(t *Table) { t.SetStrings("node", names, valid) },
+		func(t *Table) { t.SetInt64s("index", counts, nil); t.SetFloat64s("gpu", share, valid) },
+		func(t *Table) { t.SetStringsRepeated("job", jobs, nil, runs) },
+		func(t *Table) {},
+		func(t *Table) { t.SetFloat64s("cpu", share, nil) },
+	}
+	serial := New(schema.Plan, rows)
+	for _, set := range sets {
+		set(serial)
+	}
+	side := New(schema.Plan, rows)
+	side.SetSideBySide(sets...)
+	if got, want := strings.Join(side.ColumnNames(), ","), strings.Join(serial.ColumnNames(), ","); got != want {
+		t.Fatalf("columns %s, want %s", got, want)
+	}
+	var a, b bytes.Buffer
+	if err := Write(&a, ArrowStream, side); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(&b, ArrowStream, serial); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Errorf("side by side: %d bytes of Arrow stream, one after another %d, and they differ", a.Len(), b.Len())
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "has 3 rows") {
+			t.Errorf("a setter's panic: recovered %v, want the wrong length's", r)
+		}
+	}()
+	New(schema.Plan, rows).SetSideBySide(func(t *Table) { t.SetInt64s("index", []int64{1, 2, 3}, nil) })
 }
