@@ -3,8 +3,6 @@ package table
 import (
 	"context"
 	"io"
-	"runtime"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -73,22 +71,10 @@ func encodeParquet(w io.Writer, rec arrow.RecordBatch, props *parquet.WriterProp
 // encodeRowGroup encodes rows [off, off+size) of every column of rec into
 // rgw's column chunks, on up to GOMAXPROCS goroutines.
 func encodeRowGroup(rgw file.BufferedRowGroupWriter, rec arrow.RecordBatch, off, size int64, arrowProps pqarrow.ArrowWriterProperties) error {
-	cols := int(rec.NumCols())
-	errs := make([]error, cols)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, min(cols, runtime.GOMAXPROCS(0))) {
-		wg.Go(func() {
-			for i := range next {
-				errs[i] = encodeColumn(rgw, i, rec.Schema().Field(i), rec.Column(i), off, size, arrowProps)
-			}
-		})
-	}
-	for i := range cols {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	errs := make([]error, rec.NumCols())
+	forEachColumn(len(errs), func(i int) {
+		errs[i] = encodeColumn(rgw, i, rec.Schema().Field(i), rec.Column(i), off, size, arrowProps)
+	})
 	for _, err := range errs {
 		if err != nil {
 			return err

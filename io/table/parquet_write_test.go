@@ -46,22 +46,12 @@ func TestEncodeParquetWritesPqarrowsBytes(t *testing.T) {
 				opts = append(opts, parquet.WithDictionaryFor(name, false))
 			}
 			props := parquet.NewWriterProperties(opts...)
-			var want, got bytes.Buffer
-			pw, err := pqarrow.NewFileWriter(rec.Schema(), struct{ io.Writer }{&want}, props, pqarrow.DefaultWriterProps())
+			got, want, err := bothParquets(rec, props)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := pw.Write(rec); err != nil {
-				t.Fatal(err)
-			}
-			if err := pw.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if err := encodeParquet(struct{ io.Writer }{&got}, rec, props); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got.Bytes(), want.Bytes()) {
-				t.Fatalf("%d bytes, pqarrow's are %d and differ", got.Len(), want.Len())
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%d bytes, pqarrow's are %d and differ", len(got), len(want))
 			}
 		})
 	}
@@ -120,44 +110,14 @@ func mixedRecord(rows int) arrow.RecordBatch {
 // or the values are mostly distinct, or a float is NaN or -0, they leave
 // the column to pqarrow.
 func TestWriteDictionary(t *testing.T) {
-	strs := func(value func(r int) (string, bool)) func(rows int) arrow.Array {
-		return func(rows int) arrow.Array {
-			b := array.NewStringBuilder(mem)
-			for r := range rows {
-				if v, ok := value(r); ok {
-					b.Append(v)
-				} else {
-					b.AppendNull()
-				}
-			}
-			return b.NewArray()
-		}
+	strs := func(value func(r int) (string, bool)) func(int) arrow.Array {
+		return columnOf(func() appender[string] { return array.NewStringBuilder(mem) }, value)
 	}
-	ints := func(value func(r int) (int64, bool)) func(rows int) arrow.Array {
-		return func(rows int) arrow.Array {
-			b := array.NewInt64Builder(mem)
-			for r := range rows {
-				if v, ok := value(r); ok {
-					b.Append(v)
-				} else {
-					b.AppendNull()
-				}
-			}
-			return b.NewArray()
-		}
+	ints := func(value func(r int) (int64, bool)) func(int) arrow.Array {
+		return columnOf(func() appender[int64] { return array.NewInt64Builder(mem) }, value)
 	}
-	floats := func(value func(r int) (float64, bool)) func(rows int) arrow.Array {
-		return func(rows int) arrow.Array {
-			b := array.NewFloat64Builder(mem)
-			for r := range rows {
-				if v, ok := value(r); ok {
-					b.Append(v)
-				} else {
-					b.AppendNull()
-				}
-			}
-			return b.NewArray()
-		}
+	floats := func(value func(r int) (float64, bool)) func(int) arrow.Array {
+		return columnOf(func() appender[float64] { return array.NewFloat64Builder(mem) }, value)
 	}
 	for _, tc := range []struct {
 		name      string
@@ -217,27 +177,59 @@ func TestWriteDictionary(t *testing.T) {
 			defer rec.Release()
 			props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy),
 				parquet.WithMaxRowGroupLength(int64(tc.groupRows)), parquet.WithCreatedBy("optimus"))
-			var want, got bytes.Buffer
-			pw, err := pqarrow.NewFileWriter(rec.Schema(), struct{ io.Writer }{&want}, props, pqarrow.DefaultWriterProps())
+			got, want, err := bothParquets(rec, props)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := pw.Write(rec); err != nil {
-				t.Fatal(err)
-			}
-			if err := pw.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if err := encodeParquet(struct{ io.Writer }{&got}, rec, props); err != nil {
-				t.Fatal(err)
-			}
-			if !tc.varies && !bytes.Equal(got.Bytes(), want.Bytes()) {
-				t.Fatalf("%d bytes, pqarrow's are %d and differ", got.Len(), want.Len())
+			if !tc.varies && !bytes.Equal(got, want) {
+				t.Fatalf("%d bytes, pqarrow's are %d and differ", len(got), len(want))
 			}
 			if own := ownsFirstGroup(t, rec, props); own != tc.own {
 				t.Errorf("the dictionary writer wrote the first row group: %v, want %v", own, tc.own)
 			}
 		})
+	}
+}
+
+// bothParquets writes rec through encodeParquet and through pqarrow's
+// FileWriter, with the same properties.
+func bothParquets(rec arrow.RecordBatch, props *parquet.WriterProperties) (ours, pqarrows []byte, err error) {
+	var a, b bytes.Buffer
+	if err := encodeParquet(struct{ io.Writer }{&a}, rec, props); err != nil {
+		return nil, nil, err
+	}
+	pw, err := pqarrow.NewFileWriter(rec.Schema(), struct{ io.Writer }{&b}, props, pqarrow.DefaultWriterProps())
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := pw.Write(rec); err != nil {
+		return nil, nil, err
+	}
+	if err := pw.Close(); err != nil {
+		return nil, nil, err
+	}
+	return a.Bytes(), b.Bytes(), nil
+}
+
+// appender is an Arrow array builder of values of type T.
+type appender[T any] interface {
+	Append(T)
+	AppendNull()
+	NewArray() arrow.Array
+}
+
+// columnOf makes a column of rows rows whose row r is value(r), or null.
+func columnOf[T any](builder func() appender[T], value func(r int) (T, bool)) func(rows int) arrow.Array {
+	return func(rows int) arrow.Array {
+		b := builder()
+		for r := range rows {
+			if v, ok := value(r); ok {
+				b.Append(v)
+			} else {
+				b.AppendNull()
+			}
+		}
+		return b.NewArray()
 	}
 }
 

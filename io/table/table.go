@@ -12,11 +12,9 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -272,26 +270,13 @@ func (t *Table) SetColumn(name string, a arrow.Array) { t.set(name, a, t.nullabl
 func (t *Table) SetSideBySide(sets ...func(*Table)) {
 	parts := make([]*Table, len(sets))
 	panics := make([]any, len(sets))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(len(sets), runtime.GOMAXPROCS(0)) {
-		wg.Go(func() {
-			for i := range next {
-				parts[i] = &Table{Name: t.Name, Version: t.Version, rows: t.rows}
-				func() {
-					// A setter's panic (a column of the wrong length) is
-					// raised again in the caller, as without goroutines.
-					defer func() { panics[i] = recover() }()
-					sets[i](parts[i])
-				}()
-			}
-		})
-	}
-	for i := range sets {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	forEachColumn(len(sets), func(i int) {
+		parts[i] = &Table{Name: t.Name, Version: t.Version, rows: t.rows}
+		// A setter's panic (a column of the wrong length) is raised
+		// again in the caller, as without goroutines.
+		defer func() { panics[i] = recover() }()
+		sets[i](parts[i])
+	})
 	for _, p := range panics {
 		if p != nil {
 			panic(p)
