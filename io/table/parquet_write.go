@@ -69,18 +69,44 @@ func encodeParquet(w io.Writer, rec arrow.RecordBatch, props *parquet.WriterProp
 }
 
 // encodeRowGroup encodes rows [off, off+size) of every column of rec into
-// rgw's column chunks, on up to GOMAXPROCS goroutines.
+// rgw's column chunks, on up to GOMAXPROCS goroutines, and closes each
+// chunk as soon as it and the chunks before it are encoded. Closing a
+// chunk builds and compresses its dictionary page and copies the chunk to
+// the file, so the chunks must close in column order, as the row group's
+// Close would close them (it then finds them closed); closing them here,
+// while later columns are still being encoded, takes that work off the
+// serial end of the row group.
 func encodeRowGroup(rgw file.BufferedRowGroupWriter, rec arrow.RecordBatch, off, size int64, arrowProps pqarrow.ArrowWriterProperties) error {
-	errs := make([]error, rec.NumCols())
-	forEachColumn(len(errs), func(i int) {
+	n := int(rec.NumCols())
+	errs := make([]error, n)
+	encoded := make([]chan struct{}, n)
+	for i := range encoded {
+		encoded[i] = make(chan struct{})
+	}
+	closed := make(chan error, 1)
+	go func() {
+		for i := range n {
+			<-encoded[i]
+			if errs[i] != nil {
+				closed <- errs[i]
+				return
+			}
+			cw, err := rgw.Column(i)
+			if err == nil {
+				err = cw.Close()
+			}
+			if err != nil {
+				closed <- err
+				return
+			}
+		}
+		closed <- nil
+	}()
+	forEachColumn(n, func(i int) {
+		defer close(encoded[i])
 		errs[i] = encodeColumn(rgw, i, rec.Schema().Field(i), rec.Column(i), off, size, arrowProps)
 	})
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return <-closed
 }
 
 // encodeColumn writes rows [off, off+size) of column i, whose field is f.
