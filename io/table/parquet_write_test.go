@@ -2,9 +2,11 @@ package table
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -267,4 +269,30 @@ func ownsFirstGroup(t *testing.T, rec arrow.RecordBatch, props *parquet.WriterPr
 		t.Fatal(err)
 	}
 	return own
+}
+
+// failAfter is a writer that fails once n bytes have been written.
+type failAfter struct{ n int }
+
+func (w *failAfter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		return 0, errors.New("disk full")
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+// A sink that fails while the column chunks are closed (written out)
+// makes encodeParquet return its error, whichever chunk it hits, with
+// the other columns still encoding.
+func TestEncodeParquetReturnsTheSinksError(t *testing.T) {
+	rec := mixedRecord(60_000)
+	defer rec.Release()
+	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy))
+	for _, n := range []int{0, 10, 5000, 100_000, 400_000} {
+		err := encodeParquet(&failAfter{n: n}, rec, props)
+		if err == nil || !strings.Contains(err.Error(), "disk full") {
+			t.Errorf("sink failing after %d bytes: %v, want its error", n, err)
+		}
+	}
 }
