@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/optimus-sched/optimus/executor"
-	"github.com/optimus-sched/optimus/io/adapt"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 )

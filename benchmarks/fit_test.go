@@ -16,7 +16,7 @@ import (
 
 	"github.com/optimus-sched/optimus/datasets"
 	"github.com/optimus-sched/optimus/fit"
-	"github.com/optimus-sched/optimus/io/adapt"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
 )

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/optimus-sched/optimus/datasets"
-	"github.com/optimus-sched/optimus/io/adapt"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/place"

@@ -11,7 +11,7 @@ import (
 
 	"github.com/optimus-sched/optimus/cli/root"
 	"github.com/optimus-sched/optimus/datasets"
-	"github.com/optimus-sched/optimus/io/adapt"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 )

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/optimus-sched/optimus/datasets"
-	"github.com/optimus-sched/optimus/io/adapt"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
 )
