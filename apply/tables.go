@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/optimus-sched/optimus/executor"
-	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
 
 // PlanFromTable reads a plan table (optimus place's output). Every task row

@@ -16,9 +16,9 @@ import (
 
 	"github.com/optimus-sched/optimus/datasets"
 	"github.com/optimus-sched/optimus/fit"
-	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
 
 // BenchmarkFitLoss fits the convergence model of 10,000 jobs with 1,000

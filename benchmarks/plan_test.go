@@ -22,9 +22,9 @@ import (
 
 	"github.com/optimus-sched/optimus/cli/root"
 	"github.com/optimus-sched/optimus/datasets"
-	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/place"
 	"github.com/optimus-sched/optimus/solve"
 )

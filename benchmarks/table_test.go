@@ -8,9 +8,9 @@ import (
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/cli/root"
 	"github.com/optimus-sched/optimus/datasets"
-	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
 
 // runMain runs one optimus command in-process and returns its standard

@@ -9,9 +9,9 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/optimus-sched/optimus/fit"
-	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
 
 func init() {

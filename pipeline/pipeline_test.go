@@ -6,10 +6,10 @@ import (
 
 	"github.com/optimus-sched/optimus/datasets"
 	"github.com/optimus-sched/optimus/fit"
-	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/place"
 	"github.com/optimus-sched/optimus/solve"
 )

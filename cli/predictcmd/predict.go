@@ -11,8 +11,8 @@ import (
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/fit"
-	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
 
 // Options are predict's inputs.

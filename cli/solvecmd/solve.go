@@ -12,8 +12,8 @@ import (
 
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/iostreams"
-	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/solve"
 )
 

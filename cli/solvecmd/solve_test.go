@@ -11,9 +11,9 @@ import (
 
 	"github.com/optimus-sched/optimus/cli/root"
 	"github.com/optimus-sched/optimus/datasets"
-	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
 
 // run runs optimus in-process (root.Run).

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/optimus-sched/optimus/datasets"
-	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/place"
 	"github.com/optimus-sched/optimus/solve"
 )

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/optimus-sched/optimus/fit"
-	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
 
 // A speed table of schema version 1 (before allreduce: no nodes or

@@ -6,10 +6,10 @@ import (
 	"testing"
 
 	"github.com/optimus-sched/optimus/fit"
-	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
 
 func readCSV(t *testing.T, name, csv string, s *schema.Table) *table.Table {

@@ -4,9 +4,9 @@ import (
 	"testing"
 
 	"github.com/optimus-sched/optimus/datasets"
-	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
 
 // ReadModels gives back every column ModelsTable wrote: the testbed's

@@ -12,10 +12,10 @@ import (
 	"strings"
 
 	"github.com/optimus-sched/optimus/fit"
-	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/simulate"
 )
 
