@@ -5,10 +5,8 @@ import (
 
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/iostreams"
-	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
-	"github.com/optimus-sched/optimus/pipeline"
 	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
 
@@ -90,81 +88,13 @@ func RunSuggest(opts *SuggestOptions) error {
 	if speed == nil && jobs == nil {
 		return cmdutil.Usagef("no input: give --jobs, or the speed samples so far (pipe them in or -i FILE), or both")
 	}
-	type jobLimits struct {
-		mode         string
-		batch        float64
-		maxPS, maxWk int
+	out, considered, err := adapt.Suggest(jobs, speed, opts.Jobs, adapt.SuggestOptions{Samples: opts.Samples,
+		MaxPS: opts.MaxPS, MaxWorkers: opts.MaxWorkers, WorkersPerNode: opts.WorkersPerNode, MaxNodes: opts.MaxNodes})
+	if err != nil {
+		return err
 	}
-	var order []string
-	limits := map[string]jobLimits{}
-	var infos map[string]pipeline.JobInfo
-	if jobs != nil {
-		infos, order = adapt.JobInfos(jobs)
-		maxPS, okPS := jobs.Int64s("max_ps"), jobs.Valid("max_ps")
-		maxW, okW := jobs.Int64s("max_workers"), jobs.Valid("max_workers")
-		for i, j := range order {
-			l := jobLimits{mode: infos[j].Mode, batch: infos[j].GlobalBatch, maxPS: opts.MaxPS, maxWk: opts.MaxWorkers}
-			if okPS[i] {
-				l.maxPS = int(maxPS[i])
-			}
-			if okW[i] {
-				l.maxWk = int(maxW[i])
-			}
-			limits[j] = l
-		}
-	}
-	measured := map[string][]fit.Config{}
-	succeeded := map[string][]fit.Config{}
-	if speed != nil {
-		groups, err := adapt.GroupSpeed(speed, infos, opts.Jobs)
-		if err != nil {
-			return err
-		}
-		for _, g := range groups {
-			if _, ok := limits[g.Job]; !ok {
-				order = append(order, g.Job)
-				limits[g.Job] = jobLimits{mode: g.Mode, batch: g.GlobalBatch, maxPS: opts.MaxPS, maxWk: opts.MaxWorkers}
-			}
-			for _, s := range g.Samples {
-				c := fit.SampleConfig(s)
-				measured[g.Job] = append(measured[g.Job], c)
-				if s.Speed > 0 {
-					succeeded[g.Job] = append(succeeded[g.Job], c)
-				}
-			}
-		}
-	}
-	var oJob []string
-	var oRank, oPS, oW, oNodes []int64
-	var oIdent, oNodesOK []bool
-	for _, j := range order {
-		l := limits[j]
-		want := opts.Samples - len(measured[j])
-		if want <= 0 {
-			continue
-		}
-		grid := fit.Grid(l.maxPS, l.maxWk)
-		if l.mode == fit.AllReduce {
-			grid = fit.AllReduceGrid(min(l.maxWk, opts.WorkersPerNode*opts.MaxNodes), opts.WorkersPerNode, opts.MaxNodes)
-		}
-		picks := fit.SuggestConfigs(measured[j], grid, want)
-		have := append([]fit.Config{}, succeeded[j]...)
-		for k, c := range picks {
-			have = append(have, c)
-			oJob, oRank, oPS, oW = append(oJob, j), append(oRank, int64(k+1)), append(oPS, int64(c.PS)), append(oW, int64(c.Workers))
-			oNodes, oNodesOK = append(oNodes, int64(c.Nodes)), append(oNodesOK, l.mode == fit.AllReduce)
-			oIdent = append(oIdent, fit.Identifiable(l.mode, l.batch, have))
-		}
-	}
-	if len(oJob) == 0 && len(order) > 0 {
+	if out.NumRows() == 0 && considered > 0 {
 		cmdutil.Notef(opts.IO, "fit suggest: every job has %d configurations measured already (--samples): nothing to suggest; raise --samples for more", opts.Samples)
 	}
-	t := table.New(schema.Suggestions, len(oJob))
-	t.SetStrings("job", oJob, nil)
-	t.SetInt64s("rank", oRank, nil)
-	t.SetInt64s("ps", oPS, nil)
-	t.SetInt64s("workers", oW, nil)
-	t.SetInt64s("nodes", oNodes, oNodesOK)
-	t.SetBools("identifiable", oIdent, nil)
-	return opts.Output.Write(opts.IO, t)
+	return opts.Output.Write(opts.IO, out)
 }

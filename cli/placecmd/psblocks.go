@@ -10,6 +10,7 @@ import (
 	"github.com/optimus-sched/optimus/datasets"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/place"
 )
 
@@ -97,10 +98,7 @@ func RunBlocks(opts *BlocksOptions) error {
 		if err != nil {
 			return err
 		}
-		names, bytes := t.Strings("block"), t.Int64s("bytes")
-		for i := range names {
-			blocks = append(blocks, place.Block{Name: names[i], Bytes: bytes[i]})
-		}
+		blocks = adapt.Blocks(t)
 	}
 	bopts := place.BlockOptions{Servers: opts.Servers, TinyFraction: opts.TinyFraction, BigArrayBound: opts.BigArrayBound}
 	results := map[place.BlockPolicy][]place.Piece{}
@@ -111,69 +109,20 @@ func RunBlocks(opts *BlocksOptions) error {
 		}
 		results[pol] = pieces
 	}
-	{
-		for _, pol := range []place.BlockPolicy{place.BalanceBlocks, place.HashBlocks} {
-			b := place.Balance(results[pol], len(blocks), opts.Servers)
-			cmdutil.Summaryf(opts.IO, "ps-blocks (%s): %d blocks in %d pieces on %d servers: bytes max %d min %d (max/mean %.3f); requests max %d min %d (max/mean %.3f)",
-				pol, b.Blocks, b.Pieces, b.Servers, b.MaxBytes, b.MinBytes, b.BytesImbalance, b.MaxRequests, b.MinRequests, b.RequestsImbalance)
-		}
+	for _, pol := range []place.BlockPolicy{place.BalanceBlocks, place.HashBlocks} {
+		b := place.Balance(results[pol], len(blocks), opts.Servers)
+		cmdutil.Summaryf(opts.IO, "ps-blocks (%s): %d blocks in %d pieces on %d servers: bytes max %d min %d (max/mean %.3f); requests max %d min %d (max/mean %.3f)",
+			pol, b.Blocks, b.Pieces, b.Servers, b.MaxBytes, b.MinBytes, b.BytesImbalance, b.MaxRequests, b.MinRequests, b.RequestsImbalance)
 	}
 	var out *table.Table
 	var err error
 	if opts.Compare {
-		out, err = BalanceTable([]place.BlockPolicy{place.BalanceBlocks, place.HashBlocks}, results, len(blocks), opts.Servers)
+		out, err = adapt.PSBalanceTable([]place.BlockPolicy{place.BalanceBlocks, place.HashBlocks}, results, len(blocks), opts.Servers)
 	} else {
-		out, err = AssignmentTable(blocks, results[policy], policy)
+		out, err = adapt.PSAssignmentTable(blocks, results[policy], policy)
 	}
 	if err != nil {
 		return err
 	}
 	return opts.Output.Write(opts.IO, out)
-}
-
-// AssignmentTable writes an assignment as a ps_assignment table.
-func AssignmentTable(blocks []place.Block, pieces []place.Piece, policy place.BlockPolicy) (*table.Table, error) {
-	n := len(pieces)
-	names, pols := make([]string, n), make([]string, n)
-	piece, count, offset, bytes, server := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
-	for i, pc := range pieces {
-		names[i], pols[i] = blocks[pc.Block].Name, string(policy)
-		piece[i], count[i], offset[i], bytes[i], server[i] = int64(pc.Piece), int64(pc.Pieces), pc.Offset, pc.Bytes, int64(pc.Server)
-	}
-	t := table.New(schema.PSAssignment, n)
-	t.SetStrings("block", names, nil)
-	t.SetInt64s("piece", piece, nil)
-	t.SetInt64s("pieces", count, nil)
-	t.SetInt64s("offset_bytes", offset, nil)
-	t.SetInt64s("bytes", bytes, nil)
-	t.SetInt64s("ps", server, nil)
-	t.SetStrings("policy", pols, nil)
-	return table.Conform(t)
-}
-
-// BalanceTable writes the balance of each policy as a ps_balance table.
-func BalanceTable(policies []place.BlockPolicy, results map[place.BlockPolicy][]place.Piece, blocks, servers int) (*table.Table, error) {
-	n := len(policies)
-	names := make([]string, n)
-	var srv, nb, np, maxB, minB, maxR, minR []int64
-	var bi, ri []float64
-	for i, pol := range policies {
-		b := place.Balance(results[pol], blocks, servers)
-		names[i] = string(pol)
-		srv, nb, np = append(srv, int64(b.Servers)), append(nb, int64(b.Blocks)), append(np, int64(b.Pieces))
-		maxB, minB, maxR, minR = append(maxB, b.MaxBytes), append(minB, b.MinBytes), append(maxR, int64(b.MaxRequests)), append(minR, int64(b.MinRequests))
-		bi, ri = append(bi, b.BytesImbalance), append(ri, b.RequestsImbalance)
-	}
-	t := table.New(schema.PSBalance, n)
-	t.SetStrings("policy", names, nil)
-	t.SetInt64s("servers", srv, nil)
-	t.SetInt64s("blocks", nb, nil)
-	t.SetInt64s("pieces", np, nil)
-	t.SetInt64s("max_bytes", maxB, nil)
-	t.SetInt64s("min_bytes", minB, nil)
-	t.SetFloat64s("bytes_imbalance", bi, nil)
-	t.SetInt64s("max_requests", maxR, nil)
-	t.SetInt64s("min_requests", minR, nil)
-	t.SetFloat64s("requests_imbalance", ri, nil)
-	return table.Conform(t)
 }

@@ -1,4 +1,4 @@
-package evalcmd
+package adapt
 
 import (
 	"math"
