@@ -4,6 +4,7 @@ import (
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/layout"
 )
 
 func init() {
@@ -110,7 +111,7 @@ func PolluxProfilingTable(jobs []PolluxJob, profiles map[string]*PolluxProfile, 
 		p := profiles[j.App]
 		grid := fit.AllReduceGrid(j.MaxReplicas, PolluxGPUsPerNode, PolluxNodes)
 		for _, c := range fit.SuggestConfigs(nil, grid, n) {
-			st := p.StepTime(SpreadEvenly(c.Workers, c.Nodes), float64(j.Batch))
+			st := p.StepTime(layout.SpreadEvenly(c.Workers, c.Nodes), float64(j.Batch))
 			job, mode = append(job, j.Name), append(mode, fit.AllReduce)
 			ps, ws, nodes, batch = append(ps, 0), append(ws, int64(c.Workers)), append(nodes, int64(c.Nodes)), append(batch, int64(j.Batch))
 			speed = append(speed, 1/st)

@@ -12,6 +12,7 @@ import (
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/layout"
 )
 
 // Pollux's default cluster for its workloads: 16 nodes of 4 GPUs.
@@ -205,25 +206,12 @@ func PolluxSpeedSamples(p *PolluxProfile) []fit.SpeedSample {
 func PolluxTrueModel(p *PolluxProfile, batch, maxGPUs, gpusPerNode, nodes int) (fit.SpeedFit, error) {
 	var samples []fit.SpeedSample
 	for _, c := range fit.AllReduceGrid(maxGPUs, gpusPerNode, nodes) {
-		st := p.StepTime(SpreadEvenly(c.Workers, c.Nodes), float64(batch))
+		st := p.StepTime(layout.SpreadEvenly(c.Workers, c.Nodes), float64(batch))
 		samples = append(samples, fit.SpeedSample{Workers: c.Workers, Nodes: c.Nodes, Speed: 1 / st})
 	}
 	f, err := fit.FitSpeed(fit.AllReduce, float64(batch), samples)
 	f.Model.WorkersPerNode = gpusPerNode
 	return f, err
-}
-
-// SpreadEvenly is w GPUs spread over n nodes as evenly as they go.
-func SpreadEvenly(w, n int) []int {
-	n = max(1, min(n, w))
-	out := make([]int, n)
-	for i := range out {
-		out[i] = w / n
-		if i < w%n {
-			out[i]++
-		}
-	}
-	return out
 }
 
 // PolluxClusterTable is Pollux's default cluster: 16 nodes of 4 GPUs.

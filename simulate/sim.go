@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/layout"
 	"github.com/optimus-sched/optimus/pipeline"
 	"github.com/optimus-sched/optimus/place"
 )
@@ -205,7 +206,7 @@ func (s *sim) observeSpeed(j *jobRun, p, w, nodes int, perNode []int, noise floa
 	} else {
 		nodes = max(nodes, 1)
 		if perNode == nil {
-			perNode = spreadEvenly(w, nodes)
+			perNode = layout.SpreadEvenly(w, nodes)
 		}
 		if j.truth.speedOn != nil {
 			v = j.truth.speedOn(perNode)
@@ -481,19 +482,6 @@ func tasksPerNode(r pipeline.Running) []int {
 	out := make([]int, len(nodes))
 	for i, n := range nodes {
 		out[i] = count[n]
-	}
-	return out
-}
-
-// spreadEvenly is w workers spread over n nodes as evenly as they go.
-func spreadEvenly(w, n int) []int {
-	n = max(1, min(n, w))
-	out := make([]int, n)
-	for i := range out {
-		out[i] = w / n
-		if i < w%n {
-			out[i]++
-		}
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/layout"
 	"github.com/optimus-sched/optimus/pipeline"
 )
 
@@ -136,7 +137,7 @@ func trueSpeedAt(j *Job, p *Profile, model fit.SpeedModel) func(p, w int) float6
 	if p.Kind == KindPlaced {
 		st, batch := p.Placed.StepTime, float64(j.GlobalBatch)
 		per := model.WorkersPerNode
-		return func(_, w int) float64 { return 1 / st(spreadEvenly(w, (w+max(per, 1)-1)/max(per, 1)), batch) }
+		return func(_, w int) float64 { return 1 / st(layout.SpreadEvenly(w, (w+max(per, 1)-1)/max(per, 1)), batch) }
 	}
 	if p.Kind == KindMeasured && p.Measured != nil {
 		m, scale := p.Measured, j.SpeedScale
@@ -251,7 +252,7 @@ func idealPlaced(j *Job, ps *PlacedSpeed, total float64, c *pipeline.Cluster) fl
 	per := workersPerNode(c, j)
 	for w := 1; fitsTotals(j, 0, w, c) && (j.MaxWorkers == 0 || w <= j.MaxWorkers); w++ {
 		for n := (w + per - 1) / per; n <= min(w, len(c.Nodes)); n++ {
-			best = math.Max(best, 1/ps.StepTime(spreadEvenly(w, n), float64(j.GlobalBatch)))
+			best = math.Max(best, 1/ps.StepTime(layout.SpreadEvenly(w, n), float64(j.GlobalBatch)))
 		}
 	}
 	if best <= 0 {
