@@ -393,43 +393,21 @@ func readInputs(opts *Options, seeds []uint64) ([]*simulate.Input, error) {
 	return out, nil
 }
 
-// writeDir writes the tables into dir as <name>.parquet, all or none: each
-// goes to a temporary file first, renamed into place once all are written.
-func writeDir(ios *iostreams.IOStreams, dir string, tabs []*table.Table) (err error) {
+// writeDir writes the tables into dir as <name>.parquet, all or none
+// (cmdutil.WriteFiles).
+func writeDir(ios *iostreams.IOStreams, dir string, tabs []*table.Table) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var tmps []string
-	defer func() {
-		if err != nil {
-			for _, t := range tmps {
-				os.Remove(t)
-			}
-		}
-	}()
-	for _, t := range tabs {
-		f, err := os.CreateTemp(dir, "."+t.Name+".parquet.tmp-*")
-		if err != nil {
-			return err
-		}
-		tmps = append(tmps, f.Name())
-		werr := table.Write(f, table.Parquet, cmdutil.Stamp(t))
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr == nil {
-			werr = os.Chmod(f.Name(), 0o644)
-		}
-		if werr != nil {
-			return werr
-		}
+	paths := make([]string, len(tabs))
+	for i, t := range tabs {
+		paths[i] = filepath.Join(dir, t.Name+".parquet")
+	}
+	if err := cmdutil.WriteFiles(paths, tabs); err != nil {
+		return err
 	}
 	for i, t := range tabs {
-		path := filepath.Join(dir, t.Name+".parquet")
-		if err := os.Rename(tmps[i], path); err != nil {
-			return err
-		}
-		cmdutil.Summaryf(ios, "wrote %s (%d rows)", path, t.NumRows())
+		cmdutil.Summaryf(ios, "wrote %s (%d rows)", paths[i], t.NumRows())
 	}
 	return nil
 }
