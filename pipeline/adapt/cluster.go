@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
 )
@@ -36,7 +37,7 @@ func ResourceColumns(t *table.Table, s *schema.Table) []string {
 // has nodes and some capacity. The errors name the cluster's file and exit
 // 2.
 func Cluster(cluster *table.Table) (*pipeline.Cluster, error) {
-	c := &pipeline.Cluster{Source: cluster.Source, Resources: Resources(cluster), Nodes: cluster.Strings("node")}
+	c := &pipeline.Cluster{Source: cluster.Source, Resources: Resources(cluster), Nodes: cluster.Strings(col.Node)}
 	nr := len(c.Resources)
 	c.Capacity = make([][]float64, cluster.NumRows())
 	flat := make([]float64, cluster.NumRows()*nr)
@@ -73,12 +74,12 @@ func Demands(jobs *table.Table, prefix string, c *pipeline.Cluster) ([][]float64
 		demand[i] = flat[i*nr : (i+1)*nr]
 	}
 	for r, name := range c.Resources {
-		col := prefix + name
-		if !jobs.Has(col) {
-			return nil, &table.Error{Source: jobs.Source, Column: col,
+		column := prefix + name
+		if !jobs.Has(column) {
+			return nil, &table.Error{Source: jobs.Source, Column: column,
 				Msg: fmt.Sprintf("missing: the cluster (%s) has resource %q, so every job needs worker_%s and ps_%s demands", c.Source, name, name, name)}
 		}
-		ds, err := values(jobs, col, "every job needs its tasks' demand of each resource (0 for none)")
+		ds, err := values(jobs, column, "every job needs its tasks' demand of each resource (0 for none)")
 		if err != nil {
 			return nil, err
 		}
@@ -97,22 +98,22 @@ func ForeignDemands(jobs *table.Table, resources []string) []string {
 		known[r] = true
 	}
 	why := make([]string, jobs.NumRows())
-	for _, col := range jobs.ColumnNames() {
+	for _, name := range jobs.ColumnNames() {
 		var res string
 		switch {
-		case strings.HasPrefix(col, "worker_"):
-			res = strings.TrimPrefix(col, "worker_")
-		case strings.HasPrefix(col, "ps_"):
-			res = strings.TrimPrefix(col, "ps_")
+		case strings.HasPrefix(name, col.PrefixWorker):
+			res = strings.TrimPrefix(name, col.PrefixWorker)
+		case strings.HasPrefix(name, col.PrefixPS):
+			res = strings.TrimPrefix(name, col.PrefixPS)
 		default:
 			continue
 		}
-		if known[res] || jobs.Field(jobs.Index(col)).Type.ID() != arrow.FLOAT64 {
+		if known[res] || jobs.Field(jobs.Index(name)).Type.ID() != arrow.FLOAT64 {
 			continue
 		}
-		for i, v := range jobs.Float64s(col) {
+		for i, v := range jobs.Float64s(name) {
 			if v > 0 && why[i] == "" {
-				why[i] = fmt.Sprintf("its tasks need %s (%s %g), which no node of the cluster has", res, col, v)
+				why[i] = fmt.Sprintf("its tasks need %s (%s %g), which no node of the cluster has", res, name, v)
 			}
 		}
 	}

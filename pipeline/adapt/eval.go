@@ -9,6 +9,7 @@ import (
 	"github.com/optimus-sched/optimus/eval"
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
 )
@@ -17,17 +18,17 @@ import (
 // named: job, or model when the table has a model column and no job column
 // (as DL2's measurements do).
 func SpeedKey(t *table.Table) string {
-	if !t.Has("job") && t.Has("model") {
-		return "model"
+	if !t.Has(col.Job) && t.Has(col.Model) {
+		return col.Model
 	}
-	return "job"
+	return col.Job
 }
 
 // ConformSpeed reads raw measurements as a speed table whose job column is
 // called key. A speed table keyed by job is returned as it is; a table of
 // another declared kind is an error naming its file.
 func ConformSpeed(raw *table.Table, key string) (*table.Table, error) {
-	if raw.Name == schema.Speed.Name && key == "job" {
+	if raw.Name == schema.Speed.Name && key == col.Job {
 		return raw, nil
 	}
 	if raw.Name != "" && raw.Name != schema.Speed.Name {
@@ -43,7 +44,7 @@ func speedSpecKeyed(key string) *schema.Table {
 	s := *schema.Speed
 	s.Columns = slices.Clone(s.Columns)
 	for i := range s.Columns {
-		if s.Columns[i].Name == "job" {
+		if s.Columns[i].Name == col.Job {
 			s.Columns[i].Name = key
 		}
 	}
@@ -58,9 +59,9 @@ func speedSpecKeyed(key string) *schema.Table {
 // allreduce row without its global or local batch, and a PS count that
 // does not fit the mode are errors naming the column and row.
 func SpeedMeasurements(t *table.Table, key string, jobs *table.Table, jobsSource string) ([]eval.SpeedMeasurement, error) {
-	keys, ps, ws, sp := t.Strings(key), t.Int64s("ps"), t.Int64s("workers"), t.Float64s("speed")
-	modes, modeOK := t.Strings("mode"), t.Valid("mode")
-	batch, batchOK := t.Int64s("global_batch"), t.Valid("global_batch")
+	keys, ps, ws, sp := t.Strings(key), t.Int64s(col.PS), t.Int64s(col.Workers), t.Float64s(col.Speed)
+	modes, modeOK := t.Strings(col.Mode), t.Valid(col.Mode)
+	batch, batchOK := t.Int64s(col.GlobalBatch), t.Valid(col.GlobalBatch)
 	if jobs != nil {
 		infos, _ := JobInfos(jobs)
 		for r, j := range keys {
@@ -77,20 +78,20 @@ func SpeedMeasurements(t *table.Table, key string, jobs *table.Table, jobsSource
 		}
 	}
 	if r := slices.Index(modeOK, false); r >= 0 {
-		return nil, t.Errorf("mode", r, "no value: eval speed needs every row's mode (sync, async or allreduce): give the table a mode column or pass --jobs")
+		return nil, t.Errorf(col.Mode, r, "no value: eval speed needs every row's mode (sync, async or allreduce): give the table a mode column or pass --jobs")
 	}
-	nodes, nodesOK := t.Int64s("nodes"), t.Valid("nodes")
-	local, localOK := t.Float64s("local_batch"), t.Valid("local_batch")
+	nodes, nodesOK := t.Int64s(col.Nodes), t.Valid(col.Nodes)
+	local, localOK := t.Float64s(col.LocalBatch), t.Valid(col.LocalBatch)
 	var ms []eval.SpeedMeasurement
 	for r := range keys {
 		if modes[r] == fit.Sync && !batchOK[r] {
-			return nil, &table.Error{Source: t.Source, Column: "global_batch", Row: r + 1, Msg: "a synchronous job needs its global batch"}
+			return nil, &table.Error{Source: t.Source, Column: col.GlobalBatch, Row: r + 1, Msg: "a synchronous job needs its global batch"}
 		}
 		if modes[r] == fit.AllReduce && !batchOK[r] && !localOK[r] {
-			return nil, &table.Error{Source: t.Source, Column: "global_batch", Row: r + 1, Msg: "an allreduce job needs its global batch or its local_batch"}
+			return nil, &table.Error{Source: t.Source, Column: col.GlobalBatch, Row: r + 1, Msg: "an allreduce job needs its global batch or its local_batch"}
 		}
 		if (modes[r] == fit.AllReduce) != (ps[r] == 0) {
-			return nil, &table.Error{Source: t.Source, Column: "ps", Row: r + 1, Msg: fmt.Sprintf("%s with %d PS: allreduce rows have ps 0, the others at least 1", modes[r], ps[r])}
+			return nil, &table.Error{Source: t.Source, Column: col.PS, Row: r + 1, Msg: fmt.Sprintf("%s with %d PS: allreduce rows have ps 0, the others at least 1", modes[r], ps[r])}
 		}
 		m := eval.SpeedMeasurement{Key: keys[r], Mode: modes[r], GlobalBatch: float64(batch[r]),
 			PS: int(ps[r]), Workers: int(ws[r]), Speed: sp[r]}
@@ -132,19 +133,19 @@ func SpeedEvalTable(res []eval.SpeedResult, sampling string) *table.Table {
 		}
 		cfgs[i] = strings.Join(parts, " ")
 	}
-	out.SetStrings("key", k, nil)
-	out.SetStrings("mode", mode, nil)
-	out.SetInt64s("configs", configs, nil)
-	out.SetInt64s("sampled", sampled, nil)
-	out.SetStrings("sampling", samplings, nil)
-	out.SetInt64s("trials", trials, nil)
-	out.SetInt64s("failed", failed, nil)
-	out.SetInt64s("predicted", predicted, nil)
-	out.SetFloat64sNaNAsNull("median_rel_err", med)
-	out.SetFloat64sNaNAsNull("p90_rel_err", p90)
-	out.SetFloat64sNaNAsNull("max_rel_err", mx)
-	out.SetStrings("sampled_configs", cfgs, Present(cfgs))
-	out.SetStrings("note", notes, Present(notes))
+	out.SetStrings(col.Key, k, nil)
+	out.SetStrings(col.Mode, mode, nil)
+	out.SetInt64s(col.Configs, configs, nil)
+	out.SetInt64s(col.Sampled, sampled, nil)
+	out.SetStrings(col.Sampling, samplings, nil)
+	out.SetInt64s(col.Trials, trials, nil)
+	out.SetInt64s(col.Failed, failed, nil)
+	out.SetInt64s(col.Predicted, predicted, nil)
+	out.SetFloat64sNaNAsNull(col.MedianRelErr, med)
+	out.SetFloat64sNaNAsNull(col.P90RelErr, p90)
+	out.SetFloat64sNaNAsNull(col.MaxRelErr, mx)
+	out.SetStrings(col.SampledConfigs, cfgs, Present(cfgs))
+	out.SetStrings(col.Note, notes, Present(notes))
 	return out
 }
 
@@ -156,9 +157,9 @@ func EpochJobsSpec() *schema.Table {
 	s.Columns, s.Patterns, s.MinPatternColumns = nil, nil, 0
 	for _, c := range schema.Jobs.Columns {
 		switch c.Name {
-		case "job", "epoch_steps":
+		case col.Job, col.EpochSteps:
 			s.Columns = append(s.Columns, c)
-		case "model", "schedule_end_steps":
+		case col.Model, col.ScheduleEndSteps:
 			c.Required, c.Nullable, c.Default = false, true, ""
 			s.Columns = append(s.Columns, c)
 		}
@@ -177,15 +178,15 @@ type curveJob struct {
 // schedule end from a table read with EpochJobsSpec.
 func curveJobs(jobs *table.Table) map[string]curveJob {
 	infos := map[string]curveJob{}
-	names, es := jobs.Strings("job"), jobs.Int64s("epoch_steps")
+	names, es := jobs.Strings(col.Job), jobs.Int64s(col.EpochSteps)
 	var models []string
-	if jobs.Has("model") {
-		models = jobs.Strings("model")
+	if jobs.Has(col.Model) {
+		models = jobs.Strings(col.Model)
 	}
 	var ends []int64
 	var endOK []bool
-	if jobs.Has("schedule_end_steps") {
-		ends, endOK = jobs.Int64s("schedule_end_steps"), jobs.Valid("schedule_end_steps")
+	if jobs.Has(col.ScheduleEndSteps) {
+		ends, endOK = jobs.Int64s(col.ScheduleEndSteps), jobs.Valid(col.ScheduleEndSteps)
 	}
 	for i, j := range names {
 		cj := curveJob{epochSteps: float64(es[i])}
@@ -309,26 +310,26 @@ func ConvergenceEvalTable(res []eval.ConvergenceResult) *table.Table {
 			}
 		}
 	}
-	t.SetStrings("job", job, nil)
-	t.SetStrings("model", model, Present(model))
-	t.SetFloat64s("fraction", frac, nil)
-	t.SetInt64s("observed_epochs", obs, nil)
-	t.SetInt64s("epochs", epochs, nil)
-	t.SetInt64s("true_epoch", trueEpoch, nil)
-	t.SetBools("censored", censored, nil)
-	t.SetInt64s("pred_epoch_p10", p10, predicted)
-	t.SetInt64s("pred_epoch_p50", p50, predicted)
-	t.SetInt64s("pred_epoch_p90", p90, predicted)
-	t.SetFloat64sNaNAsNull("epoch_error", epochErr)
-	t.SetBools("covered", covered, predicted)
-	t.SetFloat64sNaNAsNull("interval_width", width)
-	t.SetFloat64sNaNAsNull("prior_weight", prior)
-	t.SetInt64s("floor_epoch", floor, predicted)
-	t.SetFloat64sNaNAsNull("true_final", trueFinal)
-	t.SetFloat64sNaNAsNull("pred_final", predFinal)
-	t.SetStrings("quality", quality, Present(quality))
-	t.SetFloat64sNaNAsNull("r2", r2)
-	t.SetFloat64sNaNAsNull("autocorr", rho)
-	t.SetStrings("note", note, Present(note))
+	t.SetStrings(col.Job, job, nil)
+	t.SetStrings(col.Model, model, Present(model))
+	t.SetFloat64s(col.Fraction, frac, nil)
+	t.SetInt64s(col.ObservedEpochs, obs, nil)
+	t.SetInt64s(col.Epochs, epochs, nil)
+	t.SetInt64s(col.TrueEpoch, trueEpoch, nil)
+	t.SetBools(col.Censored, censored, nil)
+	t.SetInt64s(col.PredEpochP10, p10, predicted)
+	t.SetInt64s(col.PredEpochP50, p50, predicted)
+	t.SetInt64s(col.PredEpochP90, p90, predicted)
+	t.SetFloat64sNaNAsNull(col.EpochError, epochErr)
+	t.SetBools(col.Covered, covered, predicted)
+	t.SetFloat64sNaNAsNull(col.IntervalWidth, width)
+	t.SetFloat64sNaNAsNull(col.PriorWeight, prior)
+	t.SetInt64s(col.FloorEpoch, floor, predicted)
+	t.SetFloat64sNaNAsNull(col.TrueFinal, trueFinal)
+	t.SetFloat64sNaNAsNull(col.PredFinal, predFinal)
+	t.SetStrings(col.Quality, quality, Present(quality))
+	t.SetFloat64sNaNAsNull(col.R2, r2)
+	t.SetFloat64sNaNAsNull(col.Autocorr, rho)
+	t.SetStrings(col.Note, note, Present(note))
 	return t
 }

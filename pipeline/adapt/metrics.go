@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
 )
@@ -16,10 +17,10 @@ import (
 // naming the first such row of the table. known, when not nil, lists the
 // jobs the table may name.
 func GroupLoss(t *table.Table, known map[string]bool, knownSource string) ([]pipeline.LossSeries, error) {
-	steps, values := t.Int64Values("step"), t.Float64Values("value")
-	valueOK := t.Validity("value")
-	higher := t.BoolValues("higher_is_better")
-	g := t.GroupBy("job")
+	steps, values := t.Int64Values(col.Step), t.Float64Values(col.Value)
+	valueOK := t.Validity(col.Value)
+	higher := t.BoolValues(col.HigherIsBetter)
+	g := t.GroupBy(col.Job)
 	out := make([]pipeline.LossSeries, g.Len())
 	// The first bad row of the table, whichever job it is in: the message
 	// names the row a user fixes first.
@@ -34,7 +35,7 @@ func GroupLoss(t *table.Table, known map[string]bool, knownSource string) ([]pip
 		rows = g.Rows(i, rows)
 		job := g.Key(i)
 		if known != nil && !known[job] {
-			bad(t.Errorf("job", rows[0], "unknown job %q (not in %s)", job, knownSource))
+			bad(t.Errorf(col.Job, rows[0], "unknown job %q (not in %s)", job, knownSource))
 			continue
 		}
 		js := pipeline.LossSeries{Job: strings.Clone(job), HigherIsBetter: higher.Value(rows[0]), Points: make([]fit.LossPoint, 0, len(rows))}
@@ -43,11 +44,11 @@ func GroupLoss(t *table.Table, known map[string]bool, knownSource string) ([]pip
 				break // a row after the first bad one cannot come first
 			}
 			if higher.Value(r) != js.HigherIsBetter {
-				bad(t.Errorf("higher_is_better", r, "job %q changes its higher_is_better flag", job))
+				bad(t.Errorf(col.HigherIsBetter, r, "job %q changes its higher_is_better flag", job))
 				break
 			}
 			if n := len(js.Points); n > 0 && float64(steps[r]) <= js.Points[n-1].Step {
-				bad(t.Errorf("step", r, "step %d of job %q does not follow its previous step %v: steps must increase within a job", steps[r], job, js.Points[n-1].Step))
+				bad(t.Errorf(col.Step, r, "step %d of job %q does not follow its previous step %v: steps must increase within a job", steps[r], job, js.Points[n-1].Step))
 				break
 			}
 			v := values[r]
@@ -66,8 +67,8 @@ func GroupLoss(t *table.Table, known map[string]bool, knownSource string) ([]pip
 
 // JobInfos indexes a jobs table.
 func JobInfos(t *table.Table) (map[string]pipeline.JobInfo, []string) {
-	jobs := t.Strings("job")
-	modes, batch, epoch := t.Strings("mode"), t.Int64s("global_batch"), t.Int64s("epoch_steps")
+	jobs := t.Strings(col.Job)
+	modes, batch, epoch := t.Strings(col.Mode), t.Int64s(col.GlobalBatch), t.Int64s(col.EpochSteps)
 	out := make(map[string]pipeline.JobInfo, len(jobs))
 	for i, j := range jobs {
 		out[j] = pipeline.JobInfo{Mode: modes[i], GlobalBatch: float64(batch[i]), EpochSteps: float64(epoch[i])}
@@ -82,22 +83,22 @@ func JobInfos(t *table.Table) (map[string]pipeline.JobInfo, []string) {
 // conflicting values, is an input error naming the first such row of the
 // table.
 func GroupSpeed(t *table.Table, jobs map[string]pipeline.JobInfo, jobsSource string) ([]pipeline.SpeedSeries, error) {
-	ps, ws := t.Int64Values("ps"), t.Int64Values("workers")
-	speeds, speedOK := t.Float64Values("speed"), t.Validity("speed")
-	modes, modeOK := t.StringValues("mode"), t.Validity("mode")
-	batch, batchOK := t.Int64Values("global_batch"), t.Validity("global_batch")
+	ps, ws := t.Int64Values(col.PS), t.Int64Values(col.Workers)
+	speeds, speedOK := t.Float64Values(col.Speed), t.Validity(col.Speed)
+	modes, modeOK := t.StringValues(col.Mode), t.Validity(col.Mode)
+	batch, batchOK := t.Int64Values(col.GlobalBatch), t.Validity(col.GlobalBatch)
 	// nodes and local_batch came with version 2 of the table: an older
 	// file has neither (null: one node, the job's own batch).
 	var nodes []int64
 	var local []float64
 	var nodesOK, localOK table.Validity
-	if t.Has("nodes") {
-		nodes, nodesOK = t.Int64Values("nodes"), t.Validity("nodes")
+	if t.Has(col.Nodes) {
+		nodes, nodesOK = t.Int64Values(col.Nodes), t.Validity(col.Nodes)
 	}
-	if t.Has("local_batch") {
-		local, localOK = t.Float64Values("local_batch"), t.Validity("local_batch")
+	if t.Has(col.LocalBatch) {
+		local, localOK = t.Float64Values(col.LocalBatch), t.Validity(col.LocalBatch)
 	}
-	g := t.GroupBy("job")
+	g := t.GroupBy(col.Job)
 	out := make([]pipeline.SpeedSeries, g.Len())
 	var first *table.Error
 	var rows []int
@@ -114,7 +115,7 @@ func GroupSpeed(t *table.Table, jobs map[string]pipeline.JobInfo, jobsSource str
 			var e *table.Error
 			if modeOK.IsValid(r) {
 				if known && mode != modes.Value(r) {
-					e = t.Errorf("mode", r, "job %q is %s here but %s in %s", j, modes.Value(r), mode, jobsSource)
+					e = t.Errorf(col.Mode, r, "job %q is %s here but %s in %s", j, modes.Value(r), mode, jobsSource)
 				}
 				mode = modes.Value(r)
 			}
@@ -136,20 +137,20 @@ func GroupSpeed(t *table.Table, jobs map[string]pipeline.JobInfo, jobsSource str
 			}
 			switch {
 			case jobs != nil && !known:
-				e = t.Errorf("job", r, "unknown job %q (not in %s)", j, jobsSource)
+				e = t.Errorf(col.Job, r, "unknown job %q (not in %s)", j, jobsSource)
 			case e != nil:
 			case mode == "":
-				e = t.Errorf("mode", r, "job %q has no mode: give the speed table a mode column or pass --jobs", j)
+				e = t.Errorf(col.Mode, r, "job %q has no mode: give the speed table a mode column or pass --jobs", j)
 			case (mode == fit.Sync || mode == fit.AllReduce) && !(gb > 0):
-				e = t.Errorf("global_batch", r, "job %q is %s but has no global batch: give the speed table a global_batch column or pass --jobs", j, mode)
+				e = t.Errorf(col.GlobalBatch, r, "job %q is %s but has no global batch: give the speed table a global_batch column or pass --jobs", j, mode)
 			case mode == fit.AllReduce && s.PS != 0:
-				e = t.Errorf("ps", r, "job %q is allreduce, which has no parameter servers: ps must be 0, not %d", j, s.PS)
+				e = t.Errorf(col.PS, r, "job %q is allreduce, which has no parameter servers: ps must be 0, not %d", j, s.PS)
 			case mode != fit.AllReduce && s.PS < 1:
-				e = t.Errorf("ps", r, "job %q is %s: ps must be at least 1, not %d", j, mode, s.PS)
+				e = t.Errorf(col.PS, r, "job %q is %s: ps must be at least 1, not %d", j, mode, s.PS)
 			case mode != fit.AllReduce && (s.Nodes != 0 || s.LocalBatch != 0):
-				e = t.Errorf("nodes", r, "job %q is %s: nodes and local_batch are for allreduce jobs only", j, mode)
+				e = t.Errorf(col.Nodes, r, "job %q is %s: nodes and local_batch are for allreduce jobs only", j, mode)
 			case s.Nodes > s.Workers:
-				e = t.Errorf("nodes", r, "job %q: %d workers cannot span %d nodes", j, s.Workers, s.Nodes)
+				e = t.Errorf(col.Nodes, r, "job %q: %d workers cannot span %d nodes", j, s.Workers, s.Nodes)
 			case js.Mode != mode || js.GlobalBatch != gb:
 				e = t.Errorf("", r, "job %q changes its mode or global batch between rows", j)
 			}

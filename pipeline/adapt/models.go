@@ -6,6 +6,7 @@ import (
 
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
 )
@@ -48,21 +49,21 @@ func ModelsTable(ms []pipeline.Model) *table.Table {
 		t.SetBools(name, vals, nil)
 	}
 	fitted := func(m pipeline.Model) bool { return m.Loss != nil && m.Loss.Quality != fit.QualityInsufficient }
-	str("job", func(m pipeline.Model) (string, bool) { return m.Job, true })
-	str("loss_method", func(m pipeline.Model) (string, bool) {
+	str(col.Job, func(m pipeline.Model) (string, bool) { return m.Job, true })
+	str(col.LossMethod, func(m pipeline.Model) (string, bool) {
 		if fitted(m) {
 			return m.Loss.Method, true
 		}
 		return "", false
 	})
-	boolean("loss_higher_is_better", func(m pipeline.Model) bool { return m.Loss != nil && m.Loss.Complement > 0 })
-	num("loss_complement", func(m pipeline.Model) (float64, bool) {
+	boolean(col.LossHigherIsBetter, func(m pipeline.Model) bool { return m.Loss != nil && m.Loss.Complement > 0 })
+	num(col.LossComplement, func(m pipeline.Model) (float64, bool) {
 		if m.Loss != nil && m.Loss.Complement > 0 {
 			return m.Loss.Complement, true
 		}
 		return 0, false
 	})
-	num("loss_scale", func(m pipeline.Model) (float64, bool) {
+	num(col.LossScale, func(m pipeline.Model) (float64, bool) {
 		if fitted(m) {
 			return m.Loss.Scale, true
 		}
@@ -94,49 +95,49 @@ func ModelsTable(ms []pipeline.Model) *table.Table {
 	curve("loss_first50", func(f *fit.LossFit) fit.Curve { return f.Early[0] })
 	curve("loss_first75", func(f *fit.LossFit) fit.Curve { return f.Early[1] })
 	curve("loss_last50", func(f *fit.LossFit) fit.Curve { return f.Recent })
-	integer("loss_points", func(m pipeline.Model) (int64, bool) {
+	integer(col.LossPoints, func(m pipeline.Model) (int64, bool) {
 		if m.Loss != nil {
 			return int64(m.Loss.Used), true
 		}
 		return 0, true
 	})
-	integer("loss_dropped", func(m pipeline.Model) (int64, bool) {
+	integer(col.LossDropped, func(m pipeline.Model) (int64, bool) {
 		if m.Loss != nil {
 			return int64(m.Loss.Dropped), true
 		}
 		return 0, true
 	})
-	integer("loss_first_step", func(m pipeline.Model) (int64, bool) {
+	integer(col.LossFirstStep, func(m pipeline.Model) (int64, bool) {
 		if m.Loss != nil && m.Loss.Used > 0 {
 			return int64(m.Loss.FirstStep), true
 		}
 		return 0, false
 	})
-	integer("loss_last_step", func(m pipeline.Model) (int64, bool) {
+	integer(col.LossLastStep, func(m pipeline.Model) (int64, bool) {
 		if m.Loss != nil && m.Loss.Used > 0 {
 			return int64(m.Loss.LastStep), true
 		}
 		return 0, false
 	})
-	num("loss_r2", func(m pipeline.Model) (float64, bool) {
+	num(col.LossR2, func(m pipeline.Model) (float64, bool) {
 		if fitted(m) {
 			return m.Loss.R2, true
 		}
 		return 0, false
 	})
-	num("loss_rmse", func(m pipeline.Model) (float64, bool) {
+	num(col.LossRMSE, func(m pipeline.Model) (float64, bool) {
 		if fitted(m) {
 			return m.Loss.RMSE, true
 		}
 		return 0, false
 	})
-	num("loss_autocorr", func(m pipeline.Model) (float64, bool) {
+	num(col.LossAutocorr, func(m pipeline.Model) (float64, bool) {
 		if fitted(m) {
 			return m.Loss.Autocorr, true
 		}
 		return 0, false
 	})
-	str("loss_quality", func(m pipeline.Model) (string, bool) {
+	str(col.LossQuality, func(m pipeline.Model) (string, bool) {
 		switch {
 		case m.Loss != nil:
 			return m.Loss.Quality, true
@@ -145,9 +146,9 @@ func ModelsTable(ms []pipeline.Model) *table.Table {
 		}
 		return "", false
 	})
-	str("loss_note", func(m pipeline.Model) (string, bool) { return m.LossNote, m.LossNote != "" })
-	str("speed_mode", func(m pipeline.Model) (string, bool) { return m.SpeedMode, m.SpeedMode != "" })
-	integer("speed_global_batch", func(m pipeline.Model) (int64, bool) {
+	str(col.LossNote, func(m pipeline.Model) (string, bool) { return m.LossNote, m.LossNote != "" })
+	str(col.SpeedMode, func(m pipeline.Model) (string, bool) { return m.SpeedMode, m.SpeedMode != "" })
+	integer(col.SpeedGlobalBatch, func(m pipeline.Model) (int64, bool) {
 		return int64(m.SpeedBatch), m.SpeedMode == fit.Sync && m.SpeedBatch > 0
 	})
 	for k := 0; k < 5; k++ {
@@ -158,65 +159,65 @@ func ModelsTable(ms []pipeline.Model) *table.Table {
 			return m.Speed.Model.Theta[k], true
 		})
 	}
-	integer("speed_samples", func(m pipeline.Model) (int64, bool) {
+	integer(col.SpeedSamples, func(m pipeline.Model) (int64, bool) {
 		if m.Speed != nil {
 			return int64(m.Speed.Used), true
 		}
 		return 0, true
 	})
-	integer("speed_failed", func(m pipeline.Model) (int64, bool) {
+	integer(col.SpeedFailed, func(m pipeline.Model) (int64, bool) {
 		if m.Speed != nil {
 			return int64(m.Speed.Failed), true
 		}
 		return 0, true
 	})
-	boolean("speed_identifiable", func(m pipeline.Model) bool { return m.Identifiable })
-	num("speed_median_rel_err", func(m pipeline.Model) (float64, bool) {
+	boolean(col.SpeedIdentifiable, func(m pipeline.Model) bool { return m.Identifiable })
+	num(col.SpeedMedianRelErr, func(m pipeline.Model) (float64, bool) {
 		if m.Speed != nil {
 			return m.Speed.MedianRelErr, true
 		}
 		return 0, false
 	})
-	num("speed_max_rel_err", func(m pipeline.Model) (float64, bool) {
+	num(col.SpeedMaxRelErr, func(m pipeline.Model) (float64, bool) {
 		if m.Speed != nil {
 			return m.Speed.MaxRelErr, true
 		}
 		return 0, false
 	})
-	str("speed_quality", func(m pipeline.Model) (string, bool) { return m.SpeedQuality, m.SpeedQuality != "" })
-	str("speed_note", func(m pipeline.Model) (string, bool) { return m.SpeedNote, m.SpeedNote != "" })
+	str(col.SpeedQuality, func(m pipeline.Model) (string, bool) { return m.SpeedQuality, m.SpeedQuality != "" })
+	str(col.SpeedNote, func(m pipeline.Model) (string, bool) { return m.SpeedNote, m.SpeedNote != "" })
 	return t
 }
 
 // ReadModels indexes a models table by job: the inverse of ModelsTable
 // for every column it writes (a fit's null figures read as NaN).
 func ReadModels(t *table.Table) map[string]pipeline.Model {
-	jobs := t.Strings("job")
+	jobs := t.Strings(col.Job)
 	get := func(name string) []float64 { return t.Float64s(name) }
-	b0, b1, b2 := get("loss_b0"), get("loss_b1"), get("loss_b2")
-	e50 := [3][]float64{get("loss_first50_b0"), get("loss_first50_b1"), get("loss_first50_b2")}
-	e75 := [3][]float64{get("loss_first75_b0"), get("loss_first75_b1"), get("loss_first75_b2")}
-	l50 := [3][]float64{get("loss_last50_b0"), get("loss_last50_b1"), get("loss_last50_b2")}
+	b0, b1, b2 := get(col.LossB0), get(col.LossB1), get(col.LossB2)
+	e50 := [3][]float64{get(col.LossFirst50B0), get(col.LossFirst50B1), get(col.LossFirst50B2)}
+	e75 := [3][]float64{get(col.LossFirst75B0), get(col.LossFirst75B1), get(col.LossFirst75B2)}
+	l50 := [3][]float64{get(col.LossLast50B0), get(col.LossLast50B1), get(col.LossLast50B2)}
 	cov := map[string][]float64{}
 	for _, c := range []string{"b0b0", "b0b1", "b0b2", "b1b1", "b1b2", "b2b2"} {
 		cov[c] = get("loss_cov_" + c)
 	}
-	scale, comp := get("loss_scale"), get("loss_complement")
-	points, dropped := t.Int64s("loss_points"), t.Int64s("loss_dropped")
-	first, last := t.Int64s("loss_first_step"), t.Int64s("loss_last_step")
-	r2, rmse, autocorr := get("loss_r2"), get("loss_rmse"), get("loss_autocorr")
-	lossQ, lossQOK := t.Strings("loss_quality"), t.Valid("loss_quality")
-	lossNote := t.Strings("loss_note")
-	lossMethod, lossMethodOK := t.Strings("loss_method"), t.Valid("loss_method")
-	mode, batch := t.Strings("speed_mode"), t.Int64s("speed_global_batch")
+	scale, comp := get(col.LossScale), get(col.LossComplement)
+	points, dropped := t.Int64s(col.LossPoints), t.Int64s(col.LossDropped)
+	first, last := t.Int64s(col.LossFirstStep), t.Int64s(col.LossLastStep)
+	r2, rmse, autocorr := get(col.LossR2), get(col.LossRMSE), get(col.LossAutocorr)
+	lossQ, lossQOK := t.Strings(col.LossQuality), t.Valid(col.LossQuality)
+	lossNote := t.Strings(col.LossNote)
+	lossMethod, lossMethodOK := t.Strings(col.LossMethod), t.Valid(col.LossMethod)
+	mode, batch := t.Strings(col.SpeedMode), t.Int64s(col.SpeedGlobalBatch)
 	var theta [5][]float64
 	for k := range theta {
 		theta[k] = get(fmt.Sprintf("speed_theta%d", k))
 	}
-	samples, failed := t.Int64s("speed_samples"), t.Int64s("speed_failed")
-	ident := t.Bools("speed_identifiable")
-	med, mx := get("speed_median_rel_err"), get("speed_max_rel_err")
-	speedNote, speedQ := t.Strings("speed_note"), t.Strings("speed_quality")
+	samples, failed := t.Int64s(col.SpeedSamples), t.Int64s(col.SpeedFailed)
+	ident := t.Bools(col.SpeedIdentifiable)
+	med, mx := get(col.SpeedMedianRelErr), get(col.SpeedMaxRelErr)
+	speedNote, speedQ := t.Strings(col.SpeedNote), t.Strings(col.SpeedQuality)
 	out := make(map[string]pipeline.Model, len(jobs))
 	for i, j := range jobs {
 		m := pipeline.Model{Job: j, LossNote: lossNote[i], SpeedNote: speedNote[i], Identifiable: ident[i],

@@ -5,6 +5,7 @@ import (
 
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/layout"
 	"github.com/optimus-sched/optimus/pipeline"
@@ -22,24 +23,24 @@ func Assignments(alloc *table.Table, c *pipeline.Cluster) ([]pipeline.Assignment
 				Msg: "a resource cannot be called like a column of the plan table; rename it"}
 		}
 	}
-	workerDemand, err := Demands(alloc, "worker_", c)
+	workerDemand, err := Demands(alloc, col.PrefixWorker, c)
 	if err != nil {
 		return nil, err
 	}
-	psDemand, err := Demands(alloc, "ps_", c)
+	psDemand, err := Demands(alloc, col.PrefixPS, c)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkTaskCounts(alloc, "alloc_ps", "alloc_workers"); err != nil {
+	if err := checkTaskCounts(alloc, col.AllocPS, col.AllocWorkers); err != nil {
 		return nil, err
 	}
 	nodeIndex := NodeIndex(c)
-	names := alloc.Strings("job")
-	status, reason := alloc.Strings("status"), alloc.Strings("reason")
-	packing, packingOK := alloc.Strings("alloc_nodes"), alloc.Valid("alloc_nodes")
-	aps, aw := alloc.Int64s("alloc_ps"), alloc.Int64s("alloc_workers")
+	names := alloc.Strings(col.Job)
+	status, reason := alloc.Strings(col.Status), alloc.Strings(col.Reason)
+	packing, packingOK := alloc.Strings(col.AllocNodes), alloc.Valid(col.AllocNodes)
+	aps, aw := alloc.Int64s(col.AllocPS), alloc.Int64s(col.AllocWorkers)
 	foreign := ForeignDemands(alloc, c.Resources)
-	modes := alloc.Strings("mode")
+	modes := alloc.Strings(col.Mode)
 	out := make([]pipeline.Assignment, len(names))
 	for i, name := range names {
 		a := pipeline.Assignment{Job: name, PS: int(aps[i]), Workers: int(aw[i]), Status: place.Status(status[i]),
@@ -48,7 +49,7 @@ func Assignments(alloc *table.Table, c *pipeline.Cluster) ([]pipeline.Assignment
 		if a.Status == place.Running && packingOK[i] && a.Foreign == "" && (a.PS >= 1 || a.AllReduce) && a.Workers >= 1 {
 			slots, _, err := ParsePacking(packing[i], nodeIndex)
 			if err != nil {
-				return nil, &table.Error{Source: alloc.Source, Column: "alloc_nodes", Row: i + 1, Msg: err.Error()}
+				return nil, &table.Error{Source: alloc.Source, Column: col.AllocNodes, Row: i + 1, Msg: err.Error()}
 			}
 			// A node the cluster no longer has makes the layout stale: it
 			// is dropped (place.Job.Packing also drops one whose counts no
@@ -94,8 +95,8 @@ func NodeIndex(c *pipeline.Cluster) map[string]int {
 // are skipped; a task listed twice, or a task row without an index, is an
 // error naming the row.
 func CurrentTasks(current *table.Table, nodeIndex map[string]int) (map[string][]place.Task, error) {
-	jobs, roles, nodes := current.Strings("job"), current.Strings("role"), current.Strings("node")
-	idx, idxOK, roleOK, nodeOK := current.Int64s("index"), current.Valid("index"), current.Valid("role"), current.Valid("node")
+	jobs, roles, nodes := current.Strings(col.Job), current.Strings(col.Role), current.Strings(col.Node)
+	idx, idxOK, roleOK, nodeOK := current.Int64s(col.Index), current.Valid(col.Index), current.Valid(col.Role), current.Valid(col.Node)
 	type key struct {
 		job, role string
 		index     int64
@@ -107,14 +108,14 @@ func CurrentTasks(current *table.Table, nodeIndex map[string]int) (map[string][]
 			continue
 		}
 		if !idxOK[r] {
-			return nil, &table.Error{Source: current.Source, Column: "index", Row: r + 1, Msg: "no value: a task row needs its index"}
+			return nil, &table.Error{Source: current.Source, Column: col.Index, Row: r + 1, Msg: "no value: a task row needs its index"}
 		}
 		if idx[r] >= layout.MaxJobTasks {
-			return nil, current.Errorf("index", r, "task index %d: a job has at most %d tasks of a role", idx[r], layout.MaxJobTasks)
+			return nil, current.Errorf(col.Index, r, "task index %d: a job has at most %d tasks of a role", idx[r], layout.MaxJobTasks)
 		}
 		k := key{jobs[r], roles[r], idx[r]}
 		if f, dup := first[k]; dup {
-			return nil, &table.Error{Source: current.Source, Column: "index", Row: r + 1,
+			return nil, &table.Error{Source: current.Source, Column: col.Index, Row: r + 1,
 				Msg: fmt.Sprintf("task %s %s %d appears twice (first at row %d)", jobs[r], roles[r], idx[r], f+1)}
 		}
 		first[k] = r
@@ -188,19 +189,19 @@ func PlanTable(prob *place.Problem, res *place.Result) (*table.Table, error) {
 	}
 	out := table.New(schema.Plan, rows)
 	sets := []func(*table.Table){
-		func(t *table.Table) { t.SetStringsRepeated("job", name, nil, runs) },
-		func(t *table.Table) { t.SetStrings("role", role, roleOK) },
-		func(t *table.Table) { t.SetInt64s("index", index, indexOK) },
-		func(t *table.Table) { t.SetStrings("node", node, nodeOK) },
-		func(t *table.Table) { t.SetBools("kept", kept, nil) },
-		func(t *table.Table) { t.SetStringsRepeated("status", status, nil, runs) },
-		func(t *table.Table) { t.SetStringsRepeated("reason", reason, reasonOK, runs) },
-		func(t *table.Table) { t.SetInt64sRepeated("job_ps", jps, nil, runs) },
-		func(t *table.Table) { t.SetInt64sRepeated("job_workers", jw, nil, runs) },
-		func(t *table.Table) { t.SetInt64sRepeated("job_servers", servers, nil, runs) },
-		func(t *table.Table) { t.SetStringsRepeated("job_method", method, methodOK, runs) },
-		func(t *table.Table) { t.SetBoolsRepeated("job_even", even, nil, runs) },
-		func(t *table.Table) { t.SetFloat64sRepeatedNaNAsNull("job_cross_traffic", cross, runs) },
+		func(t *table.Table) { t.SetStringsRepeated(col.Job, name, nil, runs) },
+		func(t *table.Table) { t.SetStrings(col.Role, role, roleOK) },
+		func(t *table.Table) { t.SetInt64s(col.Index, index, indexOK) },
+		func(t *table.Table) { t.SetStrings(col.Node, node, nodeOK) },
+		func(t *table.Table) { t.SetBools(col.Kept, kept, nil) },
+		func(t *table.Table) { t.SetStringsRepeated(col.Status, status, nil, runs) },
+		func(t *table.Table) { t.SetStringsRepeated(col.Reason, reason, reasonOK, runs) },
+		func(t *table.Table) { t.SetInt64sRepeated(col.JobPS, jps, nil, runs) },
+		func(t *table.Table) { t.SetInt64sRepeated(col.JobWorkers, jw, nil, runs) },
+		func(t *table.Table) { t.SetInt64sRepeated(col.JobServers, servers, nil, runs) },
+		func(t *table.Table) { t.SetStringsRepeated(col.JobMethod, method, methodOK, runs) },
+		func(t *table.Table) { t.SetBoolsRepeated(col.JobEven, even, nil, runs) },
+		func(t *table.Table) { t.SetFloat64sRepeatedNaNAsNull(col.JobCrossTraffic, cross, runs) },
 	}
 	for r, name := range prob.Resources {
 		sets = append(sets, func(t *table.Table) { t.SetFloat64s(name, use[r], nil) })

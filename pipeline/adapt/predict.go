@@ -5,6 +5,7 @@ import (
 
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
 )
@@ -12,15 +13,15 @@ import (
 // JobStates reads what predict needs of each job of a jobs table, in row
 // order.
 func JobStates(jobs *table.Table) []pipeline.JobState {
-	names := jobs.Strings("job")
-	model, mode := jobs.Strings("model"), jobs.Strings("mode")
-	epochSteps, progress := jobs.Int64s("epoch_steps"), jobs.Int64s("progress_steps")
-	budget, budgetOK := jobs.Float64s("epoch_budget"), jobs.Valid("epoch_budget")
-	ps, workers := jobs.Int64s("ps"), jobs.Int64s("workers")
+	names := jobs.Strings(col.Job)
+	model, mode := jobs.Strings(col.Model), jobs.Strings(col.Mode)
+	epochSteps, progress := jobs.Int64s(col.EpochSteps), jobs.Int64s(col.ProgressSteps)
+	budget, budgetOK := jobs.Float64s(col.EpochBudget), jobs.Valid(col.EpochBudget)
+	ps, workers := jobs.Int64s(col.PS), jobs.Int64s(col.Workers)
 	var schedEnd []int64
 	var schedOK []bool
-	if jobs.Has("schedule_end_steps") {
-		schedEnd, schedOK = jobs.Int64s("schedule_end_steps"), jobs.Valid("schedule_end_steps")
+	if jobs.Has(col.ScheduleEndSteps) {
+		schedEnd, schedOK = jobs.Int64s(col.ScheduleEndSteps), jobs.Valid(col.ScheduleEndSteps)
 	}
 	out := make([]pipeline.JobState, len(names))
 	for i, j := range names {
@@ -39,19 +40,19 @@ func JobStates(jobs *table.Table) []pipeline.JobState {
 // place of any they had). A models row of a job the jobs table lacks, and a
 // speed model of another mode than its job, are errors naming the file.
 func Predict(jobs, models *table.Table, rule fit.Rule, at []fit.Config) (*table.Table, error) {
-	names := jobs.Strings("job")
+	names := jobs.Strings(col.Job)
 	inJobs := make(map[string]bool, len(names))
 	for _, j := range names {
 		inJobs[j] = true
 	}
-	for r, j := range models.Strings("job") {
+	for r, j := range models.Strings(col.Job) {
 		if !inJobs[j] {
-			return nil, models.Errorf("job", r, "unknown job %q (not in %s)", j, jobs.Source)
+			return nil, models.Errorf(col.Job, r, "unknown job %q (not in %s)", j, jobs.Source)
 		}
 	}
 	preds, err := pipeline.Predict(JobStates(jobs), ReadModels(models), rule, at)
 	if mm, ok := err.(*pipeline.ModeMismatchError); ok {
-		return nil, &table.Error{Source: models.Source, Column: "speed_mode",
+		return nil, &table.Error{Source: models.Source, Column: col.SpeedMode,
 			Msg: fmt.Sprintf("%s in %s", mm.Error(), jobs.Source)}
 	}
 	if err != nil {
@@ -87,7 +88,7 @@ func PredictionsTable(jobs *table.Table, preds []pipeline.Prediction, at []fit.C
 		}
 		out.SetStrings(name, vals, ok)
 	}
-	strs("remaining_source", func(p *pipeline.Prediction) string { return p.Source }, false)
+	strs(col.RemainingSource, func(p *pipeline.Prediction) string { return p.Source }, false)
 	for k := range 5 {
 		column(fmt.Sprintf("speed_theta%d", k), func(p *pipeline.Prediction) float64 {
 			if p.Speed == nil || k >= fit.NumTheta(p.Speed.Mode) {
@@ -96,11 +97,11 @@ func PredictionsTable(jobs *table.Table, preds []pipeline.Prediction, at []fit.C
 			return p.Speed.Theta[k]
 		})
 	}
-	column("prior_weight", func(p *pipeline.Prediction) float64 { return p.PriorWeight })
-	strs("loss_quality", func(p *pipeline.Prediction) string { return p.LossQuality }, true)
-	strs("speed_quality", func(p *pipeline.Prediction) string { return p.SpeedQuality }, true)
-	column("speed_now", func(p *pipeline.Prediction) float64 { return p.SpeedNow })
-	column("eta_s", func(p *pipeline.Prediction) float64 { return p.ETA })
+	column(col.PriorWeight, func(p *pipeline.Prediction) float64 { return p.PriorWeight })
+	strs(col.LossQuality, func(p *pipeline.Prediction) string { return p.LossQuality }, true)
+	strs(col.SpeedQuality, func(p *pipeline.Prediction) string { return p.SpeedQuality }, true)
+	column(col.SpeedNow, func(p *pipeline.Prediction) float64 { return p.SpeedNow })
+	column(col.EtaS, func(p *pipeline.Prediction) float64 { return p.ETA })
 	for k, c := range at {
 		column(fmt.Sprintf("speed_at_%d_%d", c.PS, c.Workers), func(p *pipeline.Prediction) float64 { return p.At[k] })
 	}

@@ -2,6 +2,7 @@ package adapt
 
 import (
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/place"
 )
@@ -9,7 +10,7 @@ import (
 // Blocks reads a ps_blocks table: a model's parameter blocks in the order
 // the framework registers them.
 func Blocks(t *table.Table) []place.Block {
-	names, bytes := t.Strings("block"), t.Int64s("bytes")
+	names, bytes := t.Strings(col.Block), t.Int64s(col.Bytes)
 	blocks := make([]place.Block, len(names))
 	for i := range names {
 		blocks[i] = place.Block{Name: names[i], Bytes: bytes[i]}
@@ -28,13 +29,13 @@ func PSAssignmentTable(blocks []place.Block, pieces []place.Piece, policy place.
 		piece[i], count[i], offset[i], bytes[i], server[i] = int64(pc.Piece), int64(pc.Pieces), pc.Offset, pc.Bytes, int64(pc.Server)
 	}
 	t := table.New(schema.PSAssignment, n)
-	t.SetStrings("block", names, nil)
-	t.SetInt64s("piece", piece, nil)
-	t.SetInt64s("pieces", count, nil)
-	t.SetInt64s("offset_bytes", offset, nil)
-	t.SetInt64s("bytes", bytes, nil)
-	t.SetInt64s("ps", server, nil)
-	t.SetStrings("policy", pols, nil)
+	t.SetStrings(col.Block, names, nil)
+	t.SetInt64s(col.Piece, piece, nil)
+	t.SetInt64s(col.Pieces, count, nil)
+	t.SetInt64s(col.OffsetBytes, offset, nil)
+	t.SetInt64s(col.Bytes, bytes, nil)
+	t.SetInt64s(col.PS, server, nil)
+	t.SetStrings(col.Policy, pols, nil)
 	return table.Conform(t)
 }
 
@@ -54,15 +55,15 @@ func PSBalanceTable(policies []place.BlockPolicy, results map[place.BlockPolicy]
 		bi, ri = append(bi, b.BytesImbalance), append(ri, b.RequestsImbalance)
 	}
 	t := table.New(schema.PSBalance, n)
-	t.SetStrings("policy", names, nil)
-	t.SetInt64s("servers", srv, nil)
-	t.SetInt64s("blocks", nb, nil)
-	t.SetInt64s("pieces", np, nil)
-	t.SetInt64s("max_bytes", maxB, nil)
-	t.SetInt64s("min_bytes", minB, nil)
-	t.SetFloat64s("bytes_imbalance", bi, nil)
-	t.SetInt64s("max_requests", maxR, nil)
-	t.SetInt64s("min_requests", minR, nil)
-	t.SetFloat64s("requests_imbalance", ri, nil)
+	t.SetStrings(col.Policy, names, nil)
+	t.SetInt64s(col.Servers, srv, nil)
+	t.SetInt64s(col.Blocks, nb, nil)
+	t.SetInt64s(col.Pieces, np, nil)
+	t.SetInt64s(col.MaxBytes, maxB, nil)
+	t.SetInt64s(col.MinBytes, minB, nil)
+	t.SetFloat64s(col.BytesImbalance, bi, nil)
+	t.SetInt64s(col.MaxRequests, maxR, nil)
+	t.SetInt64s(col.MinRequests, minR, nil)
+	t.SetFloat64s(col.RequestsImbalance, ri, nil)
 	return table.Conform(t)
 }

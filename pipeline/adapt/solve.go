@@ -5,6 +5,7 @@ import (
 
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
 	"github.com/optimus-sched/optimus/solve"
@@ -17,15 +18,15 @@ import (
 // (no prediction, no speed model, a demand for a resource the cluster
 // lacks) is said in its request, naming its row, and makes it wait.
 func Requests(pred *table.Table, c *pipeline.Cluster, quantile string) ([]pipeline.Request, error) {
-	workerDemand, err := Demands(pred, "worker_", c)
+	workerDemand, err := Demands(pred, col.PrefixWorker, c)
 	if err != nil {
 		return nil, err
 	}
-	psDemand, err := Demands(pred, "ps_", c)
+	psDemand, err := Demands(pred, col.PrefixPS, c)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkTaskCounts(pred, "ps", "workers", "max_ps", "max_workers"); err != nil {
+	if err := checkTaskCounts(pred, col.PS, col.Workers, col.MaxPS, col.MaxWorkers); err != nil {
 		return nil, err
 	}
 	n := pred.NumRows()
@@ -38,15 +39,15 @@ func Requests(pred *table.Table, c *pipeline.Cluster, quantile string) ([]pipeli
 	var theta [5][]float64
 	var thetaOK [5][]bool
 	for k := range theta {
-		col := fmt.Sprintf("speed_theta%d", k)
-		theta[k], thetaOK[k] = pred.Float64s(col), pred.Valid(col)
+		name := fmt.Sprintf("speed_theta%d", k)
+		theta[k], thetaOK[k] = pred.Float64s(name), pred.Valid(name)
 	}
-	names, modes := pred.Strings("job"), pred.Strings("mode")
-	batch := pred.Int64s("global_batch")
-	arrival, weight := pred.Float64s("arrival_s"), pred.Float64s("weight")
-	curPS, curW := pred.Int64s("ps"), pred.Int64s("workers")
-	maxPS, maxW := pred.Int64s("max_ps"), pred.Int64s("max_workers")
-	maxPSOK, maxWOK := pred.Valid("max_ps"), pred.Valid("max_workers")
+	names, modes := pred.Strings(col.Job), pred.Strings(col.Mode)
+	batch := pred.Int64s(col.GlobalBatch)
+	arrival, weight := pred.Float64s(col.ArrivalS), pred.Float64s(col.Weight)
+	curPS, curW := pred.Int64s(col.PS), pred.Int64s(col.Workers)
+	maxPS, maxW := pred.Int64s(col.MaxPS), pred.Int64s(col.MaxWorkers)
+	maxPSOK, maxWOK := pred.Valid(col.MaxPS), pred.Valid(col.MaxWorkers)
 	foreign := ForeignDemands(pred, c.Resources)
 
 	reqs := make([]pipeline.Request, n)
@@ -106,20 +107,20 @@ func AllocationTable(pred *table.Table, res *solve.Result, nodes []string) (*tab
 		share[i], saves[i], changed[i] = d.DominantShare, d.ChangeSaves, d.Changed
 		status[i], reason[i], reasonOK[i] = string(d.Status), d.Reason, d.Reason != ""
 	}
-	out.SetStrings("alloc_policy", policy, nil)
-	out.SetInt64s("alloc_ps", ps, nil)
-	out.SetInt64s("alloc_workers", wk, nil)
-	out.SetFloat64sNaNAsNull("alloc_speed", speed)
-	out.SetFloat64sNaNAsNull("alloc_completion_s", completion)
-	out.SetFloat64sNaNAsNull("alloc_gain", gain)
-	out.SetFloat64sNaNAsNull("alloc_next_gain", next)
-	out.SetFloat64s("alloc_dominant_share", share, nil)
-	out.SetBools("alloc_changed", changed, nil)
-	out.SetFloat64sNaNAsNull("alloc_change_saves_s", saves)
+	out.SetStrings(col.AllocPolicy, policy, nil)
+	out.SetInt64s(col.AllocPS, ps, nil)
+	out.SetInt64s(col.AllocWorkers, wk, nil)
+	out.SetFloat64sNaNAsNull(col.AllocSpeed, speed)
+	out.SetFloat64sNaNAsNull(col.AllocCompletionS, completion)
+	out.SetFloat64sNaNAsNull(col.AllocGain, gain)
+	out.SetFloat64sNaNAsNull(col.AllocNextGain, next)
+	out.SetFloat64s(col.AllocDominantShare, share, nil)
+	out.SetBools(col.AllocChanged, changed, nil)
+	out.SetFloat64sNaNAsNull(col.AllocChangeSavesS, saves)
 	packing, packingOK := PackingColumn(res, nodes)
-	out.SetStrings("alloc_nodes", packing, packingOK)
-	out.SetStrings("status", status, nil)
-	out.SetStrings("reason", reason, reasonOK)
+	out.SetStrings(col.AllocNodes, packing, packingOK)
+	out.SetStrings(col.Status, status, nil)
+	out.SetStrings(col.Reason, reason, reasonOK)
 	return table.Conform(out)
 }
 

@@ -3,6 +3,7 @@ package adapt
 import (
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
 )
@@ -39,8 +40,8 @@ func Suggest(jobs, speed *table.Table, jobsSource string, o SuggestOptions) (*ta
 	var infos map[string]pipeline.JobInfo
 	if jobs != nil {
 		infos, order = JobInfos(jobs)
-		maxPS, okPS := jobs.Int64s("max_ps"), jobs.Valid("max_ps")
-		maxW, okW := jobs.Int64s("max_workers"), jobs.Valid("max_workers")
+		maxPS, okPS := jobs.Int64s(col.MaxPS), jobs.Valid(col.MaxPS)
+		maxW, okW := jobs.Int64s(col.MaxWorkers), jobs.Valid(col.MaxWorkers)
 		for i, j := range order {
 			l := suggestJob{mode: infos[j].Mode, batch: infos[j].GlobalBatch, maxPS: o.MaxPS, maxWk: o.MaxWorkers}
 			if okPS[i] {
@@ -96,11 +97,11 @@ func Suggest(jobs, speed *table.Table, jobsSource string, o SuggestOptions) (*ta
 		}
 	}
 	t := table.New(schema.Suggestions, len(oJob))
-	t.SetStrings("job", oJob, nil)
-	t.SetInt64s("rank", oRank, nil)
-	t.SetInt64s("ps", oPS, nil)
-	t.SetInt64s("workers", oW, nil)
-	t.SetInt64s("nodes", oNodes, oNodesOK)
-	t.SetBools("identifiable", oIdent, nil)
+	t.SetStrings(col.Job, oJob, nil)
+	t.SetInt64s(col.Rank, oRank, nil)
+	t.SetInt64s(col.PS, oPS, nil)
+	t.SetInt64s(col.Workers, oW, nil)
+	t.SetInt64s(col.Nodes, oNodes, oNodesOK)
+	t.SetBools(col.Identifiable, oIdent, nil)
 	return t, len(order), nil
 }
