@@ -13,6 +13,7 @@ import (
 
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
 	"github.com/optimus-sched/optimus/pipeline/adapt"
@@ -49,32 +50,32 @@ func Profiles(t, speeds *table.Table) (map[string]simulate.Profile, error) {
 	samples := map[string][]fit.SpeedSample{}
 	if speeds != nil {
 		known := map[string]bool{}
-		for _, m := range t.Strings("model") {
+		for _, m := range t.Strings(col.Model) {
 			known[m] = true
 		}
-		ps, w, v := speeds.Int64s("ps"), speeds.Int64s("workers"), speeds.Float64s("measured_speed")
-		for i, m := range speeds.Strings("model") {
+		ps, w, v := speeds.Int64s(col.PS), speeds.Int64s(col.Workers), speeds.Float64s(col.MeasuredSpeed)
+		for i, m := range speeds.Strings(col.Model) {
 			if !known[m] {
-				return nil, speeds.Errorf("model", i, "model %q has no row in %s", m, t.Source)
+				return nil, speeds.Errorf(col.Model, i, "model %q has no row in %s", m, t.Source)
 			}
 			samples[m] = append(samples[m], fit.SpeedSample{PS: int(ps[i]), Workers: int(w[i]), Speed: v[i]})
 		}
 	}
 	out := make(map[string]simulate.Profile, t.NumRows())
-	model, kind, mode := t.Strings("model"), t.Strings("kind"), t.Strings("speed_mode")
+	model, kind, mode := t.Strings(col.Model), t.Strings(col.Kind), t.Strings(col.SpeedMode)
 	var theta [5][]float64
 	for k := range theta {
 		theta[k] = t.Float64s(fmt.Sprintf("speed_theta%d", k))
 	}
-	b0, b1, b2 := t.Float64s("loss_b0"), t.Float64s("loss_b1"), t.Float64s("loss_b2")
-	ln, sn := t.Float64s("loss_noise"), t.Float64s("speed_noise")
-	drops, dropsOK, dropFactor := t.Strings("loss_drops"), t.Valid("loss_drops"), t.Float64s("loss_drop_factor")
+	b0, b1, b2 := t.Float64s(col.LossB0), t.Float64s(col.LossB1), t.Float64s(col.LossB2)
+	ln, sn := t.Float64s(col.LossNoise), t.Float64s(col.SpeedNoise)
+	drops, dropsOK, dropFactor := t.Strings(col.LossDrops), t.Valid(col.LossDrops), t.Float64s(col.LossDropFactor)
 	for i, m := range model {
 		if kind[i] != simulate.KindPS && kind[i] != simulate.KindMeasured {
-			return nil, t.Errorf("kind", i, "kind %q is not supported yet: %q (parameter-server speed model) or %q (profile_speeds)", kind[i], simulate.KindPS, simulate.KindMeasured)
+			return nil, t.Errorf(col.Kind, i, "kind %q is not supported yet: %q (parameter-server speed model) or %q (profile_speeds)", kind[i], simulate.KindPS, simulate.KindMeasured)
 		}
 		if mode[i] != fit.Sync && mode[i] != fit.Async {
-			return nil, t.Errorf("speed_mode", i, "%q: a ps profile's speed_mode is sync or async", mode[i])
+			return nil, t.Errorf(col.SpeedMode, i, "%q: a ps profile's speed_mode is sync or async", mode[i])
 		}
 		p := simulate.Profile{Model: m, Kind: kind[i], Speed: fit.SpeedModel{Mode: mode[i]},
 			Loss: fit.Curve{B0: b0[i], B1: b1[i], B2: b2[i]}, LossNoise: ln[i], SpeedNoise: sn[i]}
@@ -88,17 +89,17 @@ func Profiles(t, speeds *table.Table) (map[string]simulate.Profile, error) {
 			for _, f := range strings.Split(drops[i], ",") {
 				e, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 				if err != nil || !(e > 0) || math.IsInf(e, 0) || len(p.Drops) > 0 && e <= p.Drops[len(p.Drops)-1] {
-					return nil, t.Errorf("loss_drops", i, "%q: want increasing positive epochs, comma-separated", drops[i])
+					return nil, t.Errorf(col.LossDrops, i, "%q: want increasing positive epochs, comma-separated", drops[i])
 				}
 				p.Drops = append(p.Drops, e)
 			}
 			if !(dropFactor[i] < 1) {
-				return nil, t.Errorf("loss_drop_factor", i, "%g: a drop leaves less than all of the loss, so below 1", dropFactor[i])
+				return nil, t.Errorf(col.LossDropFactor, i, "%g: a drop leaves less than all of the loss, so below 1", dropFactor[i])
 			}
 			p.DropFactor = dropFactor[i]
 		}
 		if p.Speed.Speed(1, 1) <= 0 || math.IsInf(p.Speed.Speed(1, 1), 0) {
-			return nil, t.Errorf("speed_theta0", i, "the speed model of %q gives no finite positive speed at 1 PS and 1 worker", m)
+			return nil, t.Errorf(col.SpeedTheta0, i, "the speed model of %q gives no finite positive speed at 1 PS and 1 worker", m)
 		}
 		if kind[i] == simulate.KindMeasured {
 			src := "no profile_speeds table given"
@@ -107,7 +108,7 @@ func Profiles(t, speeds *table.Table) (map[string]simulate.Profile, error) {
 			}
 			ms, err := simulate.NewMeasuredSpeed(samples[m])
 			if err != nil {
-				return nil, t.Errorf("kind", i, "model %q is measured but has no successful measurement in %s", m, src)
+				return nil, t.Errorf(col.Kind, i, "model %q is measured but has no successful measurement in %s", m, src)
 			}
 			p.Measured = ms
 		}
@@ -118,33 +119,33 @@ func Profiles(t, speeds *table.Table) (map[string]simulate.Profile, error) {
 
 // Workload reads a workload table against the cluster and the profiles.
 func Workload(t *table.Table, c *pipeline.Cluster, profs map[string]simulate.Profile, profilesSource string) ([]simulate.Job, error) {
-	worker, err := adapt.Demands(t, "worker_", c)
+	worker, err := adapt.Demands(t, col.PrefixWorker, c)
 	if err != nil {
 		return nil, err
 	}
-	ps, err := adapt.Demands(t, "ps_", c)
+	ps, err := adapt.Demands(t, col.PrefixPS, c)
 	if err != nil {
 		return nil, err
 	}
 	foreign := adapt.ForeignDemands(t, c.Resources)
-	name, model, mode := t.Strings("job"), t.Strings("model"), t.Strings("mode")
-	batch, epochSteps := t.Int64s("global_batch"), t.Int64s("epoch_steps")
-	arrival, weight := t.Float64s("arrival_s"), t.Float64s("weight")
-	budget, budgetOK := t.Float64s("epoch_budget"), t.Valid("epoch_budget")
-	speedScale, convScale := t.Float64s("speed_scale"), t.Float64s("convergence_scale")
-	maxPS, maxW := t.Int64s("max_ps"), t.Int64s("max_workers")
+	name, model, mode := t.Strings(col.Job), t.Strings(col.Model), t.Strings(col.Mode)
+	batch, epochSteps := t.Int64s(col.GlobalBatch), t.Int64s(col.EpochSteps)
+	arrival, weight := t.Float64s(col.ArrivalS), t.Float64s(col.Weight)
+	budget, budgetOK := t.Float64s(col.EpochBudget), t.Valid(col.EpochBudget)
+	speedScale, convScale := t.Float64s(col.SpeedScale), t.Float64s(col.ConvergenceScale)
+	maxPS, maxW := t.Int64s(col.MaxPS), t.Int64s(col.MaxWorkers)
 	jobs := make([]simulate.Job, len(name))
 	for i := range name {
 		p, ok := profs[model[i]]
 		switch {
 		case !ok:
-			return nil, t.Errorf("model", i, "job %q: model %q has no profile in %s", name[i], model[i], profilesSource)
+			return nil, t.Errorf(col.Model, i, "job %q: model %q has no profile in %s", name[i], model[i], profilesSource)
 		case mode[i] != fit.Sync && mode[i] != fit.Async:
-			return nil, t.Errorf("mode", i, "job %q: mode %q is not supported yet (sync or async)", name[i], mode[i])
+			return nil, t.Errorf(col.Mode, i, "job %q: mode %q is not supported yet (sync or async)", name[i], mode[i])
 		case mode[i] != p.Speed.Mode:
-			return nil, t.Errorf("mode", i, "job %q is %s but the profile of %q in %s is %s", name[i], mode[i], model[i], profilesSource, p.Speed.Mode)
+			return nil, t.Errorf(col.Mode, i, "job %q is %s but the profile of %q in %s is %s", name[i], mode[i], model[i], profilesSource, p.Speed.Mode)
 		case i > 0 && arrival[i] < arrival[i-1]:
-			return nil, t.Errorf("arrival_s", i, "job %q arrives at %g s, before the row above (%g s): rows must be in arrival order", name[i], arrival[i], arrival[i-1])
+			return nil, t.Errorf(col.ArrivalS, i, "job %q arrives at %g s, before the row above (%g s): rows must be in arrival order", name[i], arrival[i], arrival[i-1])
 		case foreign[i] != "":
 			return nil, t.Errorf("", i, "job %q: %s", name[i], foreign[i])
 		}
@@ -185,9 +186,9 @@ func (c *runCols) add(r *simulate.Result) {
 }
 
 func (c *runCols) set(t *table.Table) {
-	t.SetStrings("policy", c.policy, nil)
-	t.SetStrings("knowledge", c.know, nil)
-	t.SetInt64s("seed", c.seed, nil)
+	t.SetStrings(col.Policy, c.policy, nil)
+	t.SetStrings(col.Knowledge, c.know, nil)
+	t.SetInt64s(col.Seed, c.seed, nil)
 }
 
 // JobsTable is the sim_jobs table of the runs.
@@ -208,23 +209,23 @@ func JobsTable(runs []*simulate.Result) (*table.Table, error) {
 	}
 	t := table.New(schema.SimJobs, len(job))
 	rc.set(t)
-	t.SetStrings("job", job, nil)
-	t.SetStrings("model", model, nil)
-	t.SetStrings("status", status, nil)
-	t.SetStrings("reason", reason, adapt.Present(reason))
-	t.SetFloat64s("arrival_s", arrival, nil)
-	t.SetFloat64s("ready_s", ready, nil)
-	t.SetFloat64s("start_s", start, nullable(start))
-	t.SetFloat64s("finish_s", finish, nullable(finish))
-	t.SetFloat64s("jct_s", jct, nullable(jct))
-	t.SetFloat64s("ideal_s", ideal, nullable(ideal))
-	t.SetInt64s("restarts", restarts, nil)
-	t.SetFloat64s("restart_lost_s", lost, nil)
-	t.SetFloat64s("profiling_s", prof, nil)
-	t.SetFloat64s("total_steps", total, nil)
-	t.SetFloat64s("progress_steps", progress, nil)
-	t.SetFloat64s("pred_err", predErr, nullable(predErr))
-	t.SetInt64s("pred_rounds", predRounds, nil)
+	t.SetStrings(col.Job, job, nil)
+	t.SetStrings(col.Model, model, nil)
+	t.SetStrings(col.Status, status, nil)
+	t.SetStrings(col.Reason, reason, adapt.Present(reason))
+	t.SetFloat64s(col.ArrivalS, arrival, nil)
+	t.SetFloat64s(col.ReadyS, ready, nil)
+	t.SetFloat64s(col.StartS, start, nullable(start))
+	t.SetFloat64s(col.FinishS, finish, nullable(finish))
+	t.SetFloat64s(col.JCTS, jct, nullable(jct))
+	t.SetFloat64s(col.IdealS, ideal, nullable(ideal))
+	t.SetInt64s(col.Restarts, restarts, nil)
+	t.SetFloat64s(col.RestartLostS, lost, nil)
+	t.SetFloat64s(col.ProfilingS, prof, nil)
+	t.SetFloat64s(col.TotalSteps, total, nil)
+	t.SetFloat64s(col.ProgressSteps, progress, nil)
+	t.SetFloat64s(col.PredErr, predErr, nullable(predErr))
+	t.SetInt64s(col.PredRounds, predRounds, nil)
 	return table.Conform(t)
 }
 
@@ -248,18 +249,18 @@ func AllocationsTable(runs []*simulate.Result) (*table.Table, error) {
 	}
 	t := table.New(schema.SimAllocations, len(job))
 	rc.set(t)
-	t.SetFloat64s("time_s", tm, nil)
-	t.SetStrings("job", job, nil)
-	t.SetInt64s("ps", ps, nil)
-	t.SetInt64s("workers", w, nil)
-	t.SetInt64s("nodes", nodes, nil)
-	t.SetBools("restarted", restarted, nil)
-	t.SetStrings("status", status, adapt.Present(status))
-	t.SetStrings("reason", reason, adapt.Present(reason))
-	t.SetFloat64s("pred_remaining_s", predS, nullable(predS))
-	t.SetFloat64s("true_remaining_s", trueS, nullable(trueS))
-	t.SetFloat64s("pred_remaining_steps", predSteps, nullable(predSteps))
-	t.SetFloat64s("true_remaining_steps", trueSteps, nil)
+	t.SetFloat64s(col.TimeS, tm, nil)
+	t.SetStrings(col.Job, job, nil)
+	t.SetInt64s(col.PS, ps, nil)
+	t.SetInt64s(col.Workers, w, nil)
+	t.SetInt64s(col.Nodes, nodes, nil)
+	t.SetBools(col.Restarted, restarted, nil)
+	t.SetStrings(col.Status, status, adapt.Present(status))
+	t.SetStrings(col.Reason, reason, adapt.Present(reason))
+	t.SetFloat64s(col.PredRemainingS, predS, nullable(predS))
+	t.SetFloat64s(col.TrueRemainingS, trueS, nullable(trueS))
+	t.SetFloat64s(col.PredRemainingSteps, predSteps, nullable(predSteps))
+	t.SetFloat64s(col.TrueRemainingSteps, trueSteps, nil)
 	return table.Conform(t)
 }
 
@@ -280,11 +281,11 @@ func UtilisationTable(runs []*simulate.Result, resources []string) (*table.Table
 	}
 	t := table.New(schema.SimUtilisation, len(tm))
 	rc.set(t)
-	t.SetFloat64s("time_s", tm, nil)
-	t.SetInt64s("running", running, nil)
-	t.SetInt64s("waiting", waiting, nil)
+	t.SetFloat64s(col.TimeS, tm, nil)
+	t.SetInt64s(col.Running, running, nil)
+	t.SetInt64s(col.Waiting, waiting, nil)
 	for k, name := range resources {
-		t.SetFloat64s("util_"+name, util[k], nil)
+		t.SetFloat64s(col.PrefixUtil+name, util[k], nil)
 	}
 	return table.Conform(t)
 }
@@ -324,23 +325,23 @@ func SummaryTable(runs []*simulate.Result, resources []string) (*table.Table, er
 	}
 	t := table.New(schema.SimSummary, len(jobs))
 	rc.set(t)
-	t.SetInt64s("jobs", jobs, nil)
-	t.SetInt64s("finished", fin, nil)
-	t.SetInt64s("unfinished", unf, nil)
-	t.SetInt64s("never_started", never, nil)
-	t.SetFloat64s("mean_jct_s", mean, nullable(mean))
-	t.SetFloat64s("median_jct_s", median, nullable(median))
-	t.SetFloat64s("p95_jct_s", p95, nullable(p95))
-	t.SetFloat64s("makespan_s", makespan, nullable(makespan))
-	t.SetFloat64s("jct_ratio", jr, nullable(jr))
-	t.SetFloat64s("makespan_ratio", mr, nullable(mr))
-	t.SetInt64s("restarts", restarts, nil)
-	t.SetFloat64s("restart_lost_s", lost, nil)
-	t.SetFloat64s("profiling_s", prof, nil)
-	t.SetFloat64s("mean_pred_err", predErr, nullable(predErr))
-	t.SetInt64s("rounds", rounds, nil)
+	t.SetInt64s(col.Jobs, jobs, nil)
+	t.SetInt64s(col.Finished, fin, nil)
+	t.SetInt64s(col.Unfinished, unf, nil)
+	t.SetInt64s(col.NeverStarted, never, nil)
+	t.SetFloat64s(col.MeanJCTS, mean, nullable(mean))
+	t.SetFloat64s(col.MedianJCTS, median, nullable(median))
+	t.SetFloat64s(col.P95JCTS, p95, nullable(p95))
+	t.SetFloat64s(col.MakespanS, makespan, nullable(makespan))
+	t.SetFloat64s(col.JCTRatio, jr, nullable(jr))
+	t.SetFloat64s(col.MakespanRatio, mr, nullable(mr))
+	t.SetInt64s(col.Restarts, restarts, nil)
+	t.SetFloat64s(col.RestartLostS, lost, nil)
+	t.SetFloat64s(col.ProfilingS, prof, nil)
+	t.SetFloat64s(col.MeanPredErr, predErr, nullable(predErr))
+	t.SetInt64s(col.Rounds, rounds, nil)
 	for k, name := range resources {
-		t.SetFloat64s("util_"+name, util[k], nullable(util[k]))
+		t.SetFloat64s(col.PrefixUtil+name, util[k], nullable(util[k]))
 	}
 	return table.Conform(t)
 }
@@ -422,8 +423,8 @@ func ComparisonTable(runs []*simulate.Result) (*table.Table, error) {
 	pol, know := make([]string, n), make([]string, n)
 	seeds, behind, unf := make([]int64, n), make([]int64, n), make([]int64, n)
 	cols := map[string][]float64{}
-	for _, name := range []string{"mean_jct_s", "makespan_s", "jct_ratio", "jct_ratio_min", "jct_ratio_max",
-		"makespan_ratio", "makespan_ratio_min", "makespan_ratio_max", "restarts"} {
+	for _, name := range []string{col.MeanJCTS, col.MakespanS, col.JCTRatio, col.JCTRatioMin, col.JCTRatioMax,
+		col.MakespanRatio, col.MakespanRatioMin, col.MakespanRatioMax, col.Restarts} {
 		cols[name] = make([]float64, n)
 	}
 	nan := math.NaN()
@@ -431,30 +432,30 @@ func ComparisonTable(runs []*simulate.Result) (*table.Table, error) {
 		a := aggs[k]
 		pol[i], know[i] = k.policy, knowledge(k.oracle)
 		seeds[i], behind[i], unf[i] = int64(a.seeds), int64(a.behind), int64(a.unfinished)
-		cols["mean_jct_s"][i] = a.jct / float64(a.seeds)
-		cols["makespan_s"][i] = a.makespan / float64(a.seeds)
-		cols["restarts"][i] = a.restarts / float64(a.seeds)
-		cols["jct_ratio"][i], cols["jct_ratio_min"][i], cols["jct_ratio_max"][i] = nan, nan, nan
-		cols["makespan_ratio"][i], cols["makespan_ratio_min"][i], cols["makespan_ratio_max"][i] = nan, nan, nan
+		cols[col.MeanJCTS][i] = a.jct / float64(a.seeds)
+		cols[col.MakespanS][i] = a.makespan / float64(a.seeds)
+		cols[col.Restarts][i] = a.restarts / float64(a.seeds)
+		cols[col.JCTRatio][i], cols[col.JCTRatioMin][i], cols[col.JCTRatioMax][i] = nan, nan, nan
+		cols[col.MakespanRatio][i], cols[col.MakespanRatioMin][i], cols[col.MakespanRatioMax][i] = nan, nan, nan
 		if a.nJR > 0 {
-			cols["jct_ratio"][i], cols["jct_ratio_min"][i], cols["jct_ratio_max"][i] = math.Exp(a.logJR/float64(a.nJR)), a.jrMin, a.jrMax
+			cols[col.JCTRatio][i], cols[col.JCTRatioMin][i], cols[col.JCTRatioMax][i] = math.Exp(a.logJR/float64(a.nJR)), a.jrMin, a.jrMax
 		}
 		if a.nMR > 0 {
-			cols["makespan_ratio"][i], cols["makespan_ratio_min"][i], cols["makespan_ratio_max"][i] = math.Exp(a.logMR/float64(a.nMR)), a.mrMin, a.mrMax
+			cols[col.MakespanRatio][i], cols[col.MakespanRatioMin][i], cols[col.MakespanRatioMax][i] = math.Exp(a.logMR/float64(a.nMR)), a.mrMin, a.mrMax
 		}
 	}
 	t := table.New(schema.SimComparison, n)
-	t.SetStrings("policy", pol, nil)
-	t.SetStrings("knowledge", know, nil)
-	t.SetInt64s("seeds", seeds, nil)
+	t.SetStrings(col.Policy, pol, nil)
+	t.SetStrings(col.Knowledge, know, nil)
+	t.SetInt64s(col.Seeds, seeds, nil)
 	for name, v := range cols {
 		var valid []bool
-		if name != "restarts" {
+		if name != col.Restarts {
 			valid = nullable(v)
 		}
 		t.SetFloat64s(name, v, valid)
 	}
-	t.SetInt64s("behind_optimus", behind, nil)
-	t.SetInt64s("unfinished", unf, nil)
+	t.SetInt64s(col.BehindOptimus, behind, nil)
+	t.SetInt64s(col.Unfinished, unf, nil)
 	return table.Conform(t)
 }
