@@ -13,6 +13,7 @@ import (
 	"github.com/optimus-sched/optimus/eval"
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
@@ -101,7 +102,7 @@ func RunSpeed(opts *SpeedOptions) error {
 	}
 	var jobs *table.Table
 	if opts.Jobs != "" {
-		if key != "job" {
+		if key != col.Job {
 			return cmdutil.Usagef("--jobs: the measurements are keyed by %s, not job", key)
 		}
 		if jobs, err = cmdutil.ReadSide("jobs", opts.Jobs, schema.Jobs); err != nil {
