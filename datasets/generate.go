@@ -9,6 +9,7 @@ import (
 
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
@@ -177,7 +178,7 @@ func Workload(cfg WorkloadConfig) (cluster, predictions *table.Table, err error)
 		}
 	}
 	cluster = table.New(schema.Cluster, cfg.Nodes)
-	cluster.SetStrings("node", nodeNames, nil)
+	cluster.SetStrings(col.Node, nodeNames, nil)
 	for r, name := range GeneratedResources {
 		cluster.SetFloat64s(name, caps[r], nil)
 	}
@@ -312,33 +313,33 @@ func Workload(cfg WorkloadConfig) (cluster, predictions *table.Table, err error)
 		}
 	}
 	t := table.New(schema.Predictions, n)
-	t.SetStrings("job", names, nil)
-	t.SetStrings("model", modelNames, nil)
-	t.SetStrings("mode", modes, nil)
-	t.SetInt64s("global_batch", batch, nil)
-	t.SetInt64s("epoch_steps", epochSteps, nil)
-	t.SetFloat64s("arrival_s", arrivals, nil)
-	t.SetFloat64s("weight", weights, nil)
-	t.SetFloat64s("epoch_budget", make([]float64, n), budgetOK)
-	t.SetInt64s("progress_steps", progress, nil)
-	t.SetInt64s("ps", curPS, nil)
-	t.SetInt64s("workers", curW, nil)
-	t.SetInt64s("max_ps", maxPS, maxPSOK)
-	t.SetInt64s("max_workers", maxWk, nil)
-	t.SetStrings("image", images, nil)
-	t.SetStrings("command", commands, nil)
-	t.SetFloat64s("remaining_steps_p10", p10, nil)
-	t.SetFloat64s("remaining_steps_p50", p50, nil)
-	t.SetFloat64s("remaining_steps_p90", p90, nil)
-	t.SetFloat64s("total_epochs_p50", totalEpochs, nil)
-	t.SetStrings("remaining_source", sources, nil)
+	t.SetStrings(col.Job, names, nil)
+	t.SetStrings(col.Model, modelNames, nil)
+	t.SetStrings(col.Mode, modes, nil)
+	t.SetInt64s(col.GlobalBatch, batch, nil)
+	t.SetInt64s(col.EpochSteps, epochSteps, nil)
+	t.SetFloat64s(col.ArrivalS, arrivals, nil)
+	t.SetFloat64s(col.Weight, weights, nil)
+	t.SetFloat64s(col.EpochBudget, make([]float64, n), budgetOK)
+	t.SetInt64s(col.ProgressSteps, progress, nil)
+	t.SetInt64s(col.PS, curPS, nil)
+	t.SetInt64s(col.Workers, curW, nil)
+	t.SetInt64s(col.MaxPS, maxPS, maxPSOK)
+	t.SetInt64s(col.MaxWorkers, maxWk, nil)
+	t.SetStrings(col.Image, images, nil)
+	t.SetStrings(col.Command, commands, nil)
+	t.SetFloat64s(col.RemainingStepsP10, p10, nil)
+	t.SetFloat64s(col.RemainingStepsP50, p50, nil)
+	t.SetFloat64s(col.RemainingStepsP90, p90, nil)
+	t.SetFloat64s(col.TotalEpochsP50, totalEpochs, nil)
+	t.SetStrings(col.RemainingSource, sources, nil)
 	for k := range thetas {
 		t.SetFloat64s(fmt.Sprintf("speed_theta%d", k), thetas[k], nil)
 	}
-	t.SetStrings("loss_quality", lq, nil)
-	t.SetStrings("speed_quality", sq, nil)
-	t.SetFloat64s("speed_now", speedNow, nowOK)
-	t.SetFloat64s("eta_s", eta, nowOK)
+	t.SetStrings(col.LossQuality, lq, nil)
+	t.SetStrings(col.SpeedQuality, sq, nil)
+	t.SetFloat64s(col.SpeedNow, speedNow, nowOK)
+	t.SetFloat64s(col.EtaS, eta, nowOK)
 	for r, name := range GeneratedResources {
 		t.SetFloat64s("worker_"+name, demands[0][r], nil)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
@@ -47,16 +48,16 @@ func Metrics(n, points, samples int, seed uint64) (loss, speed *table.Table, err
 		}
 	}
 	loss = table.New(schema.Loss, len(lJob))
-	loss.SetStrings("job", lJob, nil)
-	loss.SetInt64s("step", lStep, nil)
-	loss.SetFloat64s("value", lValue, nil)
-	loss.SetBools("higher_is_better", make([]bool, len(lJob)), nil)
+	loss.SetStrings(col.Job, lJob, nil)
+	loss.SetInt64s(col.Step, lStep, nil)
+	loss.SetFloat64s(col.Value, lValue, nil)
+	loss.SetBools(col.HigherIsBetter, make([]bool, len(lJob)), nil)
 	speed = table.New(schema.Speed, len(sJob))
-	speed.SetStrings("job", sJob, nil)
-	speed.SetInt64s("ps", sPS, nil)
-	speed.SetInt64s("workers", sW, nil)
-	speed.SetFloat64s("speed", sSpeed, nil)
-	speed.SetStrings("mode", sMode, nil)
-	speed.SetInt64s("global_batch", sBatch, nil)
+	speed.SetStrings(col.Job, sJob, nil)
+	speed.SetInt64s(col.PS, sPS, nil)
+	speed.SetInt64s(col.Workers, sW, nil)
+	speed.SetFloat64s(col.Speed, sSpeed, nil)
+	speed.SetStrings(col.Mode, sMode, nil)
+	speed.SetInt64s(col.GlobalBatch, sBatch, nil)
 	return loss, speed, nil
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
@@ -109,15 +110,15 @@ func PolluxCurvesTables(curves []ValidationCurve) []Named {
 			lJob, lStep, lValue, lHigher = append(lJob, c.Name), append(lStep, int64(e+1)), append(lValue, v), append(lHigher, c.HigherIsBetter)
 		}
 	}
-	jobs.SetStrings("job", names, nil)
-	jobs.SetStrings("model", models, nil)
-	jobs.SetStrings("mode", modes, nil)
-	jobs.SetInt64s("global_batch", batch, nil)
-	jobs.SetInt64s("epoch_steps", epochSteps, nil)
+	jobs.SetStrings(col.Job, names, nil)
+	jobs.SetStrings(col.Model, models, nil)
+	jobs.SetStrings(col.Mode, modes, nil)
+	jobs.SetInt64s(col.GlobalBatch, batch, nil)
+	jobs.SetInt64s(col.EpochSteps, epochSteps, nil)
 	loss := table.New(schema.Loss, len(lJob))
-	loss.SetStrings("job", lJob, nil)
-	loss.SetInt64s("step", lStep, nil)
-	loss.SetFloat64s("value", lValue, nil)
-	loss.SetBools("higher_is_better", lHigher, nil)
+	loss.SetStrings(col.Job, lJob, nil)
+	loss.SetInt64s(col.Step, lStep, nil)
+	loss.SetFloat64s(col.Value, lValue, nil)
+	loss.SetBools(col.HigherIsBetter, lHigher, nil)
 	return []Named{{"jobs", jobs}, {"loss", loss}}
 }

@@ -3,6 +3,7 @@ package datasets
 import (
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/layout"
 )
@@ -47,15 +48,15 @@ func PolluxJobsTable(jobs []PolluxJob) *table.Table {
 		batch[i], epoch[i], maxW[i] = int64(j.Batch), j.EpochSteps, int64(j.MaxReplicas)
 		arrival[i], budget[i], wGPU[i] = j.Arrival, j.TotalSteps/float64(j.EpochSteps), 1
 	}
-	t.SetStrings("job", name, nil)
-	t.SetStrings("model", model, nil)
-	t.SetStrings("mode", mode, nil)
-	t.SetInt64s("global_batch", batch, nil)
-	t.SetInt64s("epoch_steps", epoch, nil)
-	t.SetFloat64s("arrival_s", arrival, nil)
-	t.SetFloat64s("epoch_budget", budget, nil)
-	t.SetInt64s("progress_steps", zero, nil)
-	t.SetInt64s("max_workers", maxW, nil)
+	t.SetStrings(col.Job, name, nil)
+	t.SetStrings(col.Model, model, nil)
+	t.SetStrings(col.Mode, mode, nil)
+	t.SetInt64s(col.GlobalBatch, batch, nil)
+	t.SetInt64s(col.EpochSteps, epoch, nil)
+	t.SetFloat64s(col.ArrivalS, arrival, nil)
+	t.SetFloat64s(col.EpochBudget, budget, nil)
+	t.SetInt64s(col.ProgressSteps, zero, nil)
+	t.SetInt64s(col.MaxWorkers, maxW, nil)
 	t.SetFloat64s("worker_gpu", wGPU, nil)
 	t.SetFloat64s("ps_gpu", pGPU, nil)
 	return t
@@ -81,7 +82,7 @@ func PolluxSpeedTable(profiles map[string]*PolluxProfile) *table.Table {
 		}
 	}
 	t := speedTable(job, mode, ps, ws, nodes, batch, speed)
-	t.SetFloat64s("local_batch", local, nil)
+	t.SetFloat64s(col.LocalBatch, local, nil)
 	return t
 }
 
@@ -89,13 +90,13 @@ func PolluxSpeedTable(profiles map[string]*PolluxProfile) *table.Table {
 // each slice.
 func speedTable(job, mode []string, ps, ws, nodes, batch []int64, speed []float64) *table.Table {
 	t := table.New(schema.Speed, len(job))
-	t.SetStrings("job", job, nil)
-	t.SetInt64s("ps", ps, nil)
-	t.SetInt64s("workers", ws, nil)
-	t.SetFloat64s("speed", speed, nil)
-	t.SetStrings("mode", mode, nil)
-	t.SetInt64s("global_batch", batch, nil)
-	t.SetInt64s("nodes", nodes, nil)
+	t.SetStrings(col.Job, job, nil)
+	t.SetInt64s(col.PS, ps, nil)
+	t.SetInt64s(col.Workers, ws, nil)
+	t.SetFloat64s(col.Speed, speed, nil)
+	t.SetStrings(col.Mode, mode, nil)
+	t.SetInt64s(col.GlobalBatch, batch, nil)
+	t.SetInt64s(col.Nodes, nodes, nil)
 	return t
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/layout"
 )
@@ -222,7 +223,7 @@ func PolluxClusterTable() *table.Table {
 	for i := range names {
 		names[i], gpu[i] = fmt.Sprintf("node-%02d", i), PolluxGPUsPerNode
 	}
-	t.SetStrings("node", names, nil)
+	t.SetStrings(col.Node, names, nil)
 	t.SetFloat64s("gpu", gpu, nil)
 	return t
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
@@ -151,16 +152,16 @@ func ScheduleCurvesTables(curves []ScheduleCurve) []Named {
 			lJob, lStep, lValue = append(lJob, c.Name), append(lStep, c.Steps[k]), append(lValue, c.Values[k])
 		}
 	}
-	jobs.SetStrings("job", names, nil)
-	jobs.SetStrings("model", models, nil)
-	jobs.SetStrings("mode", modes, nil)
-	jobs.SetInt64s("global_batch", batch, nil)
-	jobs.SetInt64s("epoch_steps", epochSteps, nil)
-	jobs.SetInt64s("schedule_end_steps", ends, endOK)
+	jobs.SetStrings(col.Job, names, nil)
+	jobs.SetStrings(col.Model, models, nil)
+	jobs.SetStrings(col.Mode, modes, nil)
+	jobs.SetInt64s(col.GlobalBatch, batch, nil)
+	jobs.SetInt64s(col.EpochSteps, epochSteps, nil)
+	jobs.SetInt64s(col.ScheduleEndSteps, ends, endOK)
 	loss := table.New(schema.Loss, len(lJob))
-	loss.SetStrings("job", lJob, nil)
-	loss.SetInt64s("step", lStep, nil)
-	loss.SetFloat64s("value", lValue, nil)
-	loss.SetBools("higher_is_better", make([]bool, len(lJob)), nil)
+	loss.SetStrings(col.Job, lJob, nil)
+	loss.SetInt64s(col.Step, lStep, nil)
+	loss.SetFloat64s(col.Value, lValue, nil)
+	loss.SetBools(col.HigherIsBetter, make([]bool, len(lJob)), nil)
 	return []Named{{"jobs", jobs}, {"loss", loss}}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
@@ -63,17 +64,17 @@ func ProfilesTable(ps []SimProfile) *table.Table {
 		}
 		b0[i], b1[i], b2[i], ln[i], sn[i] = p.Loss.B0, p.Loss.B1, p.Loss.B2, lossNoise, speedNoise
 	}
-	t.SetStrings("model", model, nil)
-	t.SetStrings("kind", kind, nil)
-	t.SetStrings("speed_mode", mode, nil)
+	t.SetStrings(col.Model, model, nil)
+	t.SetStrings(col.Kind, kind, nil)
+	t.SetStrings(col.SpeedMode, mode, nil)
 	for k := range theta {
 		t.SetFloat64s(fmt.Sprintf("speed_theta%d", k), theta[k], nil)
 	}
-	t.SetFloat64s("loss_b0", b0, nil)
-	t.SetFloat64s("loss_b1", b1, nil)
-	t.SetFloat64s("loss_b2", b2, nil)
-	t.SetFloat64s("loss_noise", ln, nil)
-	t.SetFloat64s("speed_noise", sn, nil)
+	t.SetFloat64s(col.LossB0, b0, nil)
+	t.SetFloat64s(col.LossB1, b1, nil)
+	t.SetFloat64s(col.LossB2, b2, nil)
+	t.SetFloat64s(col.LossNoise, ln, nil)
+	t.SetFloat64s(col.SpeedNoise, sn, nil)
 	return t
 }
 
@@ -95,10 +96,10 @@ func ProfileSpeedsTable(ps []SimProfile) (*table.Table, error) {
 		}
 	}
 	t := table.New(schema.ProfileSpeeds, len(model))
-	t.SetStrings("model", model, nil)
-	t.SetInt64s("ps", p, nil)
-	t.SetInt64s("workers", w, nil)
-	t.SetFloat64s("measured_speed", speed, nil)
+	t.SetStrings(col.Model, model, nil)
+	t.SetInt64s(col.PS, p, nil)
+	t.SetInt64s(col.Workers, w, nil)
+	t.SetFloat64s(col.MeasuredSpeed, speed, nil)
 	return t, nil
 }
 
@@ -144,18 +145,18 @@ func WorkloadTable(jobs []SimJob) *table.Table {
 			dem[4*k][i], dem[4*k+1][i], dem[4*k+2][i], dem[4*k+3][i] = d.gpu, d.cpu, d.memGB, d.netGb
 		}
 	}
-	t.SetStrings("job", name, nil)
-	t.SetStrings("model", model, nil)
-	t.SetStrings("mode", mode, nil)
-	t.SetInt64s("global_batch", batch, nil)
-	t.SetInt64s("epoch_steps", steps, nil)
-	t.SetFloat64s("arrival_s", arrival, nil)
-	t.SetFloat64s("weight", weight, nil)
-	t.SetFloat64s("epoch_budget", budget, budgetOK)
-	t.SetFloat64s("speed_scale", ss, nil)
-	t.SetFloat64s("convergence_scale", cs, nil)
-	t.SetInt64s("max_ps", maxPS, maxPSOK)
-	t.SetInt64s("max_workers", maxW, maxWOK)
+	t.SetStrings(col.Job, name, nil)
+	t.SetStrings(col.Model, model, nil)
+	t.SetStrings(col.Mode, mode, nil)
+	t.SetInt64s(col.GlobalBatch, batch, nil)
+	t.SetInt64s(col.EpochSteps, steps, nil)
+	t.SetFloat64s(col.ArrivalS, arrival, nil)
+	t.SetFloat64s(col.Weight, weight, nil)
+	t.SetFloat64s(col.EpochBudget, budget, budgetOK)
+	t.SetFloat64s(col.SpeedScale, ss, nil)
+	t.SetFloat64s(col.ConvergenceScale, cs, nil)
+	t.SetInt64s(col.MaxPS, maxPS, maxPSOK)
+	t.SetInt64s(col.MaxWorkers, maxW, maxWOK)
 	for k, role := range []string{"worker_", "ps_"} {
 		for r, res := range GeneratedResources {
 			t.SetFloat64s(role+res, dem[4*k+r], nil)
@@ -298,7 +299,7 @@ func PhillyWorkload(trace []PhillyJob, cfg PhillyConfig) ([]Named, error) {
 		gpu[i], cpu[i], mem[i], net[i] = g, 8*g, 32*g, 10*math.Ceil(g/4)
 	}
 	cluster := table.New(schema.Cluster, cfg.Nodes)
-	cluster.SetStrings("node", names, nil)
+	cluster.SetStrings(col.Node, names, nil)
 	cluster.SetFloat64s("gpu", gpu, nil)
 	cluster.SetFloat64s("cpu", cpu, nil)
 	cluster.SetFloat64s("memory_gb", mem, nil)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
@@ -176,21 +177,21 @@ func Testbed(seed uint64) ([]Named, error) {
 		wGPU, wCPU, wMem, wNet = append(wGPU, m.worker.gpu), append(wCPU, m.worker.cpu), append(wMem, m.worker.memGB), append(wNet, m.worker.netGb)
 		pGPU, pCPU, pMem, pNet = append(pGPU, m.ps.gpu), append(pCPU, m.ps.cpu), append(pMem, m.ps.memGB), append(pNet, m.ps.netGb)
 	}
-	jobs.SetStrings("job", names, nil)
-	jobs.SetStrings("model", models, nil)
-	jobs.SetStrings("mode", modes, nil)
-	jobs.SetInt64s("global_batch", batch, nil)
-	jobs.SetInt64s("epoch_steps", epochSteps, nil)
-	jobs.SetFloat64s("arrival_s", arrivals, nil)
-	jobs.SetFloat64s("weight", weights, nil)
-	jobs.SetFloat64s("epoch_budget", budgets, budgetOK)
-	jobs.SetInt64s("progress_steps", progress, nil)
-	jobs.SetInt64s("ps", ps, nil)
-	jobs.SetInt64s("workers", wk, nil)
-	jobs.SetInt64s("max_ps", make([]int64, n), make([]bool, n))
-	jobs.SetInt64s("max_workers", maxWorkers, maxWorkersOK)
-	jobs.SetStrings("image", images, nil)
-	jobs.SetStrings("command", commands, nil)
+	jobs.SetStrings(col.Job, names, nil)
+	jobs.SetStrings(col.Model, models, nil)
+	jobs.SetStrings(col.Mode, modes, nil)
+	jobs.SetInt64s(col.GlobalBatch, batch, nil)
+	jobs.SetInt64s(col.EpochSteps, epochSteps, nil)
+	jobs.SetFloat64s(col.ArrivalS, arrivals, nil)
+	jobs.SetFloat64s(col.Weight, weights, nil)
+	jobs.SetFloat64s(col.EpochBudget, budgets, budgetOK)
+	jobs.SetInt64s(col.ProgressSteps, progress, nil)
+	jobs.SetInt64s(col.PS, ps, nil)
+	jobs.SetInt64s(col.Workers, wk, nil)
+	jobs.SetInt64s(col.MaxPS, make([]int64, n), make([]bool, n))
+	jobs.SetInt64s(col.MaxWorkers, maxWorkers, maxWorkersOK)
+	jobs.SetStrings(col.Image, images, nil)
+	jobs.SetStrings(col.Command, commands, nil)
 	jobs.SetFloat64s("worker_gpu", wGPU, nil)
 	jobs.SetFloat64s("worker_cpu", wCPU, nil)
 	jobs.SetFloat64s("worker_memory_gb", wMem, nil)
@@ -229,10 +230,10 @@ func Testbed(seed uint64) ([]Named, error) {
 		}
 	}
 	loss := table.New(schema.Loss, len(lJob))
-	loss.SetStrings("job", lJob, nil)
-	loss.SetInt64s("step", lStep, nil)
-	loss.SetFloat64s("value", lValue, lValid)
-	loss.SetBools("higher_is_better", lHigher, nil)
+	loss.SetStrings(col.Job, lJob, nil)
+	loss.SetInt64s(col.Step, lStep, nil)
+	loss.SetFloat64s(col.Value, lValue, lValid)
+	loss.SetBools(col.HigherIsBetter, lHigher, nil)
 
 	// Speed samples: each job profiled speedSamplesJob measured
 	// configurations of its model, with p != w in most so that every term of
@@ -262,12 +263,12 @@ func Testbed(seed uint64) ([]Named, error) {
 		}
 	}
 	speed := table.New(schema.Speed, len(sJob))
-	speed.SetStrings("job", sJob, nil)
-	speed.SetInt64s("ps", sPS, nil)
-	speed.SetInt64s("workers", sW, nil)
-	speed.SetFloat64s("speed", sSpeed, nil)
-	speed.SetStrings("mode", make([]string, len(sJob)), make([]bool, len(sJob)))
-	speed.SetInt64s("global_batch", make([]int64, len(sJob)), make([]bool, len(sJob)))
+	speed.SetStrings(col.Job, sJob, nil)
+	speed.SetInt64s(col.PS, sPS, nil)
+	speed.SetInt64s(col.Workers, sW, nil)
+	speed.SetFloat64s(col.Speed, sSpeed, nil)
+	speed.SetStrings(col.Mode, make([]string, len(sJob)), make([]bool, len(sJob)))
+	speed.SetInt64s(col.GlobalBatch, make([]int64, len(sJob)), make([]bool, len(sJob)))
 
 	truth := table.New(schema.Truth, n)
 	tb0, tb1, tb2, noise, conv, total := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
@@ -282,13 +283,13 @@ func Testbed(seed uint64) ([]Named, error) {
 			thetas[k][i] = st.speed.Theta[k]
 		}
 	}
-	truth.SetStrings("job", names, nil)
-	truth.SetFloat64s("loss_b0", tb0, nil)
-	truth.SetFloat64s("loss_b1", tb1, nil)
-	truth.SetFloat64s("loss_b2", tb2, nil)
-	truth.SetFloat64s("loss_noise", noise, nil)
-	truth.SetFloat64s("converge_epoch", conv, nil)
-	truth.SetFloat64s("total_steps", total, nil)
+	truth.SetStrings(col.Job, names, nil)
+	truth.SetFloat64s(col.LossB0, tb0, nil)
+	truth.SetFloat64s(col.LossB1, tb1, nil)
+	truth.SetFloat64s(col.LossB2, tb2, nil)
+	truth.SetFloat64s(col.LossNoise, noise, nil)
+	truth.SetFloat64s(col.ConvergeEpoch, conv, nil)
+	truth.SetFloat64s(col.TotalSteps, total, nil)
 	for k := range thetas {
 		truth.SetFloat64s(fmt.Sprintf("speed_theta%d", k), thetas[k], nil)
 	}
@@ -313,7 +314,7 @@ func testbedCluster() *table.Table {
 		}
 	}
 	t := table.New(schema.Cluster, len(names))
-	t.SetStrings("node", names, nil)
+	t.SetStrings(col.Node, names, nil)
 	t.SetFloat64s("gpu", gpu, nil)
 	t.SetFloat64s("cpu", cpu, nil)
 	t.SetFloat64s("memory_gb", memGB, nil)
