@@ -10,6 +10,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
@@ -53,9 +54,9 @@ func buildAllocation(in Tables) (*Page, error) {
 // policyName is the policy an allocation table was made by (alloc_policy),
 // or its file name.
 func policyName(t *table.Table) string {
-	for i, v := range t.Valid("alloc_policy") {
+	for i, v := range t.Valid(col.AllocPolicy) {
 		if v {
-			return t.Strings("alloc_policy")[i]
+			return t.Strings(col.AllocPolicy)[i]
 		}
 	}
 	return strings.TrimSuffix(filepath.Base(t.Source), filepath.Ext(t.Source))
@@ -83,8 +84,8 @@ func allocationSections(allocs []*table.Table, cluster *table.Table) ([]*Section
 	seen := map[string]bool{}
 	maxTasks := int64(1)
 	for _, a := range allocs {
-		ps, ws, nowP, nowW := a.Int64s("alloc_ps"), a.Int64s("alloc_workers"), a.Int64s("ps"), a.Int64s("workers")
-		for i, j := range a.Strings("job") {
+		ps, ws, nowP, nowW := a.Int64s(col.AllocPS), a.Int64s(col.AllocWorkers), a.Int64s(col.PS), a.Int64s(col.Workers)
+		for i, j := range a.Strings(col.Job) {
 			if !seen[j] {
 				seen[j] = true
 				jobs = append(jobs, j)
@@ -117,9 +118,9 @@ func allocationSections(allocs []*table.Table, cluster *table.Table) ([]*Section
 }
 
 func policySummary(name string, a *table.Table) []string {
-	status := a.Strings("status")
-	ps, ws := a.Int64s("alloc_ps"), a.Int64s("alloc_workers")
-	comp := a.Float64s("alloc_completion_s")
+	status := a.Strings(col.Status)
+	ps, ws := a.Int64s(col.AllocPS), a.Int64s(col.AllocWorkers)
+	comp := a.Float64s(col.AllocCompletionS)
 	running, waiting, tasks := 0, 0, int64(0)
 	sum, n, slowest := 0.0, 0, 0.0
 	for i := range status {
@@ -144,9 +145,9 @@ func policySummary(name string, a *table.Table) []string {
 }
 
 func allocationChart(id, name string, a *table.Table, jobs []string, maxTasks int64, w, h string) *Chart {
-	idx := rowIndex(a.Strings("job"))
-	ps, ws, nowP, nowW := a.Int64s("alloc_ps"), a.Int64s("alloc_workers"), a.Int64s("ps"), a.Int64s("workers")
-	status, reason := a.Strings("status"), a.Strings("reason")
+	idx := rowIndex(a.Strings(col.Job))
+	ps, ws, nowP, nowW := a.Int64s(col.AllocPS), a.Int64s(col.AllocWorkers), a.Int64s(col.PS), a.Int64s(col.Workers)
+	status, reason := a.Strings(col.Status), a.Strings(col.Reason)
 	var psD, wD []opts.BarData
 	var nowD []opts.ScatterData
 	running, waiting := 0, 0
@@ -248,7 +249,7 @@ func utilisationSection(allocs []*table.Table, names []string, cluster *table.Ta
 		}
 		alloc := use{name: names[n], pct: make([]float64, len(res))}
 		now := use{name: "now", pct: make([]float64, len(res))}
-		ps, ws, nowP, nowW := a.Int64s("alloc_ps"), a.Int64s("alloc_workers"), a.Int64s("ps"), a.Int64s("workers")
+		ps, ws, nowP, nowW := a.Int64s(col.AllocPS), a.Int64s(col.AllocWorkers), a.Int64s(col.PS), a.Int64s(col.Workers)
 		for k, r := range res {
 			pd, wd := a.Float64s("ps_"+r), a.Float64s("worker_"+r)
 			for i := range ps {

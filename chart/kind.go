@@ -18,6 +18,7 @@ import (
 	"sort"
 
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
@@ -66,7 +67,7 @@ func SelectJobs(t *table.Table, jobs []string) (*table.Table, error) {
 	}
 	var rows []int
 	found := map[string]bool{}
-	for i, j := range t.Strings("job") {
+	for i, j := range t.Strings(col.Job) {
 		if want[j] {
 			rows = append(rows, i)
 			found[j] = true
@@ -91,7 +92,7 @@ func SelectSeeds(in Tables, seeds []int64) error {
 	for n, t := range in[Main] {
 		var rows []int
 		found := map[int64]bool{}
-		for i, s := range t.Int64s("seed") {
+		for i, s := range t.Int64s(col.Seed) {
 			found[s] = true
 			if want[s] {
 				rows = append(rows, i)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
@@ -78,10 +79,10 @@ func lossPredictions(p *table.Table) map[string]lossPrediction {
 	if p == nil {
 		return out
 	}
-	jobs := p.Strings("job")
-	es, prog := p.Int64s("epoch_steps"), p.Int64s("progress_steps")
-	p10, p50, p90 := p.Float64s("total_epochs_p10"), p.Float64s("total_epochs_p50"), p.Float64s("total_epochs_p90")
-	src := p.Strings("remaining_source")
+	jobs := p.Strings(col.Job)
+	es, prog := p.Int64s(col.EpochSteps), p.Int64s(col.ProgressSteps)
+	p10, p50, p90 := p.Float64s(col.TotalEpochsP10), p.Float64s(col.TotalEpochsP50), p.Float64s(col.TotalEpochsP90)
+	src := p.Strings(col.RemainingSource)
 	for i, j := range jobs {
 		out[j] = lossPrediction{epochSteps: float64(es[i]), progress: float64(prog[i]), p10: p10[i], p50: p50[i], p90: p90[i], source: src[i]}
 	}
@@ -106,8 +107,8 @@ func buildLoss(in Tables) (*Page, error) {
 // lossSection draws one chart per job of the loss table.
 func lossSection(loss, models, preds *table.Table) (*Section, error) {
 	fits, pr := lossFits(models), lossPredictions(preds)
-	jobs, rows := groups(loss.Strings("job"))
-	steps, values, hib := loss.Int64s("step"), loss.Float64s("value"), loss.Bools("higher_is_better")
+	jobs, rows := groups(loss.Strings(col.Job))
+	steps, values, hib := loss.Int64s(col.Step), loss.Float64s(col.Value), loss.Bools(col.HigherIsBetter)
 	sec := &Section{ID: "loss", Heading: "Convergence per job",
 		Text: []string{lossLegendText(models != nil, preds != nil)}}
 	jobs = capJobs(sec, jobs)

@@ -8,6 +8,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
@@ -43,9 +44,9 @@ func buildPlan(in Tables) (*Page, error) {
 }
 
 func planSections(plan, cluster *table.Table) ([]*Section, error) {
-	jobCol, role, node := plan.Strings("job"), plan.Strings("role"), plan.Strings("node")
-	placed := plan.Valid("node")
-	status, reason := plan.Strings("status"), plan.Strings("reason")
+	jobCol, role, node := plan.Strings(col.Job), plan.Strings(col.Role), plan.Strings(col.Node)
+	placed := plan.Valid(col.Node)
+	status, reason := plan.Strings(col.Status), plan.Strings(col.Reason)
 	var nodes []string
 	nodeIdx := map[string]int{}
 	addNode := func(n string) {
@@ -55,7 +56,7 @@ func planSections(plan, cluster *table.Table) ([]*Section, error) {
 		}
 	}
 	if cluster != nil {
-		for _, n := range cluster.Strings("node") {
+		for _, n := range cluster.Strings(col.Node) {
 			addNode(n)
 		}
 	}
@@ -75,7 +76,7 @@ func planSections(plan, cluster *table.Table) ([]*Section, error) {
 		}
 		if _, ok := nodeIdx[node[i]]; !ok {
 			if cluster != nil {
-				return nil, plan.Errorf("node", i, "node %q is not in the cluster table %s", node[i], sourceName(cluster))
+				return nil, plan.Errorf(col.Node, i, "node %q is not in the cluster table %s", node[i], sourceName(cluster))
 			}
 			addNode(node[i])
 		}
@@ -181,8 +182,8 @@ func nodeFillSection(plan, cluster *table.Table, nodes []string, nodeIdx map[str
 	if err := needColumns(plan, "how full each node is", res...); err != nil {
 		return nil, err
 	}
-	capIdx := rowIndex(cluster.Strings("node"))
-	placed, node := plan.Valid("node"), plan.Strings("node")
+	capIdx := rowIndex(cluster.Strings(col.Node))
+	placed, node := plan.Valid(col.Node), plan.Strings(col.Node)
 	id := idFor("nodefill", 1)
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(append(base(id, "How full each node is", fmt.Sprintf("share of each node's capacity the plan uses (%s)", sourceName(cluster)), wideW, wideH),

@@ -3,6 +3,7 @@ package chart
 import (
 	"fmt"
 
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
@@ -126,18 +127,18 @@ func decisionsSection(a, plan *table.Table) *Section {
 	if a.NumRows() == 0 {
 		return &Section{ID: "decisions", Heading: "Decisions per job", Empty: fmt.Sprintf("The allocation table %s is empty (0 rows): no job to decide for.", sourceName(a))}
 	}
-	jobs, status, reason := a.Strings("job"), a.Strings("status"), a.Strings("reason")
-	prog, es := a.Int64s("progress_steps"), a.Int64s("epoch_steps")
-	r10, r50, r90 := a.Float64s("remaining_steps_p10"), a.Float64s("remaining_steps_p50"), a.Float64s("remaining_steps_p90")
-	src := a.Strings("remaining_source")
-	nowP, nowW, ps, ws := a.Int64s("ps"), a.Int64s("workers"), a.Int64s("alloc_ps"), a.Int64s("alloc_workers")
-	speed, comp := a.Float64s("alloc_speed"), a.Float64s("alloc_completion_s")
-	gain, next := a.Float64s("alloc_gain"), a.Float64s("alloc_next_gain")
-	changed := a.Bools("alloc_changed")
+	jobs, status, reason := a.Strings(col.Job), a.Strings(col.Status), a.Strings(col.Reason)
+	prog, es := a.Int64s(col.ProgressSteps), a.Int64s(col.EpochSteps)
+	r10, r50, r90 := a.Float64s(col.RemainingStepsP10), a.Float64s(col.RemainingStepsP50), a.Float64s(col.RemainingStepsP90)
+	src := a.Strings(col.RemainingSource)
+	nowP, nowW, ps, ws := a.Int64s(col.PS), a.Int64s(col.Workers), a.Int64s(col.AllocPS), a.Int64s(col.AllocWorkers)
+	speed, comp := a.Float64s(col.AllocSpeed), a.Float64s(col.AllocCompletionS)
+	gain, next := a.Float64s(col.AllocGain), a.Float64s(col.AllocNextGain)
+	changed := a.Bools(col.AllocChanged)
 	placed := map[string]string{}
 	if plan != nil {
-		pj, servers, method := plan.Strings("job"), plan.Int64s("job_servers"), plan.Strings("job_method")
-		pstatus, preason := plan.Strings("status"), plan.Strings("reason")
+		pj, servers, method := plan.Strings(col.Job), plan.Int64s(col.JobServers), plan.Strings(col.JobMethod)
+		pstatus, preason := plan.Strings(col.Status), plan.Strings(col.Reason)
 		for i, j := range pj {
 			if _, ok := placed[j]; ok {
 				continue

@@ -13,6 +13,7 @@ import (
 
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
@@ -68,7 +69,7 @@ func simLead(jobs *table.Table) string {
 			knowledge = append(knowledge, l.knowledge)
 		}
 	}
-	distinct, _ := groups(jobs.Strings("job"))
+	distinct, _ := groups(jobs.Strings(col.Job))
 	return fmt.Sprintf("What optimus simulate measured (%s): %d jobs replayed under the policies %s, with %s knowledge, for %s; %d runs in all.",
 		sourceName(jobs), len(distinct), strings.Join(policies, ", "), strings.Join(knowledge, " and "), seedList(seeds), len(lines)*len(seeds))
 }
@@ -81,7 +82,7 @@ func simulationSections(in Tables) ([]*Section, error) {
 	both := bothKnowledge(lines)
 	secs := []*Section{jctSection(jobs, lines, seeds, both)}
 	shown := seeds[0]
-	jobOrder, _ := groups(jobs.Strings("job"))
+	jobOrder, _ := groups(jobs.Strings(col.Job))
 	if a := in.One("allocations"); a != nil {
 		secs = append(secs, simAllocationSection(a, jobs, lines, jobOrder, shown, seeds, both))
 	}
@@ -126,7 +127,7 @@ func (l simLine) style() string {
 // simLines lists the (policy, knowledge) pairs of a run table in order of
 // first appearance.
 func simLines(t *table.Table) []simLine {
-	pol, kn := t.Strings("policy"), t.Strings("knowledge")
+	pol, kn := t.Strings(col.Policy), t.Strings(col.Knowledge)
 	var out []simLine
 	seen := map[simLine]bool{}
 	for i := range pol {
@@ -150,7 +151,7 @@ func bothKnowledge(lines []simLine) bool {
 
 // simSeeds are the distinct seeds of a run table, ascending.
 func simSeeds(t *table.Table) []int64 {
-	seeds := slices.Clone(t.Int64s("seed"))
+	seeds := slices.Clone(t.Int64s(col.Seed))
 	slices.Sort(seeds)
 	return slices.Compact(seeds)
 }
@@ -177,7 +178,7 @@ func seedList(seeds []int64) string {
 // rowsOf groups a run table's rows by line, keeping only the rows of seed
 // (all seeds when seed < 0).
 func rowsOf(t *table.Table, seed int64) map[simLine][]int {
-	pol, kn, sd := t.Strings("policy"), t.Strings("knowledge"), t.Int64s("seed")
+	pol, kn, sd := t.Strings(col.Policy), t.Strings(col.Knowledge), t.Int64s(col.Seed)
 	out := map[simLine][]int{}
 	for i := range pol {
 		if seed >= 0 && sd[i] != seed {
@@ -195,8 +196,8 @@ const maxCDFPoints = 1000
 
 func jctSection(jobs *table.Table, lines []simLine, seeds []int64, both bool) *Section {
 	rows := rowsOf(jobs, -1)
-	status, jct := jobs.Strings("status"), jobs.Float64s("jct_s")
-	restarts, seedCol := jobs.Int64s("restarts"), jobs.Int64s("seed")
+	status, jct := jobs.Strings(col.Status), jobs.Float64s(col.JCTS)
+	restarts, seedCol := jobs.Int64s(col.Restarts), jobs.Int64s(col.Seed)
 	type stats struct {
 		n    int
 		jcts []float64

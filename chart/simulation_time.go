@@ -8,6 +8,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
@@ -70,8 +71,8 @@ type allocRun struct {
 // of its jobs in jobs (a job frees its tasks when it finishes, not at the
 // next round).
 func allocRunOf(a, jobs *table.Table, l simLine, rows []int, seed int64, rank map[string]int) allocRun {
-	time, job := a.Float64s("time_s"), a.Strings("job")
-	ps, ws, restarted := a.Int64s("ps"), a.Int64s("workers"), a.Bools("restarted")
+	time, job := a.Float64s(col.TimeS), a.Strings(col.Job)
+	ps, ws, restarted := a.Int64s(col.PS), a.Int64s(col.Workers), a.Bools(col.Restarted)
 	r := allocRun{line: l, tasks: map[string][][2]int64{}}
 	rounds := roundTimes(time, rows)
 	r.rounds = len(rounds)
@@ -102,7 +103,7 @@ func allocRunOf(a, jobs *table.Table, l simLine, rows []int, seed int64, rank ma
 		return 0
 	})
 	finish := map[string]float64{}
-	jj, pol, kn, sd, fin := jobs.Strings("job"), jobs.Strings("policy"), jobs.Strings("knowledge"), jobs.Int64s("seed"), jobs.Float64s("finish_s")
+	jj, pol, kn, sd, fin := jobs.Strings(col.Job), jobs.Strings(col.Policy), jobs.Strings(col.Knowledge), jobs.Int64s(col.Seed), jobs.Float64s(col.FinishS)
 	for i := range jj {
 		if pol[i] == l.policy && kn[i] == l.knowledge && sd[i] == seed && finite(fin[i]) && at[jj[i]] != nil {
 			finish[jj[i]] = fin[i]
@@ -313,7 +314,7 @@ func simUtilisationSections(u, jobs *table.Table, lines []simLine, seed int64, s
 	if sec.Empty = emptyRounds(u, rows, seed); sec.Empty != "" {
 		return []*Section{sec}, nil
 	}
-	time, waiting := u.Float64s("time_s"), u.Int64s("waiting")
+	time, waiting := u.Float64s(col.TimeS), u.Int64s(col.Waiting)
 	var drawn []simLine
 	xmax, wmax := 0.0, int64(1)
 	for _, l := range timeLines(u, lines) {
@@ -369,7 +370,7 @@ func simUtilisationSections(u, jobs *table.Table, lines []simLine, seed int64, s
 // runEnd is when the last job of a run that finished them all finished,
 // or 0 when a job did not finish.
 func runEnd(jobs *table.Table, l simLine, seed int64) float64 {
-	pol, kn, sd, fin := jobs.Strings("policy"), jobs.Strings("knowledge"), jobs.Int64s("seed"), jobs.Float64s("finish_s")
+	pol, kn, sd, fin := jobs.Strings(col.Policy), jobs.Strings(col.Knowledge), jobs.Int64s(col.Seed), jobs.Float64s(col.FinishS)
 	end := 0.0
 	for i := range pol {
 		if pol[i] == l.policy && kn[i] == l.knowledge && sd[i] == seed {

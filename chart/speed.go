@@ -9,6 +9,7 @@ import (
 
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
@@ -84,16 +85,16 @@ func speedSection(speed, models, sugg *table.Table) *Section {
 	ms := speedModels(models)
 	suggs := map[string][]suggestion{}
 	if sugg != nil {
-		jobs, rank, ps, w := sugg.Strings("job"), sugg.Int64s("rank"), sugg.Int64s("ps"), sugg.Int64s("workers")
+		jobs, rank, ps, w := sugg.Strings(col.Job), sugg.Int64s(col.Rank), sugg.Int64s(col.PS), sugg.Int64s(col.Workers)
 		for i, j := range jobs {
 			suggs[j] = append(suggs[j], suggestion{int(rank[i]), int(ps[i]), int(w[i])})
 		}
 	}
-	jobs, rows := groups(speed.Strings("job"))
-	ps, ws, sp := speed.Int64s("ps"), speed.Int64s("workers"), speed.Float64s("speed")
+	jobs, rows := groups(speed.Strings(col.Job))
+	ps, ws, sp := speed.Int64s(col.PS), speed.Int64s(col.Workers), speed.Float64s(col.Speed)
 	nodes := make([]int64, len(ps))
-	if speed.Has("nodes") {
-		nodes = speed.Int64s("nodes") // null: one node
+	if speed.Has(col.Nodes) {
+		nodes = speed.Int64s(col.Nodes) // null: one node
 	}
 	text := "Dots: measured speeds, coloured by p (all-reduce jobs: by the nodes they spanned); lines: the fitted model f(p, w) for the same p (all-reduce: f(w, n) for the same nodes); crosses at 0: failed runs."
 	if models == nil {
