@@ -69,6 +69,9 @@ type Column struct {
 	Unique   bool     // no two rows share a value
 	NonEmpty bool     // strings: not ""
 	Enum     []string // strings: one of these
+	// Values, when not nil, is the open enumeration whose values Enum
+	// holds (see ValueSet): the column names entries of a registry.
+	Values *ValueSet
 	Min      *float64 // numbers: value >= *Min (or > when MinOpen)
 	MinOpen  bool
 	Max      *float64 // numbers: value <= *Max (keeps arithmetic on them finite)
