@@ -71,10 +71,10 @@ type Column struct {
 	Enum     []string // strings: one of these
 	// Values, when not nil, is the open enumeration whose values Enum
 	// holds (see ValueSet): the column names entries of a registry.
-	Values *ValueSet
-	Min      *float64 // numbers: value >= *Min (or > when MinOpen)
-	MinOpen  bool
-	Max      *float64 // numbers: value <= *Max (keeps arithmetic on them finite)
+	Values  *ValueSet
+	Min     *float64 // numbers: value >= *Min (or > when MinOpen)
+	MinOpen bool
+	Max     *float64 // numbers: value <= *Max (keeps arithmetic on them finite)
 	// AllowNaN lets a float column hold NaN and ±Inf (e.g. a diverged loss
 	// that the fitter drops and counts). Otherwise non-finite values are
 	// rejected.
