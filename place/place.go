@@ -227,12 +227,7 @@ func Place(p *Problem, opts Options) (*Result, error) {
 	if err := p.check(); err != nil {
 		return nil, err
 	}
-	if opts.Policy == "" {
-		opts.Policy = Optimus
-	}
-	if opts.Candidates <= 0 {
-		opts.Candidates = DefaultCandidates
-	}
+	opts = opts.WithDefaults()
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}

@@ -121,5 +121,17 @@ func (o Options) Validate() error {
 	return nil
 }
 
+// WithDefaults returns o with the zero values Options documents filled in
+// (Policy, Candidates), as Place takes them.
+func (o Options) WithDefaults() Options {
+	if o.Policy == "" {
+		o.Policy = Optimus
+	}
+	if o.Candidates <= 0 {
+		o.Candidates = DefaultCandidates
+	}
+	return o
+}
+
 // DefaultOptions returns the options `optimus place` starts from.
 func DefaultOptions() Options { return Options{Policy: Optimus, Candidates: DefaultCandidates} }

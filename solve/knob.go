@@ -78,8 +78,9 @@ func (o Options) Validate() error {
 	return nil
 }
 
-// withDefaults fills in the zero values Options documents.
-func (o Options) withDefaults() Options {
+// WithDefaults returns o with the zero values Options documents filled in
+// (Policy, Capacity, BaselineCap, TiresiasThresholds), as Solve takes them.
+func (o Options) WithDefaults() Options {
 	if o.Policy == "" {
 		o.Policy = Optimus
 	}

@@ -277,7 +277,7 @@ func Solve(p *Problem, opts Options) (*Result, error) {
 	if err := p.check(); err != nil {
 		return nil, err
 	}
-	opts = opts.withDefaults()
+	opts = opts.WithDefaults()
 	if err := opts.Validate(); err != nil {
 		return nil, fmt.Errorf("solve: %w", err)
 	}

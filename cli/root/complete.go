@@ -45,7 +45,7 @@ func flagValues(path, flag string) []string {
 	case flag == "policy" || flag == "policies":
 		return strs(solve.Policies)
 	case flag == "placement":
-		return strs(place.Policies)
+		return append(strs(place.Policies), "pollux") // simulate's own: simulatecmd.polluxPlacement
 	case flag == "capacity":
 		return strs(solve.CapacityChecks)
 	case flag == "remaining":

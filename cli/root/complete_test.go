@@ -17,6 +17,8 @@ func TestCompletion(t *testing.T) {
 	}{
 		{[]string{"solve", "--policy", ""}, "optimus drf tetris fifo tiresias :4"},
 		{[]string{"place", "--policy", ""}, "optimus spread pack :4"},
+		{[]string{"simulate", "--policies", ""}, "optimus drf tetris fifo tiresias :4"},
+		{[]string{"simulate", "--placement", ""}, "optimus spread pack pollux :4"},
 		{[]string{"solve", "--remaining", ""}, "p10 p50 p90 :4"},
 		{[]string{"solve", "--capacity", ""}, "nodes aggregate :4"},
 		{[]string{"convert", "--format", ""}, "arrows arrow parquet csv text :4"},
