@@ -53,6 +53,9 @@ type Options struct {
 	Compare          bool   // write the comparison over seeds rather than the summary
 	Dir              string // all four output tables go here
 	Output           cmdutil.OutputOptions
+	// planRestartCostGiven records that the deprecated --plan-restart-cost
+	// was given (Run warns).
+	planRestartCostGiven bool
 }
 
 // polluxPlacement is --placement's value that places as Pollux's simulator
@@ -114,7 +117,7 @@ sim_comparison, sim_jobs, sim_allocations and sim_utilisation there as Parquet.`
 	f.StringVar((*string)(&opts.Sim.Place.Policy), "placement", string(opts.Sim.Place.Policy), "placement policy: "+place.PolicyNames(", ")+"; with --pollux also "+polluxPlacement+" (as Pollux's simulator places jobs)")
 	cmdutil.BindSolveFlags(f, &opts.Sim.Solve)
 	cmdutil.BindPlaceFlags(f, &opts.Sim.Place)
-	restartCostFlags(f, &opts.Sim)
+	restartCostFlags(f, &opts.Sim, &opts.planRestartCostGiven)
 	f.Float64Var(&opts.Sim.Interval, "interval", opts.Sim.Interval, "seconds between scheduling rounds")
 	f.Float64Var(&opts.Sim.StopCost, "stop-cost", opts.Sim.StopCost, "seconds to checkpoint and stop a job whose tasks change")
 	f.Float64Var(&opts.Sim.RestoreCost, "restore-cost", opts.Sim.RestoreCost, "seconds to restore a job from its checkpoint")
@@ -184,6 +187,9 @@ func Run(opts *Options) error {
 		}
 		policies = append(policies, p)
 		order = append(order, string(p))
+	}
+	if opts.planRestartCostGiven {
+		cmdutil.Warnf(opts.IO, "--plan-restart-cost is deprecated: use --restart-cost")
 	}
 	sim := opts.Sim
 	if sim.PolluxPlacement = sim.Place.Policy == polluxPlacement; sim.PolluxPlacement {
@@ -286,13 +292,15 @@ func Run(opts *Options) error {
 // restartCostFlags explains simulate's default of --restart-cost (bound by
 // cmdutil.BindSolveFlags) and makes giving it turn off
 // Config.TrueRestartCost; it adds --plan-restart-cost, the hidden
-// deprecated name of --restart-cost (-1 there: the default).
-func restartCostFlags(f *pflag.FlagSet, sim *simulate.Config) {
+// deprecated name of --restart-cost (-1 there: the default), and records
+// in deprecated that it was given. (Not pflag's MarkDeprecated, which
+// prints its notice on standard output, into the table.)
+func restartCostFlags(f *pflag.FlagSet, sim *simulate.Config, deprecated *bool) {
 	rc := f.Lookup("restart-cost")
 	rc.Usage += "; in simulate the default is --stop-cost + --restore-cost, what a restart really costs a simulated job, whatever they are set to"
 	rc.Value = &givenFlag{Value: rc.Value, given: func() { sim.TrueRestartCost = false }}
-	f.Var(&planRestartCostFlag{sim}, "plan-restart-cost", "deprecated name of --restart-cost (-1: the default)")
-	_ = f.MarkDeprecated("plan-restart-cost", "use --restart-cost")
+	f.Var(&givenFlag{Value: &planRestartCostFlag{sim}, given: func() { *deprecated = true }}, "plan-restart-cost", "deprecated name of --restart-cost (-1: the default)")
+	f.Lookup("plan-restart-cost").Hidden = true
 }
 
 // givenFlag records that its flag was given.
