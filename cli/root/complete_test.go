@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/place"
+	"github.com/optimus-sched/optimus/solve"
 )
 
 // The shell completes flag values: policies per command, formats,
@@ -15,10 +17,13 @@ func TestCompletion(t *testing.T) {
 		args []string
 		want string // the candidates, then the directive
 	}{
-		{[]string{"solve", "--policy", ""}, "optimus drf tetris fifo tiresias :4"},
-		{[]string{"place", "--policy", ""}, "optimus spread pack :4"},
-		{[]string{"simulate", "--policies", ""}, "optimus drf tetris fifo tiresias :4"},
-		{[]string{"simulate", "--placement", ""}, "optimus spread pack pollux :4"},
+		// The policies are the registries', the built-in ones first.
+		{[]string{"solve", "--policy", ""}, solve.PolicyNames(" ") + " :4"},
+		{[]string{"place", "--policy", ""}, place.PolicyNames(" ") + " :4"},
+		{[]string{"simulate", "--policies", ""}, solve.PolicyNames(" ") + " :4"},
+		{[]string{"simulate", "--placement", ""}, place.PolicyNames(" ") + " pollux :4"},
+		{[]string{"solve", "--policy", ""}, "optimus drf tetris fifo tiresias "},
+		{[]string{"place", "--policy", ""}, "optimus spread pack "},
 		{[]string{"solve", "--remaining", ""}, "p10 p50 p90 :4"},
 		{[]string{"solve", "--capacity", ""}, "nodes aggregate :4"},
 		{[]string{"convert", "--format", ""}, "arrows arrow parquet csv text :4"},
