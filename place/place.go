@@ -101,6 +101,8 @@ type Problem struct {
 
 // Options tune a placement.
 type Options struct {
+	// Policy is a placement policy of the registry (Policies; "":
+	// Optimus).
 	Policy Policy
 	// Candidates is how many of the nodes with the most free capacity the
 	// optimus and spread policies consider for a job before falling back to
@@ -140,11 +142,11 @@ type JobPlacement struct {
 	// that crosses servers (see the package documentation); NaN when the
 	// job does not run.
 	CrossTraffic float64
-	// Method says how the job's tasks were placed: MethodEven (the optimus
-	// policy's even split), MethodFallback (its one-by-one fallback),
-	// MethodSolve (where solve's node-level check fitted them, Job.Packing),
-	// MethodKept (left where they ran), MethodSpread or MethodPack; "" for
-	// a job not running.
+	// Method says how the job's tasks were placed: MethodKept (left where
+	// they ran), MethodSolve (where solve's node-level check fitted them,
+	// Job.Packing), or one of the policy's PolicyEntry.Methods (the optimus
+	// policy's MethodEven split and MethodFallback, MethodSpread,
+	// MethodPack); "" for a job not running.
 	Method string
 	// Even reports that the tasks lie evenly: on each of the job's nodes
 	// ⌊p/k⌋ or ⌈p/k⌉ PS and ⌊w/k⌋ or ⌈w/k⌉ workers (k nodes), whatever the

@@ -153,6 +153,7 @@ type Problem struct {
 
 // Options tune a solve.
 type Options struct {
+	// Policy is a policy of the registry (Policies; "": Optimus).
 	Policy Policy
 	// RestartCost is what changing a running job's allocation costs it, in
 	// seconds: a checkpoint, a stop, a restart from the checkpoint. A
