@@ -32,35 +32,6 @@ import (
 	"github.com/optimus-sched/optimus/layout"
 )
 
-// Policy names a placement policy.
-type Policy string
-
-// The policies.
-const (
-	// Optimus places each job on the fewest nodes that hold an even split
-	// of its PS and workers (the theorem above), jobs smallest first.
-	Optimus Policy = "optimus"
-	// Spread puts each task on the node with the most free capacity, as
-	// Kubernetes' default scoring (LeastAllocated) does.
-	Spread Policy = "spread"
-	// Pack puts each task on the first node, in cluster order, where it
-	// fits (first fit).
-	Pack Policy = "pack"
-)
-
-// Policies lists every policy, the default first.
-var Policies = []Policy{Optimus, Spread, Pack}
-
-// ParsePolicy returns the policy called name.
-func ParsePolicy(name string) (Policy, error) {
-	for _, p := range Policies {
-		if string(p) == name {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("no placement policy %q (there are: optimus, spread, pack)", name)
-}
-
 // Role of a task.
 type Role uint8
 
@@ -130,6 +101,8 @@ type Problem struct {
 
 // Options tune a placement.
 type Options struct {
+	// Policy is a placement policy of the registry (Policies; "":
+	// Optimus).
 	Policy Policy
 	// Candidates is how many of the nodes with the most free capacity the
 	// optimus and spread policies consider for a job before falling back to
@@ -139,14 +112,11 @@ type Options struct {
 	Candidates int
 }
 
-// Placement methods (JobPlacement.Method).
+// The placement methods of Place itself, whatever the policy
+// (JobPlacement.Method); each policy adds its own (PolicyEntry.Methods).
 const (
-	MethodEven     = "even"
-	MethodFallback = "fallback"
-	MethodKept     = "kept"
-	MethodSpread   = "spread"
-	MethodPack     = "pack"
-	MethodSolve    = "solve"
+	MethodKept  = "kept"  // the job's tasks stayed where they ran
+	MethodSolve = "solve" // where solve's node-level check fitted them
 )
 
 // DefaultCandidates is Options.Candidates when it is 0.
@@ -172,11 +142,11 @@ type JobPlacement struct {
 	// that crosses servers (see the package documentation); NaN when the
 	// job does not run.
 	CrossTraffic float64
-	// Method says how the job's tasks were placed: MethodEven (the optimus
-	// policy's even split), MethodFallback (its one-by-one fallback),
-	// MethodSolve (where solve's node-level check fitted them, Job.Packing),
-	// MethodKept (left where they ran), MethodSpread or MethodPack; "" for
-	// a job not running.
+	// Method says how the job's tasks were placed: MethodKept (left where
+	// they ran), MethodSolve (where solve's node-level check fitted them,
+	// Job.Packing), or one of the policy's PolicyEntry.Methods (the optimus
+	// policy's MethodEven split and MethodFallback, MethodSpread,
+	// MethodPack); "" for a job not running.
 	Method string
 	// Even reports that the tasks lie evenly: on each of the job's nodes
 	// ⌊p/k⌋ or ⌈p/k⌉ PS and ⌊w/k⌋ or ⌈w/k⌉ workers (k nodes), whatever the
@@ -259,19 +229,12 @@ func Place(p *Problem, opts Options) (*Result, error) {
 	if err := p.check(); err != nil {
 		return nil, err
 	}
-	switch opts.Policy {
-	case "":
-		opts.Policy = Optimus
-	case Optimus, Spread, Pack:
-	default:
-		_, err := ParsePolicy(string(opts.Policy))
+	opts = opts.WithDefaults()
+	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	if opts.Candidates <= 0 {
-		opts.Candidates = DefaultCandidates
-	}
 	res, failed := pass(p, opts, nil, nil)
-	if opts.Policy != Optimus || len(failed) == 0 {
+	if !LookupPolicy(opts.Policy).Repair || len(failed) == 0 {
 		return res, nil
 	}
 	// Repair: jobs smallest first can leave a larger job without room
@@ -424,18 +387,10 @@ func pass(p *Problem, opts Options, promote []int, packed []bool) (*Result, []in
 		order = rest
 	}
 	var failed []int
+	placeJob := LookupPolicy(opts.Policy).placeJob
 	for _, j := range order {
 		pl.order = append(pl.order, j)
-		switch opts.Policy {
-		case Optimus:
-			pl.placeOptimus(j)
-		case Spread:
-			pl.jobs[j].Method = MethodSpread
-			pl.placeOneByOne(j, nil, pl.spreadNode)
-		case Pack:
-			pl.jobs[j].Method = MethodPack
-			pl.placeOneByOne(j, nil, pl.packNode)
-		}
+		placeJob(pl, j)
 		if pl.jobs[j].Status != Running || len(pl.tasks[j]) < p.Jobs[j].PS+p.Jobs[j].Workers {
 			failed = append(failed, j)
 		}

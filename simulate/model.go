@@ -18,6 +18,9 @@
 package simulate
 
 import (
+	"fmt"
+	"math"
+
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/pipeline"
 	"github.com/optimus-sched/optimus/place"
@@ -103,9 +106,19 @@ type Job struct {
 
 // Config is everything a simulation run is told besides its inputs.
 type Config struct {
-	Policy      solve.Policy
-	Placement   place.Policy
-	Capacity    solve.CapacityCheck
+	// Solve is what the scheduler allocates with, the options of `optimus
+	// solve`: the run's policy (Solve.Policy), the capacity check and every
+	// policy's knobs. Solve.RestartCost is the restart cost the optimus
+	// policy plans with (0 re-plans from scratch every round, as the
+	// paper's and Pollux's Optimus do), unless TrueRestartCost.
+	Solve solve.Options
+	// TrueRestartCost makes the optimus policy plan with what a restart
+	// really costs a simulated job, StopCost + RestoreCost, instead of
+	// Solve.RestartCost (DefaultConfig: true).
+	TrueRestartCost bool
+	// Place is what it places with, the options of `optimus place`
+	// (unless PolluxPlacement).
+	Place       place.Options
 	Interval    float64 // seconds between scheduling rounds
 	StopCost    float64 // seconds to checkpoint and stop a running job
 	RestoreCost float64 // seconds to restore a job from its checkpoint
@@ -113,11 +126,6 @@ type Config struct {
 	// (0: none; Pollux's simulator pays its 30 s restart delay at a job's
 	// first allocation too). Counted in restart_lost_s, not as a restart.
 	StartCost float64
-	// PlanRestartCost, when not nil, is the restart cost the optimus
-	// policy is told (solve's RestartCost) instead of StopCost +
-	// RestoreCost: 0 re-plans from scratch every round, as the paper's
-	// and Pollux's Optimus do.
-	PlanRestartCost *float64
 	// SRTFWeight, for the optimus policy, weights each job's remaining
 	// time in solve's objective by (the mean over the jobs of T1 / its own
 	// T1)^SRTFWeight, T1 its remaining time on one worker (one PS and one
@@ -165,19 +173,70 @@ const (
 	DefaultProfileRunS        = 30.0
 	DefaultLossPointsPerEpoch = 2
 	DefaultHorizon            = 30 * 24 * 3600.0
+	// MinInterval is the shortest Interval: every round runs the whole
+	// pipeline, and the rounds must end.
+	MinInterval = 1.0
+	// MaxSRTFWeight bounds SRTFWeight (the weights are powers of it).
+	MaxSRTFWeight = 10.0
 	// profileMaxTasks bounds the profiled configurations.
 	profileMaxTasks = 12
 )
 
-// DefaultConfig returns the defaults with the given policy.
+// DefaultConfig returns the defaults with the given policy: solve's and
+// place's defaults, except that the optimus policy plans with the restart
+// cost of the simulation, StopCost + RestoreCost (TrueRestartCost).
 func DefaultConfig(policy solve.Policy) Config {
+	opts := solve.DefaultOptions()
+	opts.Policy, opts.RestartCost = policy, DefaultStopCost+DefaultRestoreCost
 	return Config{
-		Policy: policy, Placement: place.Optimus, Capacity: solve.NodeCapacity,
+		Solve: opts, Place: place.DefaultOptions(), TrueRestartCost: true,
 		Interval: DefaultInterval, StopCost: DefaultStopCost, RestoreCost: DefaultRestoreCost,
 		ProfileRuns: DefaultProfileRuns, ProfileRunS: DefaultProfileRunS,
 		LossPointsPerEpoch: DefaultLossPointsPerEpoch, NoiseScale: 1,
 		Rule: fit.DefaultRule, Seed: 1, Horizon: DefaultHorizon,
 	}
+}
+
+// Validate checks the configuration as `optimus simulate` gives it: solve's
+// and place's options (Options.Validate of each) and every number of the
+// simulation, finite and in range. The error names the flag. Run fills in
+// the zero values it documents (Horizon, LossPointsPerEpoch, and those of
+// solve and place) before it validates.
+func (c Config) Validate() error {
+	if err := c.Solve.Validate(); err != nil {
+		return err
+	}
+	if !c.PolluxPlacement {
+		// simulate's flag of the placement policy is --placement.
+		if _, err := place.ParsePolicy(string(c.Place.Policy)); err != nil {
+			return fmt.Errorf("--placement: %w", err)
+		}
+		if err := c.Place.Validate(); err != nil {
+			return err
+		}
+	}
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	for _, f := range []struct {
+		flag string
+		x    float64
+	}{{"stop-cost", c.StopCost}, {"restore-cost", c.RestoreCost}, {"start-cost", c.StartCost}, {"profile-run-s", c.ProfileRunS}, {"noise", c.NoiseScale}} {
+		if !(f.x >= 0) || !finite(f.x) {
+			return fmt.Errorf("--%s %g: give a finite number >= 0", f.flag, f.x)
+		}
+	}
+	switch {
+	case !(c.Interval >= MinInterval) || !finite(c.Interval):
+		return fmt.Errorf("--interval %g: give a finite number of seconds >= %g", c.Interval, MinInterval)
+	case !(c.Horizon > 0) || !finite(c.Horizon):
+		return fmt.Errorf("--horizon %g: give a finite number of seconds > 0", c.Horizon)
+	case !(c.SRTFWeight >= 0 && c.SRTFWeight <= MaxSRTFWeight):
+		return fmt.Errorf("--srtf-weight %g: give a number in [0, %g]", c.SRTFWeight, MaxSRTFWeight)
+	case c.ProfileRuns < 0:
+		return fmt.Errorf("--profile-runs %d: give a number >= 0", c.ProfileRuns)
+	case c.LossPointsPerEpoch < 1:
+		return fmt.Errorf("loss points per epoch %d: give at least 1", c.LossPointsPerEpoch)
+	}
+	return nil
 }
 
 // Input is a workload on a cluster with the profiles of its models.

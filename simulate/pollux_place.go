@@ -17,7 +17,7 @@ import (
 // node on a tie), as many as it has or the job still needs, until placed.
 // Only for all-reduce jobs of one GPU a worker on a cluster whose only
 // resource is gpu (the Pollux input).
-func polluxPlace(c *pipeline.Cluster, active []*jobRun, res *solve.Result, policy solve.Policy) (map[string]pipeline.Running, []string, []string, error) {
+func polluxPlace(c *pipeline.Cluster, active []*jobRun, res *solve.Result, opts solve.Options) (map[string]pipeline.Running, []string, []string, error) {
 	if len(c.Resources) != 1 || c.Resources[0] != "gpu" {
 		return nil, nil, nil, fmt.Errorf("pollux placement: the cluster must have gpu as its only resource, not %v", c.Resources)
 	}
@@ -51,7 +51,7 @@ func polluxPlace(c *pipeline.Cluster, active []*jobRun, res *solve.Result, polic
 	}
 	queue := func(i int) int {
 		q := 0
-		for _, th := range solve.DefaultTiresiasThresholds {
+		for _, th := range opts.TiresiasThresholds {
 			if active[i].attained >= th {
 				q++
 			}
@@ -59,7 +59,7 @@ func polluxPlace(c *pipeline.Cluster, active []*jobRun, res *solve.Result, polic
 		return q
 	}
 	slices.SortStableFunc(place_, func(a, b int) int {
-		if policy == solve.Tiresias {
+		if opts.Policy == solve.Tiresias {
 			return queue(a) - queue(b)
 		}
 		return res.Decisions[a].Workers - res.Decisions[b].Workers

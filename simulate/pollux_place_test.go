@@ -27,7 +27,7 @@ func TestPolluxPlace(t *testing.T) {
 		job("e", pipeline.Running{Workers: 1, Tasks: []place.Task{{Role: place.Worker, Node: 2}}}), // grows to 5: moves
 	}
 	res := &solve.Result{Decisions: []solve.Decision{{Workers: 2}, {Workers: 3}, {Workers: 1}, {Workers: 0, Reason: "no GPU left"}, {Workers: 4}}}
-	state, status, reason, err := polluxPlace(c, active, res, solve.Optimus)
+	state, status, reason, err := polluxPlace(c, active, res, solve.Options{Policy: solve.Optimus})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestPolluxPlace(t *testing.T) {
 		t.Errorf("statuses %v", status)
 	}
 	active[1].job.Worker = []float64{2}
-	if _, _, _, err := polluxPlace(c, active, res, solve.Optimus); err == nil {
+	if _, _, _, err := polluxPlace(c, active, res, solve.Options{Policy: solve.Optimus}); err == nil {
 		t.Error("a job of 2 GPUs a worker was placed")
 	}
 }

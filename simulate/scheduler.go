@@ -67,9 +67,9 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 			Worker: j.job.Worker, PS: j.job.PS, CurPS: j.run.PS, CurWorkers: j.run.Workers,
 			MaxPS: j.job.MaxPS, MaxWorkers: j.job.MaxWorkers,
 			Attained: j.attained, Executed: j.executed, Waited: s.waited(j), RequestWorkers: j.job.RequestWorkers}
-		if s.cfg.TiresiasDemotionOrder && s.cfg.Policy == solve.Tiresias {
+		if s.cfg.TiresiasDemotionOrder && s.cfg.Solve.Policy == solve.Tiresias {
 			q := 0
-			for _, th := range solve.DefaultTiresiasThresholds {
+			for _, th := range s.cfg.Solve.TiresiasThresholds {
 				if j.attained >= th {
 					q++
 				}
@@ -103,7 +103,7 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 			pl.speed[i] = &sp
 		}
 	}
-	if s.cfg.SRTFWeight > 0 && s.cfg.Policy == solve.Optimus {
+	if s.cfg.SRTFWeight > 0 && s.cfg.Solve.Policy == solve.Optimus {
 		srtfWeights(reqs, s.cfg.SRTFWeight)
 	}
 	prob := pipeline.SolveProblem(s.in.Cluster, reqs)
@@ -113,18 +113,12 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 			pl.speed[i] = &sp
 		}
 	}
-	opts := solve.DefaultOptions()
-	opts.Policy, opts.Capacity = s.cfg.Policy, s.cfg.Capacity
-	opts.RestartCost = s.cfg.StopCost + s.cfg.RestoreCost
-	if s.cfg.PlanRestartCost != nil {
-		opts.RestartCost = *s.cfg.PlanRestartCost
-	}
-	res, err := solve.Solve(prob, opts)
+	res, err := solve.Solve(prob, s.cfg.Solve)
 	if err != nil {
 		return nil, fmt.Errorf("solve: %w", err)
 	}
 	if s.cfg.PolluxPlacement {
-		pl.state, pl.status, pl.reason, err = polluxPlace(s.in.Cluster, active, res, s.cfg.Policy)
+		pl.state, pl.status, pl.reason, err = polluxPlace(s.in.Cluster, active, res, s.cfg.Solve)
 		if err != nil {
 			return nil, err
 		}
@@ -134,7 +128,7 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("place: %w", err)
 	}
-	pres, err := place.Place(pp, place.Options{Policy: s.cfg.Placement})
+	pres, err := place.Place(pp, s.cfg.Place)
 	if err != nil {
 		return nil, fmt.Errorf("place: %w", err)
 	}

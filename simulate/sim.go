@@ -74,7 +74,7 @@ func Run(in *Input, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	s := &sim{in: in, cfg: cfg, current: map[string]pipeline.Running{}, finishedEpochs: map[string][]float64{},
-		res: &Result{Policy: cfg.Policy, Oracle: cfg.Oracle, Seed: cfg.Seed, Resources: in.Cluster.Resources}}
+		res: &Result{Policy: cfg.Solve.Policy, Oracle: cfg.Oracle, Seed: cfg.Seed, Resources: in.Cluster.Resources}}
 	s.capTotal = make([]float64, len(in.Cluster.Resources))
 	for _, node := range in.Cluster.Capacity {
 		for r, x := range node {
@@ -101,14 +101,18 @@ func check(in *Input, cfg *Config) error {
 	if err := in.Cluster.Check(); err != nil {
 		return err
 	}
-	if cfg.Interval <= 0 {
-		return fmt.Errorf("interval %g s: must be positive", cfg.Interval)
-	}
 	if cfg.LossPointsPerEpoch < 1 {
 		cfg.LossPointsPerEpoch = 1
 	}
-	if cfg.Horizon <= 0 {
+	if cfg.Horizon == 0 {
 		cfg.Horizon = DefaultHorizon
+	}
+	cfg.Solve, cfg.Place = cfg.Solve.WithDefaults(), cfg.Place.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if cfg.TrueRestartCost {
+		cfg.Solve.RestartCost = cfg.StopCost + cfg.RestoreCost
 	}
 	seen := make(map[string]bool, len(in.Jobs))
 	for i := range in.Jobs {

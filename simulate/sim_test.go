@@ -139,7 +139,7 @@ func TestConservationUnderEveryPlacementAndCapacityCheck(t *testing.T) {
 			for _, p := range solve.Policies {
 				for _, oracle := range []bool{false, true} {
 					cfg := simulate.DefaultConfig(p)
-					cfg.Placement, cfg.Capacity, cfg.Oracle, cfg.Check = pl, capacity, oracle, true
+					cfg.Place.Policy, cfg.Solve.Capacity, cfg.Oracle, cfg.Check = pl, capacity, oracle, true
 					res, err := simulate.Run(in, cfg)
 					if err != nil {
 						t.Fatalf("placement %s, capacity %s, policy %s, oracle %v: %v", pl, capacity, p, oracle, err)

@@ -20,6 +20,19 @@ import (
 // baselines' allocations pack too and compare with optimus on equal terms.
 // Tetris's alignment score still uses the cluster's free totals.
 
+// baselineCapKnob is Options.BaselineCap, read by DRF and Tetris.
+var baselineCapKnob = &Knob{
+	Flag:  "baseline-cap",
+	Usage: "most PS and most workers (`N` each) for a job without max_ps/max_workers",
+	Value: func(o *Options) FlagValue { return intFlag{&o.BaselineCap} },
+	Check: func(o *Options) string {
+		if o.BaselineCap < 1 {
+			return "give at least 1"
+		}
+		return ""
+	},
+}
+
 // unit is the next unit the baselines give job j: 1 worker and 1 PS while
 // both are under the job's limits, else the one task it may still get; ok
 // is false when the job is at both limits.

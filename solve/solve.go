@@ -52,44 +52,6 @@ import (
 	"github.com/optimus-sched/optimus/layout"
 )
 
-// Policy names an allocation policy.
-type Policy string
-
-// The policies.
-const (
-	// Optimus is the paper's marginal-gain greedy (section 4.1).
-	Optimus Policy = "optimus"
-	// DRF is dominant resource fairness (Ghodsi et al., NSDI 2011), the
-	// paper's first baseline.
-	DRF Policy = "drf"
-	// Tetris packs tasks by the alignment of their demands with the free
-	// resources, biased to the shortest remaining time (Grandl et al.,
-	// SIGCOMM 2014), the paper's second baseline.
-	Tetris Policy = "tetris"
-	// FIFO gives every job what it requested, in arrival order.
-	FIFO Policy = "fifo"
-	// Tiresias is discretised two-dimensional least-attained-service
-	// (Gu et al., NSDI 2019): see tiresias.go.
-	Tiresias Policy = "tiresias"
-)
-
-// Policies lists every policy, the default first.
-var Policies = []Policy{Optimus, DRF, Tetris, FIFO, Tiresias}
-
-// ParsePolicy returns the policy called name.
-func ParsePolicy(name string) (Policy, error) {
-	for _, p := range Policies {
-		if string(p) == name {
-			return p, nil
-		}
-	}
-	names := make([]string, len(Policies))
-	for i, p := range Policies {
-		names[i] = string(p)
-	}
-	return "", fmt.Errorf("no policy %q (there are: %s)", name, strings.Join(names, ", "))
-}
-
 // Status of a job in the plan.
 type Status string
 
@@ -191,6 +153,7 @@ type Problem struct {
 
 // Options tune a solve.
 type Options struct {
+	// Policy is a policy of the registry (Policies; "": Optimus).
 	Policy Policy
 	// RestartCost is what changing a running job's allocation costs it, in
 	// seconds: a checkpoint, a stop, a restart from the checkpoint. A
@@ -231,7 +194,7 @@ const (
 // DefaultOptions returns the options `optimus solve` starts from.
 func DefaultOptions() Options {
 	return Options{Policy: Optimus, RestartCost: DefaultRestartCost, TetrisSRTFWeight: DefaultTetrisSRTFWeight, BaselineCap: DefaultBaselineCap,
-		Capacity: NodeCapacity}
+		Capacity: NodeCapacity, TiresiasThresholds: slices.Clone(DefaultTiresiasThresholds)}
 }
 
 // Decision is the plan for one job.
@@ -315,50 +278,12 @@ func Solve(p *Problem, opts Options) (*Result, error) {
 	if err := p.check(); err != nil {
 		return nil, err
 	}
-	if opts.RestartCost < 0 || math.IsNaN(opts.RestartCost) || math.IsInf(opts.RestartCost, 0) {
-		return nil, fmt.Errorf("solve: restart cost %v: must be a finite number >= 0", opts.RestartCost)
-	}
-	if !(opts.TetrisSRTFWeight >= 0 && opts.TetrisSRTFWeight <= 1) {
-		return nil, fmt.Errorf("solve: tetris SRTF weight %v: must be in [0, 1]", opts.TetrisSRTFWeight)
-	}
-	if !slices.IsSorted(opts.TiresiasThresholds) || slices.ContainsFunc(opts.TiresiasThresholds, func(x float64) bool { return !(x > 0) || math.IsInf(x, 0) }) {
-		return nil, fmt.Errorf("solve: tiresias thresholds %v: must be ascending finite numbers > 0", opts.TiresiasThresholds)
-	}
-	if opts.TiresiasStarve < 0 || math.IsNaN(opts.TiresiasStarve) {
-		return nil, fmt.Errorf("solve: tiresias starvation factor %v: must be >= 0", opts.TiresiasStarve)
-	}
-	if opts.BaselineCap < 0 {
-		return nil, fmt.Errorf("solve: baseline cap %d: must be >= 0", opts.BaselineCap)
-	}
-	if opts.BaselineCap == 0 {
-		opts.BaselineCap = DefaultBaselineCap
-	}
-	switch opts.Capacity {
-	case "":
-		opts.Capacity = NodeCapacity
-	case NodeCapacity, AggregateCapacity:
-	default:
-		_, err := ParseCapacity(string(opts.Capacity))
-		return nil, fmt.Errorf("solve: %v", err)
+	opts = opts.WithDefaults()
+	if err := opts.Validate(); err != nil {
+		return nil, fmt.Errorf("solve: %w", err)
 	}
 	in := prepare(p, opts)
-	var pl *plan
-	switch opts.Policy {
-	case Optimus, "":
-		opts.Policy = Optimus
-		pl = in.stableGreedy(opts.RestartCost)
-	case DRF:
-		pl = in.drf()
-	case Tetris:
-		pl = in.tetris(opts.TetrisSRTFWeight)
-	case FIFO:
-		pl = in.fifo()
-	case Tiresias:
-		pl = in.tiresias(opts.TiresiasThresholds, opts.TiresiasStarve)
-	default:
-		_, err := ParsePolicy(string(opts.Policy))
-		return nil, err
-	}
+	pl := LookupPolicy(opts.Policy).plan(in, opts)
 	return in.result(pl, opts), nil
 }
 

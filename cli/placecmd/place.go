@@ -18,18 +18,18 @@ import (
 
 // Options are place's inputs.
 type Options struct {
-	IO         *iostreams.IOStreams
-	Input      string
-	Cluster    string
-	Current    string
-	Policy     string
-	Candidates int
-	Output     cmdutil.OutputOptions
+	IO      *iostreams.IOStreams
+	Input   string
+	Cluster string
+	Current string
+	// Place are the policy and its knobs (cmdutil.BindPlaceFlags).
+	Place  place.Options
+	Output cmdutil.OutputOptions
 }
 
 // NewCmd returns `optimus place` with its ps-blocks subcommand.
 func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
-	opts := &Options{IO: ios}
+	opts := &Options{IO: ios, Place: place.DefaultOptions()}
 	cmd := &cobra.Command{
 		Use:   "place --cluster FILE [-i FILE] [-o FILE]",
 		Short: "Place every job's tasks on nodes",
@@ -38,13 +38,7 @@ every running job's parameter servers (PS) and workers on nodes, within each nod
 capacity of every resource.
 
 Policies (--policy):
-  optimus  jobs smallest first, each on the fewest nodes that hold the same number of PS
-           and of workers each (the paper's theorem: least cross-server traffic); when no
-           such split fits, tasks one by one, first fit; when that leaves a job waiting or
-           short, the jobs that failed go where solve's node-level check fitted them
-           (alloc_nodes, written by optimus solve --capacity nodes, the default)
-  spread   each task on the node with the most free capacity (Kubernetes' default)
-  pack     each task on the first node, in cluster order, where it fits
+` + cmdutil.DescribeChoices(cmdutil.PlacePolicies(), 90) + `
 
 With --current (the plan now running), the tasks of jobs whose allocation did not change
 stay where they are. A job that gets at least 1 PS and 1 worker placed runs, with fewer
@@ -62,9 +56,8 @@ one row with a null node for each job that waits (optimus schema plan).`,
 	cmdutil.InputFlag(cmd, &opts.Input, "allocation")
 	cmd.Flags().StringVar(&opts.Cluster, "cluster", "", "read the cluster's nodes and capacities from `FILE` (required)")
 	cmd.Flags().StringVar(&opts.Current, "current", "", "read the plan running now from `FILE`: tasks of jobs whose allocation did not change stay on their nodes")
-	cmd.Flags().StringVar(&opts.Policy, "policy", string(place.Optimus), "placement `POLICY`: optimus, spread or pack")
-	cmd.Flags().IntVar(&opts.Candidates, "candidates", place.DefaultCandidates,
-		"`N` nodes with the most free capacity considered per job before a first-fit search over all (optimus, spread)")
+	cmd.Flags().StringVar((*string)(&opts.Place.Policy), "policy", string(opts.Place.Policy), "placement `POLICY`: "+place.PolicyNames(", "))
+	cmdutil.BindPlaceFlags(cmd.Flags(), &opts.Place)
 	opts.Output.AddOutputFlags(cmd)
 	cmd.AddCommand(NewCmdBlocks(ios))
 	return cmd
@@ -75,12 +68,8 @@ func Run(opts *Options) error {
 	if err := opts.Output.Validate(); err != nil {
 		return err
 	}
-	policy, err := place.ParsePolicy(opts.Policy)
-	if err != nil {
-		return cmdutil.Usagef("--policy: %v", err)
-	}
-	if opts.Candidates < 1 {
-		return cmdutil.Usagef("--candidates %d: give at least 1", opts.Candidates)
+	if err := opts.Place.Validate(); err != nil {
+		return cmdutil.Usagef("%v", err)
 	}
 	if opts.Cluster == "" {
 		return cmdutil.Usagef("--cluster FILE is required: the cluster's nodes and capacities")
@@ -103,7 +92,7 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	res, err := place.Place(prob, place.Options{Policy: policy, Candidates: opts.Candidates})
+	res, err := place.Place(prob, opts.Place)
 	if err != nil {
 		return err
 	}

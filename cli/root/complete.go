@@ -41,11 +41,18 @@ func strs[T ~string](xs []T) []string {
 func flagValues(path, flag string) []string {
 	switch {
 	case flag == "policy" && strings.HasSuffix(path, " place"):
-		return strs(place.Policies)
+		return placePolicies()
+	case flag == "policy" && strings.HasSuffix(path, " ps-blocks"):
+		return []string{string(place.BalanceBlocks), string(place.HashBlocks)}
 	case flag == "policy" || flag == "policies":
-		return strs(solve.Policies)
+		var out []string
+		for _, e := range solve.PolicyEntries() {
+			out = append(out, string(e.Name)+"\t"+e.Short)
+		}
+		return out
 	case flag == "placement":
-		return strs(place.Policies)
+		// pollux is simulate's own (simulatecmd.polluxPlacement).
+		return append(placePolicies(), "pollux\tas Pollux's simulator places jobs (with --pollux)")
 	case flag == "capacity":
 		return strs(solve.CapacityChecks)
 	case flag == "remaining":
@@ -66,6 +73,15 @@ func flagValues(path, flag string) []string {
 		return datasets.BlockModels()
 	}
 	return nil
+}
+
+// placePolicies are the placement policies with their help lines.
+func placePolicies() []string {
+	var out []string
+	for _, e := range place.PolicyEntries() {
+		out = append(out, string(e.Name)+"\t"+e.Short)
+	}
+	return out
 }
 
 // addCompletions registers, on every command of the tree, the completion

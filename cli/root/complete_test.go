@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/place"
+	"github.com/optimus-sched/optimus/solve"
 )
 
 // The shell completes flag values: policies per command, formats,
@@ -15,8 +17,14 @@ func TestCompletion(t *testing.T) {
 		args []string
 		want string // the candidates, then the directive
 	}{
-		{[]string{"solve", "--policy", ""}, "optimus drf tetris fifo tiresias :4"},
-		{[]string{"place", "--policy", ""}, "optimus spread pack :4"},
+		// The policies are the registries', the built-in ones first.
+		{[]string{"solve", "--policy", ""}, solve.PolicyNames(" ") + " :4"},
+		{[]string{"place", "--policy", ""}, place.PolicyNames(" ") + " :4"},
+		{[]string{"simulate", "--policies", ""}, solve.PolicyNames(" ") + " :4"},
+		{[]string{"simulate", "--placement", ""}, place.PolicyNames(" ") + " pollux :4"},
+		{[]string{"solve", "--policy", ""}, "optimus drf tetris fifo tiresias "},
+		{[]string{"place", "ps-blocks", "--policy", ""}, "optimus hash :4"},
+		{[]string{"place", "--policy", ""}, "optimus spread pack "},
 		{[]string{"solve", "--remaining", ""}, "p10 p50 p90 :4"},
 		{[]string{"solve", "--capacity", ""}, "nodes aggregate :4"},
 		{[]string{"convert", "--format", ""}, "arrows arrow parquet csv text :4"},
@@ -31,7 +39,12 @@ func TestCompletion(t *testing.T) {
 		{[]string{"report", "--simulation", ""}, ":16"},
 	} {
 		code, out, stderr := run(t, nil, append([]string{"__complete"}, tc.args...)...)
-		got := strings.Join(strings.Fields(string(out)), " ")
+		var vals []string // the candidates without their descriptions
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			v, _, _ := strings.Cut(line, "\t")
+			vals = append(vals, v)
+		}
+		got := strings.Join(strings.Fields(strings.Join(vals, " ")), " ")
 		if code != 0 || !strings.Contains(got, tc.want) {
 			t.Errorf("%v: exit %d, %q (%s); want %q", tc.args, code, got, stderr, tc.want)
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/iostreams"
@@ -35,33 +36,36 @@ type Options struct {
 	PhillyGPUs                  int
 	Pollux                      string // a workload in Pollux's format, or "workload-1" for the embedded one
 	Policies                    []string
-	Placement, Capacity         string
-	Interval, Stop, Restore     float64
-	Start                       float64 // seconds of a job's first start
-	TiresiasOrder               string  // arrival or demotion
-	SRTFWeight                  float64 // optimus: exponent of the SRTF weights (0: none)
-	OracleRemaining             string  // with --pollux: truth or pollux
+	// Sim is the configuration every run starts from, its solve and place
+	// options bound by cmdutil.BindSolveFlags and BindPlaceFlags as those of
+	// optimus solve and place; each run sets its policy, knowledge and seed.
+	// --placement pollux sets Sim.PolluxPlacement instead of a place policy.
+	Sim             simulate.Config
+	TiresiasOrder   string // arrival or demotion
+	OracleRemaining string // with --pollux: truth or pollux
 	// PolluxDepartures are modelling choices of Pollux's simulator to
 	// depart from with --pollux (datasets.PolluxDepartures).
 	PolluxDepartures []string
-	PlanRestartCost  float64 // < 0: Stop + Restore
-	ProfileRuns      int
-	ProfileRunS      float64
-	Noise            float64
 	Oracle           bool     // shorthand for Knowledge = [oracle]
 	Knowledge        []string // fitted, oracle
 	Seeds            string
-	Horizon          float64
 	Parallel         int
 	Compare          bool   // write the comparison over seeds rather than the summary
-	Intervals        bool   // keep the per-round tables
 	Dir              string // all four output tables go here
 	Output           cmdutil.OutputOptions
+	// planRestartCostGiven records that the deprecated --plan-restart-cost
+	// was given (Run warns).
+	planRestartCostGiven bool
 }
+
+// polluxPlacement is --placement's value that places as Pollux's simulator
+// does: simulate's own (simulate.Config.PolluxPlacement), not a policy of
+// package place, which places any job on any cluster.
+const polluxPlacement = "pollux"
 
 // NewCmd returns the cobra command.
 func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
-	opts := &Options{IO: ios}
+	opts := &Options{IO: ios, Sim: simulate.DefaultConfig(solve.Optimus)}
 	cmd := &cobra.Command{
 		Use:   "simulate [--cluster FILE --workload FILE --profiles FILE] [--policies LIST] [--seeds LIST]",
 		Short: "Replay a workload through the policies and measure completion times",
@@ -109,28 +113,30 @@ sim_comparison, sim_jobs, sim_allocations and sim_utilisation there as Parquet.`
 	f.IntVar(&opts.PhillyNodes, "philly-nodes", 16, "nodes of the cluster with --philly")
 	f.IntVar(&opts.PhillyGPUs, "philly-gpus", 4, "GPUs per node with --philly")
 	f.StringVar(&opts.Pollux, "pollux", "", "replay a workload of Pollux's simulator from `FILE` (CSV: name, time, application, num_replicas, batch_size; workload-1: the embedded one) on its 16 x 4-GPU cluster with its application profiles")
-	f.StringSliceVar(&opts.Policies, "policies", []string{"optimus", "drf", "tetris", "fifo"}, "allocation policies to run: optimus, drf, tetris, fifo, tiresias")
-	f.StringVar(&opts.Placement, "placement", string(place.Optimus), "placement policy: optimus, spread or pack; with --pollux also pollux (as Pollux's simulator places jobs)")
-	f.StringVar(&opts.Capacity, "capacity", string(solve.NodeCapacity), "capacity check of solve: nodes or aggregate")
-	f.Float64Var(&opts.Interval, "interval", simulate.DefaultInterval, "seconds between scheduling rounds")
-	f.Float64Var(&opts.Stop, "stop-cost", simulate.DefaultStopCost, "seconds to checkpoint and stop a job whose tasks change")
-	f.Float64Var(&opts.Restore, "restore-cost", simulate.DefaultRestoreCost, "seconds to restore a job from its checkpoint")
-	f.Float64Var(&opts.Start, "start-cost", 0, "seconds a job's first start takes before it trains (Pollux's simulator: its restart delay, 30)")
-	f.Float64Var(&opts.SRTFWeight, "srtf-weight", 0, "optimus policy: weight each job's remaining time by (mean T1 / its T1)^`A`, T1 its remaining time on one worker, so the greedy favours short jobs (0: the paper's Optimus)")
+	f.StringSliceVar(&opts.Policies, "policies", []string{"optimus", "drf", "tetris", "fifo"}, "allocation `POLICIES` to run (comma-separated): "+solve.PolicyNames(", "))
+	f.StringVar((*string)(&opts.Sim.Place.Policy), "placement", string(opts.Sim.Place.Policy), "placement `POLICY`: "+place.PolicyNames(", ")+"; with --pollux also "+polluxPlacement+" (as Pollux's simulator places jobs)")
+	cmdutil.BindSolveFlags(f, &opts.Sim.Solve)
+	cmdutil.BindPlaceFlags(f, &opts.Sim.Place)
+	restartCostFlags(f, &opts.Sim, &opts.planRestartCostGiven)
+	f.Float64Var(&opts.Sim.Interval, "interval", opts.Sim.Interval, "seconds between scheduling rounds")
+	f.Float64Var(&opts.Sim.StopCost, "stop-cost", opts.Sim.StopCost, "seconds to checkpoint and stop a job whose tasks change")
+	f.Float64Var(&opts.Sim.RestoreCost, "restore-cost", opts.Sim.RestoreCost, "seconds to restore a job from its checkpoint")
+	f.Float64Var(&opts.Sim.StartCost, "start-cost", opts.Sim.StartCost, "seconds a job's first start takes before it trains (Pollux's simulator: its restart delay, 30)")
+	f.Float64Var(&opts.Sim.SRTFWeight, "srtf-weight", opts.Sim.SRTFWeight, "optimus policy: weight each job's remaining time by (mean T1 / its T1)^`A`, T1 its remaining time on one worker, so the greedy favours short jobs (0: the paper's Optimus)")
 	f.StringVar(&opts.OracleRemaining, "oracle-remaining", "truth", "with --pollux and oracle knowledge, the remaining steps the scheduler is told: truth, or pollux (as Pollux's Optimus+Oracle estimates them: the iteration column by whole epochs)")
 	f.StringVar(&opts.TiresiasOrder, "tiresias-order", "arrival", "order within a lower Tiresias queue: arrival, or demotion (when each job reached it, as Pollux's simulator)")
 	f.StringSliceVar(&opts.PolluxDepartures, "pollux-depart", nil, "with --pollux, modelling choices of Pollux's simulator to depart from, to measure each: "+strings.Join(polluxDepartureNames, ", "))
-	f.Float64Var(&opts.PlanRestartCost, "plan-restart-cost", -1, "restart cost in seconds the optimus policy plans with (-1: --stop-cost + --restore-cost; 0: re-plan from scratch every round)")
-	f.IntVar(&opts.ProfileRuns, "profile-runs", simulate.DefaultProfileRuns, "profiling runs at a job's arrival (not with --oracle)")
-	f.Float64Var(&opts.ProfileRunS, "profile-run-s", simulate.DefaultProfileRunS, "seconds of each profiling run")
-	f.Float64Var(&opts.Noise, "noise", 1, "multiplier of the profiles' observation noise (0: noiseless)")
+	f.IntVar(&opts.Sim.ProfileRuns, "profile-runs", opts.Sim.ProfileRuns, "profiling runs at a job's arrival (not with --oracle)")
+	f.Float64Var(&opts.Sim.ProfileRunS, "profile-run-s", opts.Sim.ProfileRunS, "seconds of each profiling run")
+	f.Float64Var(&opts.Sim.NoiseScale, "noise", opts.Sim.NoiseScale, "multiplier of the profiles' observation noise (0: noiseless)")
 	f.BoolVar(&opts.Oracle, "oracle", false, "give the scheduler the true remaining steps and speed functions (--knowledge oracle)")
 	f.StringSliceVar(&opts.Knowledge, "knowledge", []string{"fitted"}, "what the scheduler knows, one run of each: fitted, oracle")
 	f.StringVar(&opts.Seeds, "seeds", "1", "seeds to run: a list and ranges, e.g. 1,2,5-8")
-	f.Float64Var(&opts.Horizon, "horizon", simulate.DefaultHorizon, "seconds after which unfinished jobs are reported unfinished")
+	f.Float64Var(&opts.Sim.Horizon, "horizon", opts.Sim.Horizon, "seconds after which unfinished jobs are reported unfinished")
 	f.IntVar(&opts.Parallel, "parallel", runtime.GOMAXPROCS(0), "runs simulated at once")
 	f.BoolVar(&opts.Compare, "compare", false, "write the sim_comparison table (each policy over the seeds) instead of sim_summary")
-	f.BoolVar(&opts.Intervals, "intervals", true, "record every round's allocations and utilisation (sim_allocations, sim_utilisation in --dir)")
+	opts.Sim.KeepIntervals = true
+	f.BoolVar(&opts.Sim.KeepIntervals, "intervals", opts.Sim.KeepIntervals, "record every round's allocations and utilisation (sim_allocations, sim_utilisation in --dir)")
 	f.StringVar(&opts.Dir, "dir", "", "also write every output table as Parquet into `DIR`")
 	opts.Output.AddOutputFlags(cmd)
 	return cmd
@@ -182,35 +188,30 @@ func Run(opts *Options) error {
 		policies = append(policies, p)
 		order = append(order, string(p))
 	}
-	polluxPlacement := opts.Placement == "pollux"
-	if polluxPlacement && opts.Pollux == "" {
-		return cmdutil.Usagef("--placement pollux needs --pollux: it places all-reduce jobs of 1 GPU a worker only")
+	if opts.planRestartCostGiven {
+		cmdutil.Warnf(opts.IO, "--plan-restart-cost is deprecated: use --restart-cost")
 	}
-	placement := place.Optimus
-	if !polluxPlacement {
-		if placement, err = place.ParsePolicy(opts.Placement); err != nil {
-			return cmdutil.Usagef("--placement: %v", err)
+	sim := opts.Sim
+	if sim.PolluxPlacement = sim.Place.Policy == polluxPlacement; sim.PolluxPlacement {
+		if opts.Pollux == "" {
+			return cmdutil.Usagef("--placement pollux needs --pollux: it places all-reduce jobs of 1 GPU a worker only")
 		}
-	}
-	capacity, err := solve.ParseCapacity(opts.Capacity)
-	if err != nil {
-		return cmdutil.Usagef("--capacity: %v", err)
+		sim.Place.Policy = place.Optimus
 	}
 	switch {
-	case opts.Interval <= 0:
-		return cmdutil.Usagef("--interval %g: must be positive", opts.Interval)
 	case opts.OracleRemaining != "truth" && opts.OracleRemaining != "pollux":
 		return cmdutil.Usagef("--oracle-remaining %q: want truth or pollux", opts.OracleRemaining)
 	case opts.OracleRemaining == "pollux" && opts.Pollux == "":
 		return cmdutil.Usagef("--oracle-remaining pollux needs --pollux")
 	case opts.TiresiasOrder != "arrival" && opts.TiresiasOrder != "demotion":
 		return cmdutil.Usagef("--tiresias-order %q: want arrival or demotion", opts.TiresiasOrder)
-	case !(opts.SRTFWeight >= 0 && opts.SRTFWeight <= 10):
-		return cmdutil.Usagef("--srtf-weight %g: must be in [0, 10]", opts.SRTFWeight)
-	case opts.Stop < 0 || opts.Restore < 0 || opts.Start < 0 || opts.ProfileRunS < 0 || opts.ProfileRuns < 0 || opts.Noise < 0:
-		return cmdutil.Usagef("--stop-cost, --restore-cost, --start-cost, --profile-runs, --profile-run-s and --noise must not be negative")
-	case opts.Horizon <= 0:
-		return cmdutil.Usagef("--horizon %g: must be positive", opts.Horizon)
+	}
+	sim.TiresiasDemotionOrder = opts.TiresiasOrder == "demotion"
+	for _, p := range policies {
+		sim.Solve.Policy = p
+		if err := sim.Validate(); err != nil {
+			return cmdutil.Usagef("%v", err)
+		}
 	}
 	var oracles []bool
 	if opts.Oracle {
@@ -239,7 +240,9 @@ func Run(opts *Options) error {
 	for _, oracle := range oracles {
 		for i, seed := range seeds {
 			for _, p := range policies {
-				jobs = append(jobs, job{inputs[i], config(opts, p, placement, capacity, oracle, seed)})
+				cfg := sim
+				cfg.Solve.Policy, cfg.Oracle, cfg.Seed = p, oracle, seed
+				jobs = append(jobs, job{inputs[i], cfg})
 			}
 		}
 	}
@@ -250,7 +253,7 @@ func Run(opts *Options) error {
 	}, cmdutil.Progress(opts.IO, "simulate"))
 	for k, err := range errs {
 		if err != nil {
-			return fmt.Errorf("simulate %s, seed %d: %w", jobs[k].cfg.Policy, jobs[k].cfg.Seed, err)
+			return fmt.Errorf("simulate %s, seed %d: %w", jobs[k].cfg.Solve.Policy, jobs[k].cfg.Seed, err)
 		}
 	}
 	simtables.SortRuns(results, order)
@@ -286,20 +289,51 @@ func Run(opts *Options) error {
 	return opts.Output.Write(opts.IO, summary)
 }
 
-func config(opts *Options, p solve.Policy, placement place.Policy, capacity solve.CapacityCheck, oracle bool, seed uint64) simulate.Config {
-	cfg := simulate.DefaultConfig(p)
-	cfg.Placement, cfg.Capacity, cfg.Interval = placement, capacity, opts.Interval
-	cfg.StopCost, cfg.RestoreCost, cfg.StartCost = opts.Stop, opts.Restore, opts.Start
-	cfg.TiresiasDemotionOrder = opts.TiresiasOrder == "demotion"
-	cfg.SRTFWeight = opts.SRTFWeight
-	cfg.PolluxPlacement = opts.Placement == "pollux"
-	if opts.PlanRestartCost >= 0 {
-		c := opts.PlanRestartCost
-		cfg.PlanRestartCost = &c
+// restartCostFlags explains simulate's default of --restart-cost (bound by
+// cmdutil.BindSolveFlags) and makes giving it turn off
+// Config.TrueRestartCost; it adds --plan-restart-cost, the hidden
+// deprecated name of --restart-cost (-1 there: the default), and records
+// in deprecated that it was given. (Not pflag's MarkDeprecated, which
+// prints its notice on standard output, into the table.)
+func restartCostFlags(f *pflag.FlagSet, sim *simulate.Config, deprecated *bool) {
+	rc := f.Lookup("restart-cost")
+	rc.Usage += "; in simulate the default is --stop-cost + --restore-cost, what a restart really costs a simulated job, whatever they are set to"
+	rc.Value = &givenFlag{Value: rc.Value, given: func() { sim.TrueRestartCost = false }}
+	f.Var(&givenFlag{Value: &planRestartCostFlag{sim}, given: func() { *deprecated = true }}, "plan-restart-cost", "deprecated name of --restart-cost (-1: the default)")
+	f.Lookup("plan-restart-cost").Hidden = true
+}
+
+// givenFlag records that its flag was given.
+type givenFlag struct {
+	pflag.Value
+	given func()
+}
+
+func (g *givenFlag) Set(s string) error {
+	g.given()
+	return g.Value.Set(s)
+}
+
+// planRestartCostFlag is --plan-restart-cost: a negative value restores
+// the default, any other sets the restart cost.
+type planRestartCostFlag struct{ sim *simulate.Config }
+
+func (p *planRestartCostFlag) Type() string { return "float64" }
+func (p *planRestartCostFlag) String() string {
+	if p.sim.TrueRestartCost {
+		return "-1"
 	}
-	cfg.ProfileRuns, cfg.ProfileRunS, cfg.NoiseScale = opts.ProfileRuns, opts.ProfileRunS, opts.Noise
-	cfg.Oracle, cfg.Seed, cfg.Horizon, cfg.KeepIntervals = oracle, seed, opts.Horizon, opts.Intervals
-	return cfg
+	return strconv.FormatFloat(p.sim.Solve.RestartCost, 'g', -1, 64)
+}
+func (p *planRestartCostFlag) Set(s string) error {
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return err
+	}
+	if p.sim.TrueRestartCost = x < 0; !p.sim.TrueRestartCost {
+		p.sim.Solve.RestartCost = x
+	}
+	return nil
 }
 
 // readInputs returns the input of each seed: the same tables for every

@@ -179,7 +179,26 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--seeds", "x"}, `--seeds "x": "x" is not a seed`},
 		{[]string{"--seeds", "5-2"}, `is not a range of seeds`},
 		{[]string{"--policies", "optimus,lottery"}, `--policies`},
-		{[]string{"--interval", "0"}, `--interval 0: must be positive`},
+		{[]string{"--interval", "0"}, `--interval 0: give a finite number of seconds >= 1`},
+		{[]string{"--interval", "1e-300"}, `--interval 1e-300: give a finite number of seconds >= 1`},
+		{[]string{"--interval", "NaN"}, `--interval NaN`},
+		{[]string{"--horizon", "NaN"}, `--horizon NaN: give a finite number of seconds > 0`},
+		{[]string{"--horizon", "-1"}, `--horizon -1`},
+		{[]string{"--noise", "NaN"}, `--noise NaN: give a finite number >= 0`},
+		{[]string{"--stop-cost", "NaN"}, `--stop-cost NaN`},
+		{[]string{"--restore-cost", "-1"}, `--restore-cost -1`},
+		{[]string{"--profile-run-s", "NaN"}, `--profile-run-s NaN`},
+		{[]string{"--start-cost", "Inf"}, `--start-cost +Inf`},
+		{[]string{"--profile-runs", "-1"}, `--profile-runs -1`},
+		{[]string{"--srtf-weight", "11"}, `--srtf-weight 11`},
+		{[]string{"--restart-cost", "NaN"}, `--restart-cost NaN: give a number of seconds >= 0`},
+		{[]string{"--plan-restart-cost", "NaN"}, `--restart-cost NaN`},
+		{[]string{"--tetris-srtf", "2"}, `--tetris-srtf 2: give a weight in [0, 1]`},
+		{[]string{"--baseline-cap", "0"}, `--baseline-cap 0: give at least 1`},
+		{[]string{"--tiresias-thresholds", "2,1"}, `--tiresias-thresholds [2,1]: give ascending`},
+		{[]string{"--capacity", "racks"}, `--capacity: no capacity check "racks"`},
+		{[]string{"--candidates", "0"}, `--candidates 0: give at least 1`},
+		{[]string{"--placement", "pollux"}, `--placement pollux needs --pollux`},
 		{[]string{"--cluster", "c.csv"}, `--cluster, --workload and --profiles come together`},
 		{[]string{"--placement", "random"}, `--placement`},
 		{[]string{"--knowledge", "fitted,psychic"}, `--knowledge "psychic": fitted or oracle`},
@@ -187,6 +206,38 @@ func TestUsageErrors(t *testing.T) {
 		code, _, stderr := run(t, append([]string{"simulate", "-q"}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q: want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// simulate reaches solve's knobs through the flags solve has (one binding,
+// cmdutil.BindSolveFlags): each changes the runs it should, and the
+// restart cost's default is --stop-cost + --restore-cost, as its help says.
+func TestSolveKnobsReachTheSimulation(t *testing.T) {
+	summary := func(args ...string) string {
+		t.Helper()
+		code, out, stderr := run(t, append([]string{"simulate", "--oracle", "-q", "--format", "csv"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		return string(out)
+	}
+	for _, tc := range []struct {
+		name string
+		a, b []string
+		same bool
+	}{
+		{"restart cost 0 changes optimus", []string{"--policies", "optimus"}, []string{"--policies", "optimus", "--restart-cost", "0"}, false},
+		{"the deprecated name", []string{"--policies", "optimus", "--restart-cost", "0"}, []string{"--policies", "optimus", "--plan-restart-cost", "0"}, true},
+		{"the deprecated name's -1 is the default", []string{"--policies", "optimus"}, []string{"--policies", "optimus", "--plan-restart-cost", "-1"}, true},
+		{"the default is stop + restore", []string{"--policies", "optimus"}, []string{"--policies", "optimus", "--restart-cost", "240"}, true},
+		{"and follows them", []string{"--policies", "optimus", "--stop-cost", "600"}, []string{"--policies", "optimus", "--stop-cost", "600", "--restart-cost", "780"}, true},
+		{"tetris-srtf", []string{"--policies", "tetris"}, []string{"--policies", "tetris", "--tetris-srtf", "1"}, false},
+		{"baseline-cap", []string{"--policies", "drf"}, []string{"--policies", "drf", "--baseline-cap", "1"}, false},
+		{"tiresias-thresholds", []string{"--pollux", "workload-1", "--policies", "tiresias"}, []string{"--pollux", "workload-1", "--policies", "tiresias", "--tiresias-thresholds", "0.5"}, false},
+	} {
+		if a, b := summary(tc.a...), summary(tc.b...); (a == b) != tc.same {
+			t.Errorf("%s: %v and %v give the same summary: %v, want %v\n%s\n%s", tc.name, tc.a, tc.b, a == b, tc.same, a, b)
 		}
 	}
 }

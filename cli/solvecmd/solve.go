@@ -4,8 +4,6 @@ package solvecmd
 
 import (
 	"fmt"
-	"math"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,24 +17,18 @@ import (
 
 // Options are solve's inputs.
 type Options struct {
-	IO          *iostreams.IOStreams
-	Input       string
-	Cluster     string
-	Policy      string
-	RestartCost float64
-	TetrisSRTF  float64
-	BaselineCap int
-	// TiresiasHours are Tiresias' queue thresholds in GPU-hours.
-	TiresiasHours []float64
-	Capacity      string // nodes or aggregate
-	Quantile      string // which remaining-steps column is Q: p10, p50 or p90
-	Output        cmdutil.OutputOptions
+	IO      *iostreams.IOStreams
+	Input   string
+	Cluster string
+	// Solve are the policy and its knobs (cmdutil.BindSolveFlags).
+	Solve    solve.Options
+	Quantile string // which remaining-steps column is Q: p10, p50 or p90
+	Output   cmdutil.OutputOptions
 }
 
 // NewCmd returns the cobra command.
 func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
-	def := solve.DefaultOptions()
-	opts := &Options{IO: ios}
+	opts := &Options{IO: ios, Solve: solve.DefaultOptions()}
 	cmd := &cobra.Command{
 		Use:   "solve --cluster FILE [-i FILE] [-o FILE]",
 		Short: "Decide every job's parameter servers and workers",
@@ -45,20 +37,7 @@ optimus predict or optimus datasets generate write it) and the cluster's capacit
 decides how many parameter servers (PS) and workers each job gets, all jobs at once.
 
 Policies (--policy):
-  optimus  the paper's greedy: every job 1 PS + 1 worker in arrival order, then the task
-           (PS or worker, of any job) with the largest marginal gain, (weighted remaining
-           time saved) / (task's dominant share of the cluster), until no gain is positive
-           or nothing fits
-  drf      dominant resource fairness: units of 1 PS + 1 worker to the job with the
-           smallest dominant share, up to its limits (or --baseline-cap)
-  tetris   units of 1 PS + 1 worker by packing score plus a shortest-remaining-time
-           bias, up to the job's limits (or --baseline-cap)
-  fifo     each job its request (max_ps, max_workers) in arrival order
-  tiresias discretised 2D least-attained-service (NSDI'19): jobs in queues by the
-           service they attained (GPU-seconds; thresholds --tiresias-thresholds), a lower
-           queue first, arrival order within one; each job its whole request or nothing.
-           A predictions table carries no attained service, so here every job is in the
-           first queue (optimus simulate tracks it)
+` + cmdutil.DescribeChoices(cmdutil.SolvePolicies(), 90) + `
 
 An allreduce job (mode allreduce) gets workers only (ps stays 0); its speed model assumes
 its workers on the fewest nodes that hold them, as place packs them.
@@ -83,17 +62,8 @@ alloc_speed, alloc_completion_s, the gains, status and reason (optimus schema al
 	}
 	cmdutil.InputFlag(cmd, &opts.Input, "predictions")
 	cmd.Flags().StringVar(&opts.Cluster, "cluster", "", "read the cluster's nodes and capacities from `FILE` (required)")
-	cmd.Flags().StringVar(&opts.Policy, "policy", string(solve.Optimus), "allocation `POLICY`: optimus, drf, tetris, fifo or tiresias")
-	cmd.Flags().Float64Var(&opts.RestartCost, "restart-cost", def.RestartCost,
-		"what a restart (checkpoint, stop, restore) costs a running job, in `SECONDS`; its allocation changes only when the predicted gain beats it (0: re-solve from scratch)")
-	cmd.Flags().Float64Var(&opts.TetrisSRTF, "tetris-srtf", def.TetrisSRTFWeight,
-		"tetris: `WEIGHT` in [0,1] of the shortest-remaining-time bias against the packing score")
-	cmd.Flags().IntVar(&opts.BaselineCap, "baseline-cap", def.BaselineCap,
-		"drf, tetris: most PS and most workers (`N` each) for a job without max_ps/max_workers")
-	cmd.Flags().Float64SliceVar(&opts.TiresiasHours, "tiresias-thresholds", []float64{16},
-		"tiresias: attained service, in `GPU-HOURS` (ascending), at which a job moves to the next queue")
-	cmd.Flags().StringVar(&opts.Capacity, "capacity", string(solve.NodeCapacity),
-		"check allocations against the `CHECK`: nodes (every task fits on some node) or aggregate (the cluster's totals only, as the paper)")
+	cmd.Flags().StringVar((*string)(&opts.Solve.Policy), "policy", string(opts.Solve.Policy), "allocation `POLICY`: "+solve.PolicyNames(", "))
+	cmdutil.BindSolveFlags(cmd.Flags(), &opts.Solve)
 	cmd.Flags().StringVar(&opts.Quantile, "remaining", "p50", "plan with this `QUANTILE` of the predicted remaining steps: p10, p50 or p90")
 	opts.Output.AddOutputFlags(cmd)
 	return cmd
@@ -104,22 +74,8 @@ func Run(opts *Options) error {
 	if err := opts.Output.Validate(); err != nil {
 		return err
 	}
-	policy, err := solve.ParsePolicy(opts.Policy)
-	if err != nil {
-		return cmdutil.Usagef("--policy: %v", err)
-	}
-	if !(opts.RestartCost >= 0) || math.IsInf(opts.RestartCost, 0) {
-		return cmdutil.Usagef("--restart-cost %v: give a number of seconds >= 0", opts.RestartCost)
-	}
-	if !(opts.TetrisSRTF >= 0 && opts.TetrisSRTF <= 1) {
-		return cmdutil.Usagef("--tetris-srtf %v: give a weight in [0, 1]", opts.TetrisSRTF)
-	}
-	if opts.BaselineCap < 1 {
-		return cmdutil.Usagef("--baseline-cap %d: give at least 1", opts.BaselineCap)
-	}
-	capacity, err := solve.ParseCapacity(opts.Capacity)
-	if err != nil {
-		return cmdutil.Usagef("--capacity: %v", err)
+	if err := opts.Solve.Validate(); err != nil {
+		return cmdutil.Usagef("%v", err)
 	}
 	switch opts.Quantile {
 	case "p10", "p50", "p90":
@@ -142,15 +98,7 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	var thresholds []float64
-	for _, h := range opts.TiresiasHours {
-		thresholds = append(thresholds, h*3600)
-	}
-	if !slices.IsSorted(thresholds) || slices.ContainsFunc(thresholds, func(x float64) bool { return !(x > 0) || math.IsInf(x, 0) }) {
-		return cmdutil.Usagef("--tiresias-thresholds %v: ascending numbers of GPU-hours > 0", opts.TiresiasHours)
-	}
-	res, err := solve.Solve(prob, solve.Options{Policy: policy, RestartCost: opts.RestartCost, TetrisSRTFWeight: opts.TetrisSRTF, BaselineCap: opts.BaselineCap, Capacity: capacity,
-		TiresiasThresholds: thresholds})
+	res, err := solve.Solve(prob, opts.Solve)
 	if err != nil {
 		return err
 	}

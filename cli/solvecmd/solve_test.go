@@ -221,6 +221,11 @@ func TestBadInput(t *testing.T) {
 		}, nil, 2, `predictions.parquet: column "remaining_steps_p50": no job has a value`, ""},
 		{"unknown policy", nil, []string{"--policy", "sjf"}, 2, `--policy: no policy "sjf"`, ""},
 		{"negative restart cost", nil, []string{"--restart-cost", "-5"}, 2, "--restart-cost -5", ""},
+		{"restart cost NaN", nil, []string{"--restart-cost", "NaN"}, 2, "--restart-cost NaN: give a number of seconds >= 0", ""},
+		{"tetris weight out of range", nil, []string{"--tetris-srtf", "2"}, 2, "--tetris-srtf 2: give a weight in [0, 1]", ""},
+		{"baseline cap 0", nil, []string{"--baseline-cap", "0"}, 2, "--baseline-cap 0: give at least 1", ""},
+		{"descending tiresias thresholds", nil, []string{"--tiresias-thresholds", "2,1"}, 2, "--tiresias-thresholds [2,1]: give ascending numbers of GPU-hours > 0", ""},
+		{"tiresias starvation factor Inf", nil, []string{"--tiresias-starve", "Inf"}, 2, "--tiresias-starve +Inf", ""},
 		{"unknown capacity check", nil, []string{"--capacity", "racks"}, 2, `--capacity: no capacity check "racks" (there are: nodes, aggregate)`, ""},
 		{"one job without prediction", func(t *testing.T, c, p *table.Table) (*table.Table, *table.Table) {
 			p = p.Take(rows(p.NumRows()))

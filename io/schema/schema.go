@@ -69,9 +69,12 @@ type Column struct {
 	Unique   bool     // no two rows share a value
 	NonEmpty bool     // strings: not ""
 	Enum     []string // strings: one of these
-	Min      *float64 // numbers: value >= *Min (or > when MinOpen)
-	MinOpen  bool
-	Max      *float64 // numbers: value <= *Max (keeps arithmetic on them finite)
+	// Values, when not nil, is the open enumeration whose values Enum
+	// holds (see ValueSet): the column names entries of a registry.
+	Values  *ValueSet
+	Min     *float64 // numbers: value >= *Min (or > when MinOpen)
+	MinOpen bool
+	Max     *float64 // numbers: value <= *Max (keeps arithmetic on them finite)
 	// AllowNaN lets a float column hold NaN and ±Inf (e.g. a diverged loss
 	// that the fitter drops and counts). Otherwise non-finite values are
 	// rejected.

@@ -87,7 +87,7 @@ var (
 	}
 
 	simRunColumns = []Column{
-		{Name: "policy", Type: String, Required: true, Enum: []string{"optimus", "drf", "tetris", "fifo", "tiresias"}, Doc: "Allocation policy of the run."},
+		{Name: "policy", Type: String, Required: true, Values: AllocPolicies, Doc: "Allocation policy of the run (optimus simulate --policies)."},
 		{Name: "knowledge", Type: String, Required: true, Enum: []string{"fitted", "oracle"},
 			Doc: "What the scheduler knew: `fitted` (its fits of noisy observations) or `oracle` (the true remaining steps and speed)."},
 		{Name: "seed", Type: Int64, Required: true, Min: zero, Doc: "Seed of the run's observation noise."},

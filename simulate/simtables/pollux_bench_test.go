@@ -35,7 +35,7 @@ func BenchmarkPolluxWorkload1(b *testing.B) {
 // job's true step time is the oracle's own all-reduce model (so the oracle
 // plans with the exact truth, as Pollux's Optimus+Oracle does with its
 // profiles) against the profile's step times; "model-scratch" also
-// re-plans from scratch every round (PlanRestartCost 0), as Pollux's
+// re-plans from scratch every round (Solve.RestartCost 0), as Pollux's
 // Optimus does, "model-scratch-pollux" also plans with the remaining
 // steps Pollux's Optimus estimates (UsePolluxRemaining), and
 // "model-scratch-pollux-placed" also places as Pollux's simulator does
@@ -79,8 +79,7 @@ func BenchmarkPolluxModelAsTruth(b *testing.B) {
 					}
 					cfg.PolluxPlacement = truth == "model-scratch-pollux-placed"
 					if strings.HasPrefix(truth, "model-scratch") {
-						scratch := 0.0
-						cfg.PlanRestartCost = &scratch
+						cfg.Solve.RestartCost, cfg.TrueRestartCost = 0, false
 					}
 					res, err := simulate.Run(in, cfg)
 					if err != nil {

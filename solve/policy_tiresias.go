@@ -2,8 +2,52 @@ package solve
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
+
+// Tiresias is discretised two-dimensional least-attained-service (Gu et
+// al., NSDI 2019): see tiresias below.
+const Tiresias Policy = "tiresias"
+
+// tiresiasThresholdsKnob is Options.TiresiasThresholds, given in GPU-hours
+// (worker-hours).
+var tiresiasThresholdsKnob = &Knob{
+	Flag:  "tiresias-thresholds",
+	Usage: "attained service, in `GPU-HOURS` (ascending), at which a job moves to the next queue",
+	Value: func(o *Options) FlagValue { return &scaledFloatsFlag{p: &o.TiresiasThresholds, scale: 3600} },
+	Check: func(o *Options) string {
+		if !slices.IsSorted(o.TiresiasThresholds) || slices.ContainsFunc(o.TiresiasThresholds, func(x float64) bool { return !(x > 0) || math.IsInf(x, 0) }) {
+			return "give ascending numbers of GPU-hours > 0"
+		}
+		return ""
+	},
+}
+
+// tiresiasStarveKnob is Options.TiresiasStarve.
+var tiresiasStarveKnob = &Knob{
+	Flag:  "tiresias-starve",
+	Usage: "starvation guard: a job that has waited `FACTOR` times the time it has run goes back to the first queue (0: none)",
+	Value: func(o *Options) FlagValue { return floatFlag{&o.TiresiasStarve} },
+	Check: nonNegative(func(o *Options) *float64 { return &o.TiresiasStarve }, "give a factor >= 0 (0: no starvation guard)"),
+}
+
+func init() {
+	registerPolicy(&PolicyEntry{
+		Name:  Tiresias,
+		Order: 5,
+		Short: "discretised two-dimensional least-attained-service (NSDI'19)",
+		Long: "discretised 2D least-attained-service (NSDI'19): jobs in queues by the " +
+			"service they attained (GPU-seconds; thresholds --tiresias-thresholds), a lower " +
+			"queue first, arrival order within one; each job its whole request or nothing. " +
+			"A predictions table carries no attained service, so here every job is in the " +
+			"first queue (optimus simulate tracks it)",
+		Knobs: []*Knob{tiresiasThresholdsKnob, tiresiasStarveKnob},
+		plan: func(in *instance, opts Options) *plan {
+			return in.tiresias(opts.TiresiasThresholds, opts.TiresiasStarve)
+		},
+	})
+}
 
 // DefaultTiresiasThresholds is one threshold of 16 GPU-hours: two queues,
 // as in the Tiresias runs of Pollux's simulator.
