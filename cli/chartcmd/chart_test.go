@@ -11,25 +11,14 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/clitest"
 	"github.com/optimus-sched/optimus/cli/root"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
-func run(t *testing.T, args ...string) (int, string) {
-	t.Helper()
-	ios, _, _, errOut := iostreams.Test()
-	code := root.Main(ios, args)
-	return code, errOut.String()
-}
-
-func mustRun(t *testing.T, args ...string) {
-	t.Helper()
-	if code, stderr := run(t, args...); code != 0 {
-		t.Fatalf("optimus %s: exit %d: %s", strings.Join(args, " "), code, stderr)
-	}
-}
+// optimus runs the whole command tree in-process.
+var optimus = clitest.Command(root.NewCmd)
 
 var (
 	pipelineOnce sync.Once
@@ -47,16 +36,16 @@ func pipeline(t *testing.T) string {
 			t.Fatal(err)
 		}
 		tb := filepath.Join(dir, "testbed")
-		mustRun(t, "datasets", "export", "testbed", "-o", tb)
-		mustRun(t, "fit", "-i", tb+"/loss.parquet", "--speed", tb+"/speed.parquet", "--jobs", tb+"/jobs.parquet", "-o", dir+"/models.parquet")
-		mustRun(t, "fit", "suggest", "--jobs", tb+"/jobs.parquet", "-i", tb+"/speed.parquet", "--samples", "14", "-o", dir+"/suggestions.parquet")
-		mustRun(t, "predict", "-i", tb+"/jobs.parquet", "--models", dir+"/models.parquet", "-o", dir+"/predictions.parquet")
-		mustRun(t, "solve", "--cluster", tb+"/cluster.parquet", "-i", dir+"/predictions.parquet", "-o", dir+"/allocation.parquet")
+		optimus.MustRun(t, nil, "datasets", "export", "testbed", "-o", tb)
+		optimus.MustRun(t, nil, "fit", "-i", tb+"/loss.parquet", "--speed", tb+"/speed.parquet", "--jobs", tb+"/jobs.parquet", "-o", dir+"/models.parquet")
+		optimus.MustRun(t, nil, "fit", "suggest", "--jobs", tb+"/jobs.parquet", "-i", tb+"/speed.parquet", "--samples", "14", "-o", dir+"/suggestions.parquet")
+		optimus.MustRun(t, nil, "predict", "-i", tb+"/jobs.parquet", "--models", dir+"/models.parquet", "-o", dir+"/predictions.parquet")
+		optimus.MustRun(t, nil, "solve", "--cluster", tb+"/cluster.parquet", "-i", dir+"/predictions.parquet", "-o", dir+"/allocation.parquet")
 		for _, p := range []string{"drf", "tetris", "fifo"} {
-			mustRun(t, "solve", "--cluster", tb+"/cluster.parquet", "-i", dir+"/predictions.parquet", "--policy", p, "-o", dir+"/allocation-"+p+".parquet")
+			optimus.MustRun(t, nil, "solve", "--cluster", tb+"/cluster.parquet", "-i", dir+"/predictions.parquet", "--policy", p, "-o", dir+"/allocation-"+p+".parquet")
 		}
-		mustRun(t, "place", "--cluster", tb+"/cluster.parquet", "-i", dir+"/allocation.parquet", "-o", dir+"/plan.parquet")
-		mustRun(t, "simulate", "--seeds", "1-2", "--knowledge", "fitted,oracle", "-q", "--dir", dir+"/sim", "-o", dir+"/sim/summary.csv")
+		optimus.MustRun(t, nil, "place", "--cluster", tb+"/cluster.parquet", "-i", dir+"/allocation.parquet", "-o", dir+"/plan.parquet")
+		optimus.MustRun(t, nil, "simulate", "--seeds", "1-2", "--knowledge", "fitted,oracle", "-q", "--dir", dir+"/sim", "-o", dir+"/sim/summary.csv")
 		pipelineDir = dir
 	})
 	if pipelineDir == "" {
@@ -116,7 +105,7 @@ func readManifest(t *testing.T, html []byte) manifest {
 
 func draw(t *testing.T, args []string, out string) []byte {
 	t.Helper()
-	mustRun(t, append(args, "-o", out)...)
+	optimus.MustRun(t, nil, append(args, "-o", out)...)
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
@@ -314,7 +303,7 @@ func TestBadInput(t *testing.T) {
 			if len(args) > 1 { // "optimus chart" alone takes no -o
 				args = append(args, "-o", out)
 			}
-			code, stderr := run(t, args...)
+			code, _, stderr := optimus.Run(t, nil, args...)
 			if code != 2 || !strings.Contains(stderr, c.want) {
 				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, c.want)
 			}

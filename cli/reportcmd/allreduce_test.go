@@ -22,7 +22,7 @@ func TestReportOfAllReduceJobs(t *testing.T) {
 		{"report", "--speed", pw + "/speed.parquet", "--models", dir + "/models.parquet",
 			"--plan", ar + "/plan.csv", "--cluster", ar + "/cluster.csv", "--simulation", dir + "/sim", "-o", dir + "/report.html"},
 	} {
-		if code, stderr := run(t, append(args, "-q")...); code != 0 {
+		if code, _, stderr := optimus.Run(t, nil, append(args, "-q")...); code != 0 {
 			t.Fatalf("optimus %s: exit %d: %s", strings.Join(args, " "), code, stderr)
 		}
 	}

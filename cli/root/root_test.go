@@ -7,16 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optimus-sched/optimus/cli/clitest"
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
-// run runs optimus in-process (root.Run).
-func run(t *testing.T, stdin []byte, args ...string) (int, []byte, string) {
-	t.Helper()
-	return Run(stdin, args...)
-}
+// run runs optimus in-process, as its tests and the other packages' do.
+var run = clitest.Command(NewCmd).Run
 
 func exportTestbed(t *testing.T) string {
 	t.Helper()
