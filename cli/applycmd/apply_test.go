@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/optimus-sched/optimus/cli/clitest"
@@ -19,55 +18,30 @@ import (
 // optimus runs the whole command tree in-process.
 var optimus = clitest.Command(root.NewCmd)
 
-var (
-	pipelineOnce sync.Once
-	pipelineDir  string
-	pipelineErr  string
-)
+// demo is the pipeline over the embedded testbed, run once as
+// scripts/demo.sh does into a folder holding testbed/ and plan.parquet
+// (and the CSV copies of plan, jobs and cluster).
+var demo = clitest.NewFixture("pipeline", func(dir string) error {
+	tb := filepath.Join(dir, "testbed")
+	return optimus.RunAll([][]string{
+		{"datasets", "export", "testbed", "-o", tb},
+		{"fit", "-i", tb + "/loss.parquet", "--speed", tb + "/speed.parquet", "--jobs", tb + "/jobs.parquet", "-o", dir + "/models.parquet"},
+		{"predict", "-i", tb + "/jobs.parquet", "--models", dir + "/models.parquet", "-o", dir + "/predictions.parquet"},
+		{"solve", "--cluster", tb + "/cluster.parquet", "-i", dir + "/predictions.parquet", "-o", dir + "/allocation.parquet"},
+		{"place", "--cluster", tb + "/cluster.parquet", "-i", dir + "/allocation.parquet", "-o", dir + "/plan.parquet"},
+		{"convert", "-i", dir + "/plan.parquet", "-o", dir + "/plan.csv"},
+		{"convert", "-i", tb + "/jobs.parquet", "-o", dir + "/jobs.csv"},
+		{"convert", "-i", tb + "/cluster.parquet", "-o", dir + "/cluster.csv"},
+	})
+})
 
-// testbedPlan runs the pipeline over the embedded testbed once, as
-// scripts/demo.sh does, and returns the folder holding testbed/ and
-// plan.parquet.
+// testbedPlan returns the folder of the pipeline; tests must not change it.
 func testbedPlan(t *testing.T) string {
 	t.Helper()
-	pipelineOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "optimus-apply-test")
-		if err != nil {
-			pipelineErr = err.Error()
-			return
-		}
-		tb := filepath.Join(dir, "testbed")
-		steps := [][]string{
-			{"datasets", "export", "testbed", "-o", tb},
-			{"fit", "-i", tb + "/loss.parquet", "--speed", tb + "/speed.parquet", "--jobs", tb + "/jobs.parquet", "-o", dir + "/models.parquet"},
-			{"predict", "-i", tb + "/jobs.parquet", "--models", dir + "/models.parquet", "-o", dir + "/predictions.parquet"},
-			{"solve", "--cluster", tb + "/cluster.parquet", "-i", dir + "/predictions.parquet", "-o", dir + "/allocation.parquet"},
-			{"place", "--cluster", tb + "/cluster.parquet", "-i", dir + "/allocation.parquet", "-o", dir + "/plan.parquet"},
-			{"convert", "-i", dir + "/plan.parquet", "-o", dir + "/plan.csv"},
-			{"convert", "-i", tb + "/jobs.parquet", "-o", dir + "/jobs.csv"},
-			{"convert", "-i", tb + "/cluster.parquet", "-o", dir + "/cluster.csv"},
-		}
-		for _, s := range steps {
-			if code, _, stderr := optimus.Run(t, nil, s...); code != 0 {
-				pipelineErr = fmt.Sprintf("optimus %s: exit %d: %s", strings.Join(s, " "), code, stderr)
-				return
-			}
-		}
-		pipelineDir = dir
-	})
-	if pipelineErr != "" {
-		t.Fatal(pipelineErr)
-	}
-	return pipelineDir
+	return demo.Dir(t)
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if pipelineDir != "" {
-		os.RemoveAll(pipelineDir)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clitest.Main(m) }
 
 // editCSV writes a copy of a CSV file with edit applied to each data line
 // (return "" to drop the line).

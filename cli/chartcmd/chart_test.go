@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/optimus-sched/optimus/cli/clitest"
@@ -20,47 +19,35 @@ import (
 // optimus runs the whole command tree in-process.
 var optimus = clitest.Command(root.NewCmd)
 
-var (
-	pipelineOnce sync.Once
-	pipelineDir  string
-)
-
-// pipeline runs the demo's pipeline over the embedded testbed once, into a
+// demo is the demo's pipeline over the embedded testbed, run once into a
 // folder shared by the tests: fit, predict, four policies, place, suggest,
 // and a simulation of two seeds with fitted and oracle knowledge.
+var demo = clitest.NewFixture("pipeline", func(dir string) error {
+	tb := filepath.Join(dir, "testbed")
+	lines := [][]string{
+		{"datasets", "export", "testbed", "-o", tb},
+		{"fit", "-i", tb + "/loss.parquet", "--speed", tb + "/speed.parquet", "--jobs", tb + "/jobs.parquet", "-o", dir + "/models.parquet"},
+		{"fit", "suggest", "--jobs", tb + "/jobs.parquet", "-i", tb + "/speed.parquet", "--samples", "14", "-o", dir + "/suggestions.parquet"},
+		{"predict", "-i", tb + "/jobs.parquet", "--models", dir + "/models.parquet", "-o", dir + "/predictions.parquet"},
+		{"solve", "--cluster", tb + "/cluster.parquet", "-i", dir + "/predictions.parquet", "-o", dir + "/allocation.parquet"},
+	}
+	for _, p := range []string{"drf", "tetris", "fifo"} {
+		lines = append(lines, []string{"solve", "--cluster", tb + "/cluster.parquet", "-i", dir + "/predictions.parquet", "--policy", p, "-o", dir + "/allocation-" + p + ".parquet"})
+	}
+	lines = append(lines,
+		[]string{"place", "--cluster", tb + "/cluster.parquet", "-i", dir + "/allocation.parquet", "-o", dir + "/plan.parquet"},
+		[]string{"simulate", "--seeds", "1-2", "--knowledge", "fitted,oracle", "-q", "--dir", dir + "/sim", "-o", dir + "/sim/summary.csv"})
+	return optimus.RunAll(lines)
+})
+
+// pipeline returns the folder of the demo's pipeline; tests must not
+// change it.
 func pipeline(t *testing.T) string {
 	t.Helper()
-	pipelineOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "optimus-chart-test-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		tb := filepath.Join(dir, "testbed")
-		optimus.MustRun(t, nil, "datasets", "export", "testbed", "-o", tb)
-		optimus.MustRun(t, nil, "fit", "-i", tb+"/loss.parquet", "--speed", tb+"/speed.parquet", "--jobs", tb+"/jobs.parquet", "-o", dir+"/models.parquet")
-		optimus.MustRun(t, nil, "fit", "suggest", "--jobs", tb+"/jobs.parquet", "-i", tb+"/speed.parquet", "--samples", "14", "-o", dir+"/suggestions.parquet")
-		optimus.MustRun(t, nil, "predict", "-i", tb+"/jobs.parquet", "--models", dir+"/models.parquet", "-o", dir+"/predictions.parquet")
-		optimus.MustRun(t, nil, "solve", "--cluster", tb+"/cluster.parquet", "-i", dir+"/predictions.parquet", "-o", dir+"/allocation.parquet")
-		for _, p := range []string{"drf", "tetris", "fifo"} {
-			optimus.MustRun(t, nil, "solve", "--cluster", tb+"/cluster.parquet", "-i", dir+"/predictions.parquet", "--policy", p, "-o", dir+"/allocation-"+p+".parquet")
-		}
-		optimus.MustRun(t, nil, "place", "--cluster", tb+"/cluster.parquet", "-i", dir+"/allocation.parquet", "-o", dir+"/plan.parquet")
-		optimus.MustRun(t, nil, "simulate", "--seeds", "1-2", "--knowledge", "fitted,oracle", "-q", "--dir", dir+"/sim", "-o", dir+"/sim/summary.csv")
-		pipelineDir = dir
-	})
-	if pipelineDir == "" {
-		t.Fatal("the pipeline failed in an earlier test")
-	}
-	return pipelineDir
+	return demo.Dir(t)
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if pipelineDir != "" {
-		os.RemoveAll(pipelineDir)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clitest.Main(m) }
 
 // kindArgs are the commands that draw each kind from the pipeline's tables.
 func kindArgs(d string) map[string][]string {

@@ -19,15 +19,18 @@ import (
 // optimus runs the whole command tree in-process.
 var optimus = clitest.Command(root.NewCmd)
 
-// export writes the simulate-testbed dataset as CSV into a new directory.
+// simTestbed is the simulate-testbed dataset exported once as CSV.
+var simTestbed = clitest.NewFixture("simulate-testbed", func(dir string) error {
+	return optimus.RunAll([][]string{{"datasets", "export", "simulate-testbed", "-o", dir, "--format", "csv"}})
+})
+
+// export returns a copy of the exported simulate-testbed, the test's own.
 func export(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	if code, _, stderr := optimus.Run(t, nil, "datasets", "export", "simulate-testbed", "-o", dir, "--format", "csv"); code != 0 {
-		t.Fatalf("export: exit %d: %s", code, stderr)
-	}
-	return dir
+	return simTestbed.Copy(t)
 }
+
+func TestMain(m *testing.M) { clitest.Main(m) }
 
 func inputs(dir string) []string {
 	return []string{"--cluster", filepath.Join(dir, "cluster.csv"), "--workload", filepath.Join(dir, "workload.csv"),
