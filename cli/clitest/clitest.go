@@ -82,3 +82,13 @@ func MustParse[O any](t testing.TB, newCmd func(*iostreams.IOStreams, func(*O) e
 	}
 	return opts
 }
+
+// MustRefuse fails the test unless the command line is refused before it
+// reaches runF, with exit status 2 (usage) and a message containing want.
+func MustRefuse[O any](t testing.TB, newCmd func(*iostreams.IOStreams, func(*O) error) *cobra.Command, want string, args ...string) {
+	t.Helper()
+	opts, code, stderr, line := parse(newCmd, args)
+	if opts != nil || code != cmdutil.ExitInvalid || !strings.Contains(stderr, want) {
+		t.Errorf("%s: exit %d (ran: %v), %q; want exit 2 before running, and %q", line, code, opts != nil, stderr, want)
+	}
+}
