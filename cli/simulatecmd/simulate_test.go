@@ -197,8 +197,11 @@ func TestParseSeeds(t *testing.T) {
 	}
 }
 
+// --compare aggregates the runs by policy and knowledge over the seeds.
+// (simulate's TestTestbedOptimusAheadOfBaselines holds the bar over five
+// seeds; here two show the aggregation.)
 func TestComparisonOverSeedsAndKnowledge(t *testing.T) {
-	code, out, stderr := optimus.Run(t, nil, "simulate", "--seeds", "1-3", "--knowledge", "fitted,oracle", "--compare", "--intervals=false", "--format", "csv", "-q")
+	code, out, stderr := optimus.Run(t, nil, "simulate", "--seeds", "1-2", "--knowledge", "fitted,oracle", "--compare", "--intervals=false", "--format", "csv", "-q")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -212,12 +215,12 @@ func TestComparisonOverSeedsAndKnowledge(t *testing.T) {
 		t.Fatalf("%d rows, want 4 policies x 2 knowledges", len(pol))
 	}
 	for i := range pol {
-		if seeds[i] != 3 || !(lo[i] <= mean[i] && mean[i] <= hi[i]) {
+		if seeds[i] != 2 || !(lo[i] <= mean[i] && mean[i] <= hi[i]) {
 			t.Errorf("%s %s: %d seeds, jct_ratio %g not within [%g, %g]", pol[i], know[i], seeds[i], mean[i], lo[i], hi[i])
 		}
 		// The bar: optimus ahead of DRF and Tetris in every seed, fitted or not.
-		if (pol[i] == "drf" || pol[i] == "tetris") && behind[i] != 3 {
-			t.Errorf("%s %s: behind optimus in %d of 3 seeds", pol[i], know[i], behind[i])
+		if (pol[i] == "drf" || pol[i] == "tetris") && behind[i] != 2 {
+			t.Errorf("%s %s: behind optimus in %d of 2 seeds", pol[i], know[i], behind[i])
 		}
 	}
 }
