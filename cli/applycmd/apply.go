@@ -52,7 +52,7 @@ type Options struct {
 }
 
 // NewCmd returns `optimus apply`.
-func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
+func NewCmd(ios *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	opts := &Options{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "apply --jobs FILE --executor print|exec|kubernetes [-i PLAN] [-o FILE]",
@@ -88,6 +88,9 @@ again retries what failed.`,
   optimus place --cluster c.parquet -i alloc.parquet | optimus apply --jobs jobs.parquet --executor kubernetes -o actions.parquet`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			return Run(opts)
 		},
 	}

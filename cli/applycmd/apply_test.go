@@ -7,82 +7,41 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/clitest"
 	"github.com/optimus-sched/optimus/cli/root"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
-func run(t *testing.T, stdin []byte, args ...string) (int, []byte, string) {
-	t.Helper()
-	ios, in, out, errOut := iostreams.Test()
-	in.Write(stdin)
-	code := root.Main(ios, args)
-	return code, out.Bytes(), errOut.String()
-}
+// optimus runs the whole command tree in-process.
+var optimus = clitest.Command(root.NewCmd)
 
-func mustRun(t *testing.T, args ...string) ([]byte, string) {
-	t.Helper()
-	code, out, stderr := run(t, nil, args...)
-	if code != 0 {
-		t.Fatalf("optimus %s: exit %d: %s", strings.Join(args, " "), code, stderr)
-	}
-	return out, stderr
-}
+// demo is the pipeline over the embedded testbed, run once as
+// scripts/demo.sh does into a folder holding testbed/ and plan.parquet
+// (and the CSV copies of plan, jobs and cluster).
+var demo = clitest.NewFixture("pipeline", func(dir string) error {
+	tb := filepath.Join(dir, "testbed")
+	return optimus.RunAll([][]string{
+		{"datasets", "export", "testbed", "-o", tb},
+		{"fit", "-i", tb + "/loss.parquet", "--speed", tb + "/speed.parquet", "--jobs", tb + "/jobs.parquet", "-o", dir + "/models.parquet"},
+		{"predict", "-i", tb + "/jobs.parquet", "--models", dir + "/models.parquet", "-o", dir + "/predictions.parquet"},
+		{"solve", "--cluster", tb + "/cluster.parquet", "-i", dir + "/predictions.parquet", "-o", dir + "/allocation.parquet"},
+		{"place", "--cluster", tb + "/cluster.parquet", "-i", dir + "/allocation.parquet", "-o", dir + "/plan.parquet"},
+		{"convert", "-i", dir + "/plan.parquet", "-o", dir + "/plan.csv"},
+		{"convert", "-i", tb + "/jobs.parquet", "-o", dir + "/jobs.csv"},
+		{"convert", "-i", tb + "/cluster.parquet", "-o", dir + "/cluster.csv"},
+	})
+})
 
-var (
-	pipelineOnce sync.Once
-	pipelineDir  string
-	pipelineErr  string
-)
-
-// testbedPlan runs the pipeline over the embedded testbed once, as
-// scripts/demo.sh does, and returns the folder holding testbed/ and
-// plan.parquet.
+// testbedPlan returns the folder of the pipeline; tests must not change it.
 func testbedPlan(t *testing.T) string {
 	t.Helper()
-	pipelineOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "optimus-apply-test")
-		if err != nil {
-			pipelineErr = err.Error()
-			return
-		}
-		tb := filepath.Join(dir, "testbed")
-		steps := [][]string{
-			{"datasets", "export", "testbed", "-o", tb},
-			{"fit", "-i", tb + "/loss.parquet", "--speed", tb + "/speed.parquet", "--jobs", tb + "/jobs.parquet", "-o", dir + "/models.parquet"},
-			{"predict", "-i", tb + "/jobs.parquet", "--models", dir + "/models.parquet", "-o", dir + "/predictions.parquet"},
-			{"solve", "--cluster", tb + "/cluster.parquet", "-i", dir + "/predictions.parquet", "-o", dir + "/allocation.parquet"},
-			{"place", "--cluster", tb + "/cluster.parquet", "-i", dir + "/allocation.parquet", "-o", dir + "/plan.parquet"},
-			{"convert", "-i", dir + "/plan.parquet", "-o", dir + "/plan.csv"},
-			{"convert", "-i", tb + "/jobs.parquet", "-o", dir + "/jobs.csv"},
-			{"convert", "-i", tb + "/cluster.parquet", "-o", dir + "/cluster.csv"},
-		}
-		for _, s := range steps {
-			ios, _, _, errOut := iostreams.Test()
-			if code := root.Main(ios, s); code != 0 {
-				pipelineErr = fmt.Sprintf("optimus %s: exit %d: %s", strings.Join(s, " "), code, errOut)
-				return
-			}
-		}
-		pipelineDir = dir
-	})
-	if pipelineErr != "" {
-		t.Fatal(pipelineErr)
-	}
-	return pipelineDir
+	return demo.Dir(t)
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if pipelineDir != "" {
-		os.RemoveAll(pipelineDir)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clitest.Main(m) }
 
 // editCSV writes a copy of a CSV file with edit applied to each data line
 // (return "" to drop the line).
@@ -143,7 +102,7 @@ func count(lines []string, parts ...string) int {
 func TestPrintFreshApplyPlansEveryTask(t *testing.T) {
 	dir := testbedPlan(t)
 	out := filepath.Join(t.TempDir(), "actions.parquet")
-	_, stderr := mustRun(t, "apply", "-i", dir+"/plan.parquet", "--jobs", dir+"/testbed/jobs.parquet", "--executor", "print",
+	_, stderr := optimus.MustRun(t, nil, "apply", "-i", dir+"/plan.parquet", "--jobs", dir+"/testbed/jobs.parquet", "--executor", "print",
 		"--cluster", dir+"/testbed/cluster.parquet", "-o", out, "-v")
 	got := actions(t, out)
 	if len(got) != 60 || count(got, " start [", "planned: start on ") != 60 {
@@ -162,7 +121,7 @@ func TestPrintFreshApplyPlansEveryTask(t *testing.T) {
 func TestPrintIsIdempotent(t *testing.T) {
 	dir := testbedPlan(t)
 	out := filepath.Join(t.TempDir(), "actions.csv")
-	mustRun(t, "apply", "-i", dir+"/plan.parquet", "--jobs", dir+"/testbed/jobs.parquet", "--executor", "print", "--current", dir+"/plan.parquet", "-o", out)
+	optimus.MustRun(t, nil, "apply", "-i", dir+"/plan.parquet", "--jobs", dir+"/testbed/jobs.parquet", "--executor", "print", "--current", dir+"/plan.parquet", "-o", out)
 	got := actions(t, out)
 	if len(got) != 9 || count(got, " start [-] skipped: already running as planned: ") != 9 {
 		t.Errorf("re-apply: want 9 skipped jobs, got\n%s", strings.Join(got, "\n"))
@@ -190,7 +149,7 @@ func TestPrintResizeMovePrune(t *testing.T) {
 		if prune {
 			args = append(args, "--prune")
 		}
-		mustRun(t, args...)
+		optimus.MustRun(t, nil, args...)
 		got := actions(t, out)
 		var changes []string
 		for _, l := range got {
@@ -254,7 +213,7 @@ func TestExecRunsTheProgramPerChange(t *testing.T) {
 	record := t.TempDir()
 	prog := launcher(t, record)
 	out := filepath.Join(t.TempDir(), "actions.parquet")
-	mustRun(t, "apply", "-i", dir+"/plan.parquet", "--jobs", dir+"/testbed/jobs.parquet", "--executor", "exec", "--program", prog, "-o", out)
+	optimus.MustRun(t, nil, "apply", "-i", dir+"/plan.parquet", "--jobs", dir+"/testbed/jobs.parquet", "--executor", "exec", "--program", prog, "-o", out)
 	got := actions(t, out)
 	if len(got) != 9 || count(got, " start [-] done: start ", ": submitted") != 9 {
 		t.Errorf("exec fresh apply:\n%s", strings.Join(got, "\n"))
@@ -291,7 +250,7 @@ func TestExecRunsTheProgramPerChange(t *testing.T) {
 	// The same plan as current: the program is not called at all.
 	os.RemoveAll(record)
 	os.Mkdir(record, 0o755)
-	mustRun(t, "apply", "-i", dir+"/plan.parquet", "--jobs", dir+"/testbed/jobs.parquet", "--executor", "exec", "--program", prog, "--current", dir+"/plan.parquet", "-o", out)
+	optimus.MustRun(t, nil, "apply", "-i", dir+"/plan.parquet", "--jobs", dir+"/testbed/jobs.parquet", "--executor", "exec", "--program", prog, "--current", dir+"/plan.parquet", "-o", out)
 	if calls, _ := os.ReadDir(record); len(calls) != 0 || count(actions(t, out), "skipped") != 9 {
 		t.Errorf("re-apply called the program %d times; actions:\n%s", len(calls)/2, strings.Join(actions(t, out), "\n"))
 	}
@@ -305,7 +264,7 @@ func TestExecPartialFailure(t *testing.T) {
 	prog := launcher(t, record)
 	t.Setenv("FAIL_JOB", "resnet50-b")
 	out := filepath.Join(t.TempDir(), "actions.parquet")
-	code, _, stderr := run(t, nil, "apply", "-i", dir+"/plan.parquet", "--jobs", dir+"/testbed/jobs.parquet", "--executor", "exec", "--program", prog, "-o", out)
+	code, _, stderr := optimus.Run(t, nil, "apply", "-i", dir+"/plan.parquet", "--jobs", dir+"/testbed/jobs.parquet", "--executor", "exec", "--program", prog, "-o", out)
 	if code != 1 || !strings.Contains(stderr, "1 of 9 changes failed") {
 		t.Errorf("exit %d, stderr %s; want 1 and the count of failures", code, stderr)
 	}
@@ -325,7 +284,7 @@ func TestExecDryRunCallsNothing(t *testing.T) {
 	record := t.TempDir()
 	prog := launcher(t, record)
 	out := filepath.Join(t.TempDir(), "actions.csv")
-	mustRun(t, "apply", "-i", dir+"/plan.parquet", "--jobs", dir+"/testbed/jobs.parquet", "--executor", "exec", "--program", prog, "--dry-run", "-o", out, "--generation", "cron-42")
+	optimus.MustRun(t, nil, "apply", "-i", dir+"/plan.parquet", "--jobs", dir+"/testbed/jobs.parquet", "--executor", "exec", "--program", prog, "--dry-run", "-o", out, "--generation", "cron-42")
 	got := actions(t, out)
 	if calls, _ := os.ReadDir(record); len(calls) != 0 {
 		t.Errorf("dry run called the program %d times", len(calls)/2)
@@ -338,8 +297,8 @@ func TestExecDryRunCallsNothing(t *testing.T) {
 // The plan on standard input, as at the end of the cron pipe.
 func TestPlanFromAPipe(t *testing.T) {
 	dir := testbedPlan(t)
-	stream, _ := mustRun(t, "convert", "-i", dir+"/plan.parquet", "--format", "arrows")
-	code, out, stderr := run(t, stream, "apply", "--jobs", dir+"/testbed/jobs.parquet", "--executor", "print", "--format", "csv")
+	stream, _ := optimus.MustRun(t, nil, "convert", "-i", dir+"/plan.parquet", "--format", "arrows")
+	code, out, stderr := optimus.Run(t, stream, "apply", "--jobs", dir+"/testbed/jobs.parquet", "--executor", "print", "--format", "csv")
 	if code != 0 || strings.Count(string(out), "\n") != 61 || !strings.HasPrefix(string(out), "job,action,role,index,node,outcome,message\n") {
 		t.Errorf("exit %d, %d lines: %s%s", code, strings.Count(string(out), "\n"), out, stderr)
 	}
@@ -420,7 +379,7 @@ func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
 		if !strings.Contains(strings.Join(tt.args, " "), "-i ") {
 			args = append(args, "-i", plan)
 		}
-		code, stdout, stderr := run(t, nil, args...)
+		code, stdout, stderr := optimus.Run(t, nil, args...)
 		if code != 2 || !strings.Contains(stderr, tt.want) {
 			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", tt.name, code, stderr, tt.want)
 		}
@@ -453,7 +412,7 @@ func indexOf(list []string, s string) int {
 func TestPrintManifests(t *testing.T) {
 	dir := testbedPlan(t)
 	out := filepath.Join(t.TempDir(), "actions.csv")
-	yaml, _ := mustRun(t, "apply", "-i", dir+"/plan.parquet", "--jobs", dir+"/testbed/jobs.parquet", "--executor", "print", "--manifests", "--namespace", "training", "-o", out)
+	yaml, _ := optimus.MustRun(t, nil, "apply", "-i", dir+"/plan.parquet", "--jobs", dir+"/testbed/jobs.parquet", "--executor", "print", "--manifests", "--namespace", "training", "-o", out)
 	text := string(yaml)
 	if !strings.HasPrefix(text, "apiVersion: v1\n") || strings.Count(text, "\nkind: Service\n") != 9 || strings.Count(text, "\n  namespace: training\n") < 69 {
 		t.Errorf("manifests: %d Services, %d objects in namespace training; want 9 and one per pod and Service", strings.Count(text, "\nkind: Service\n"), strings.Count(text, "\n  namespace: training\n"))
@@ -473,7 +432,7 @@ func TestPrintManifests(t *testing.T) {
 		t.Errorf("actions table: %d rows, want 60", len(got))
 	}
 	// Without -o, standard output carries only the YAML.
-	yaml2, _ := mustRun(t, "apply", "-i", dir+"/plan.parquet", "--jobs", dir+"/testbed/jobs.parquet", "--executor", "print", "--manifests", "--namespace", "training")
+	yaml2, _ := optimus.MustRun(t, nil, "apply", "-i", dir+"/plan.parquet", "--jobs", dir+"/testbed/jobs.parquet", "--executor", "print", "--manifests", "--namespace", "training")
 	if string(yaml2) != text {
 		t.Error("without -o the output differs from the YAML alone")
 	}
@@ -485,7 +444,7 @@ func TestPrintManifests(t *testing.T) {
 func TestNextRoundKeepsEverything(t *testing.T) {
 	dir := testbedPlan(t)
 	tmp := t.TempDir()
-	mustRun(t, "place", "--cluster", dir+"/testbed/cluster.parquet", "-i", dir+"/allocation.parquet", "--current", dir+"/plan.parquet", "-o", tmp+"/plan2.parquet")
+	optimus.MustRun(t, nil, "place", "--cluster", dir+"/testbed/cluster.parquet", "-i", dir+"/allocation.parquet", "--current", dir+"/plan.parquet", "-o", tmp+"/plan2.parquet")
 	pt, err := table.ReadFile(tmp+"/plan2.parquet", schema.Plan)
 	if err != nil {
 		t.Fatal(err)
@@ -496,7 +455,7 @@ func TestNextRoundKeepsEverything(t *testing.T) {
 			kept++
 		}
 	}
-	mustRun(t, "apply", "-i", tmp+"/plan2.parquet", "--jobs", dir+"/testbed/jobs.parquet", "--executor", "print", "--current", dir+"/plan.parquet", "-o", tmp+"/actions.csv")
+	optimus.MustRun(t, nil, "apply", "-i", tmp+"/plan2.parquet", "--jobs", dir+"/testbed/jobs.parquet", "--executor", "print", "--current", dir+"/plan.parquet", "-o", tmp+"/actions.csv")
 	got := actions(t, tmp+"/actions.csv")
 	if kept != 60 || len(got) != 9 || count(got, "skipped: already running as planned") != 9 {
 		t.Errorf("%d of 60 tasks kept; actions:\n%s", kept, strings.Join(got, "\n"))
@@ -518,7 +477,7 @@ func TestWaitingJobIsStopped(t *testing.T) {
 		}
 		return ""
 	})
-	mustRun(t, "apply", "-i", plan, "--jobs", dir+"/jobs.csv", "--executor", "print", "--current", dir+"/plan.parquet", "-o", tmp+"/actions.csv")
+	optimus.MustRun(t, nil, "apply", "-i", plan, "--jobs", dir+"/jobs.csv", "--executor", "print", "--current", dir+"/plan.parquet", "-o", tmp+"/actions.csv")
 	got := actions(t, tmp+"/actions.csv")
 	if count(got, "vgg16-b stop [", "] planned: stop on ") != 7 || count(got, "skipped: already running as planned") != 8 {
 		t.Errorf("actions:\n%s", strings.Join(got, "\n"))

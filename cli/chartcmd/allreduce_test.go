@@ -14,8 +14,8 @@ import (
 // all-reduce plan of 8 of its jobs shows workers only.
 func TestChartsOfAllReduceJobs(t *testing.T) {
 	d := t.TempDir()
-	mustRun(t, "datasets", "export", "pollux-workload-1", "-o", d, "-q")
-	mustRun(t, "fit", "--speed", d+"/speed.parquet", "--jobs", d+"/jobs.parquet", "-o", d+"/models.parquet", "-q")
+	optimus.MustRun(t, nil, "datasets", "export", "pollux-workload-1", "-o", d, "-q")
+	optimus.MustRun(t, nil, "fit", "--speed", d+"/speed.parquet", "--jobs", d+"/jobs.parquet", "-o", d+"/models.parquet", "-q")
 	html := draw(t, []string{"chart", "speed", "-i", d + "/speed.parquet", "--models", d + "/models.parquet", "--job", "imagenet-11", "-q"}, filepath.Join(d, "speed.html"))
 	m := readManifest(t, html)
 	if len(m) != 1 {

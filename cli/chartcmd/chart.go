@@ -43,7 +43,7 @@ side tables by flag; see 'optimus chart KIND --help'.`,
 		},
 	}
 	for _, k := range chart.Kinds() {
-		cmd.AddCommand(newKindCmd(ios, k))
+		cmd.AddCommand(NewCmdKind(ios, k, nil))
 	}
 	return cmd
 }
@@ -56,7 +56,8 @@ func kindNames() string {
 	return strings.Join(names, ", ")
 }
 
-func newKindCmd(ios *iostreams.IOStreams, k *chart.Kind) *cobra.Command {
+// NewCmdKind returns `optimus chart KIND` for one registered kind.
+func NewCmdKind(ios *iostreams.IOStreams, k *chart.Kind, runF func(*Options) error) *cobra.Command {
 	opts := &Options{IO: ios, Kind: k, Inputs: map[string][]string{}}
 	use := k.Name + " -i FILE"
 	for _, in := range k.Inputs[1:] {
@@ -80,6 +81,9 @@ func newKindCmd(ios *iostreams.IOStreams, k *chart.Kind) *cobra.Command {
 				}
 				vals, _ := cmd.Flags().GetStringArray(name)
 				opts.Inputs[in.Flag] = vals
+			}
+			if runF != nil {
+				return runF(opts)
 			}
 			return Run(opts)
 		},

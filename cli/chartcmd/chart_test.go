@@ -8,70 +8,46 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/clitest"
 	"github.com/optimus-sched/optimus/cli/root"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
-func run(t *testing.T, args ...string) (int, string) {
-	t.Helper()
-	ios, _, _, errOut := iostreams.Test()
-	code := root.Main(ios, args)
-	return code, errOut.String()
-}
+// optimus runs the whole command tree in-process.
+var optimus = clitest.Command(root.NewCmd)
 
-func mustRun(t *testing.T, args ...string) {
-	t.Helper()
-	if code, stderr := run(t, args...); code != 0 {
-		t.Fatalf("optimus %s: exit %d: %s", strings.Join(args, " "), code, stderr)
-	}
-}
-
-var (
-	pipelineOnce sync.Once
-	pipelineDir  string
-)
-
-// pipeline runs the demo's pipeline over the embedded testbed once, into a
+// demo is the demo's pipeline over the embedded testbed, run once into a
 // folder shared by the tests: fit, predict, four policies, place, suggest,
 // and a simulation of two seeds with fitted and oracle knowledge.
+var demo = clitest.NewFixture("pipeline", func(dir string) error {
+	tb := filepath.Join(dir, "testbed")
+	lines := [][]string{
+		{"datasets", "export", "testbed", "-o", tb},
+		{"fit", "-i", tb + "/loss.parquet", "--speed", tb + "/speed.parquet", "--jobs", tb + "/jobs.parquet", "-o", dir + "/models.parquet"},
+		{"fit", "suggest", "--jobs", tb + "/jobs.parquet", "-i", tb + "/speed.parquet", "--samples", "14", "-o", dir + "/suggestions.parquet"},
+		{"predict", "-i", tb + "/jobs.parquet", "--models", dir + "/models.parquet", "-o", dir + "/predictions.parquet"},
+		{"solve", "--cluster", tb + "/cluster.parquet", "-i", dir + "/predictions.parquet", "-o", dir + "/allocation.parquet"},
+	}
+	for _, p := range []string{"drf", "tetris", "fifo"} {
+		lines = append(lines, []string{"solve", "--cluster", tb + "/cluster.parquet", "-i", dir + "/predictions.parquet", "--policy", p, "-o", dir + "/allocation-" + p + ".parquet"})
+	}
+	lines = append(lines,
+		[]string{"place", "--cluster", tb + "/cluster.parquet", "-i", dir + "/allocation.parquet", "-o", dir + "/plan.parquet"},
+		[]string{"simulate", "--seeds", "1-2", "--knowledge", "fitted,oracle", "-q", "--dir", dir + "/sim", "-o", dir + "/sim/summary.csv"})
+	return optimus.RunAll(lines)
+})
+
+// pipeline returns the folder of the demo's pipeline; tests must not
+// change it.
 func pipeline(t *testing.T) string {
 	t.Helper()
-	pipelineOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "optimus-chart-test-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		tb := filepath.Join(dir, "testbed")
-		mustRun(t, "datasets", "export", "testbed", "-o", tb)
-		mustRun(t, "fit", "-i", tb+"/loss.parquet", "--speed", tb+"/speed.parquet", "--jobs", tb+"/jobs.parquet", "-o", dir+"/models.parquet")
-		mustRun(t, "fit", "suggest", "--jobs", tb+"/jobs.parquet", "-i", tb+"/speed.parquet", "--samples", "14", "-o", dir+"/suggestions.parquet")
-		mustRun(t, "predict", "-i", tb+"/jobs.parquet", "--models", dir+"/models.parquet", "-o", dir+"/predictions.parquet")
-		mustRun(t, "solve", "--cluster", tb+"/cluster.parquet", "-i", dir+"/predictions.parquet", "-o", dir+"/allocation.parquet")
-		for _, p := range []string{"drf", "tetris", "fifo"} {
-			mustRun(t, "solve", "--cluster", tb+"/cluster.parquet", "-i", dir+"/predictions.parquet", "--policy", p, "-o", dir+"/allocation-"+p+".parquet")
-		}
-		mustRun(t, "place", "--cluster", tb+"/cluster.parquet", "-i", dir+"/allocation.parquet", "-o", dir+"/plan.parquet")
-		mustRun(t, "simulate", "--seeds", "1-2", "--knowledge", "fitted,oracle", "-q", "--dir", dir+"/sim", "-o", dir+"/sim/summary.csv")
-		pipelineDir = dir
-	})
-	if pipelineDir == "" {
-		t.Fatal("the pipeline failed in an earlier test")
-	}
-	return pipelineDir
+	return demo.Dir(t)
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if pipelineDir != "" {
-		os.RemoveAll(pipelineDir)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clitest.Main(m) }
 
 // kindArgs are the commands that draw each kind from the pipeline's tables.
 func kindArgs(d string) map[string][]string {
@@ -116,7 +92,7 @@ func readManifest(t *testing.T, html []byte) manifest {
 
 func draw(t *testing.T, args []string, out string) []byte {
 	t.Helper()
-	mustRun(t, append(args, "-o", out)...)
+	optimus.MustRun(t, nil, append(args, "-o", out)...)
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
@@ -314,7 +290,7 @@ func TestBadInput(t *testing.T) {
 			if len(args) > 1 { // "optimus chart" alone takes no -o
 				args = append(args, "-o", out)
 			}
-			code, stderr := run(t, args...)
+			code, _, stderr := optimus.Run(t, nil, args...)
 			if code != 2 || !strings.Contains(stderr, c.want) {
 				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, c.want)
 			}

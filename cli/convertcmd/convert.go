@@ -20,7 +20,7 @@ type Options struct {
 }
 
 // NewCmd returns the cobra command.
-func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
+func NewCmd(ios *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	opts := &Options{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "convert [-i FILE] [-o FILE]",
@@ -36,7 +36,12 @@ from its columns.`,
   optimus convert -i plan.parquet --format csv | head
   optimus convert -i x.parquet | optimus convert -o y.arrow`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return Run(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return Run(opts)
+		},
 	}
 	cmdutil.InputFlag(cmd, &opts.Input, "input")
 	cmd.Flags().StringVar(&opts.As, "as", "", "read the input as this kind of `TABLE` (cluster, jobs, loss, speed, ...)")

@@ -23,9 +23,9 @@ func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
 		Short: "List and export the embedded datasets",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newCmdList(ios), NewCmdExport(ios))
-	cmd.AddCommand(NewCmdGenerate(ios))
-	cmd.AddCommand(NewCmdImport(ios))
+	cmd.AddCommand(newCmdList(ios), NewCmdExport(ios, nil))
+	cmd.AddCommand(NewCmdGenerate(ios, nil))
+	cmd.AddCommand(NewCmdImport(ios, nil))
 	return cmd
 }
 
@@ -54,7 +54,7 @@ type ExportOptions struct {
 }
 
 // NewCmdExport returns `optimus datasets export`.
-func NewCmdExport(ios *iostreams.IOStreams) *cobra.Command {
+func NewCmdExport(ios *iostreams.IOStreams, runF func(*ExportOptions) error) *cobra.Command {
 	opts := &ExportOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "export NAME -o DIR",
@@ -66,6 +66,9 @@ to DIR/<table>.<format>. The same seed gives byte-identical files.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
 			return RunExport(opts)
 		},
 	}

@@ -24,7 +24,7 @@ type GenerateOptions struct {
 }
 
 // NewCmdGenerate returns `optimus datasets generate`.
-func NewCmdGenerate(ios *iostreams.IOStreams) *cobra.Command {
+func NewCmdGenerate(ios *iostreams.IOStreams, runF func(*GenerateOptions) error) *cobra.Command {
 	opts := &GenerateOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "generate --tasks N --nodes M --cluster FILE [-o FILE]",
@@ -46,7 +46,12 @@ byte-identical tables.`,
 		Example: `  optimus datasets generate --tasks 100000 --nodes 16000 --cluster c.parquet -o p.parquet
   optimus datasets generate --tasks 1000 --nodes 200 --cluster c.parquet | optimus solve --cluster c.parquet | optimus place --cluster c.parquet -o plan.parquet`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return RunGenerate(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return RunGenerate(opts)
+		},
 	}
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", datasets.DefaultSeed, "random seed of the generator")
 	cmd.Flags().IntVar(&opts.Tasks, "tasks", 1000, "total tasks `N` (PS plus workers) the jobs ask for")

@@ -19,7 +19,7 @@ func TestGenerateAllReduceJobs(t *testing.T) {
 		t.Helper()
 		out := filepath.Join(dir, name+".csv")
 		args := append([]string{"datasets", "generate", "--tasks", "300", "--nodes", "40", "--cluster", filepath.Join(dir, name+"-cluster.csv"), "-o", out, "-q"}, extra...)
-		if code, msg := run(args...); code != 0 {
+		if code, _, msg := optimus.Run(t, nil, args...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, msg)
 		}
 		return out
@@ -54,10 +54,10 @@ func TestGenerateAllReduceJobs(t *testing.T) {
 		t.Errorf("%d all-reduce jobs without --allreduce", n)
 	}
 	alloc, plan := filepath.Join(dir, "alloc.csv"), filepath.Join(dir, "plan.csv")
-	if code, msg := run("solve", "--cluster", filepath.Join(dir, "a-cluster.csv"), "-i", a, "-o", alloc, "-q"); code != 0 {
+	if code, _, msg := optimus.Run(t, nil, "solve", "--cluster", filepath.Join(dir, "a-cluster.csv"), "-i", a, "-o", alloc, "-q"); code != 0 {
 		t.Fatalf("solve: exit %d: %s", code, msg)
 	}
-	if code, msg := run("place", "--cluster", filepath.Join(dir, "a-cluster.csv"), "-i", alloc, "-o", plan, "-q"); code != 0 {
+	if code, _, msg := optimus.Run(t, nil, "place", "--cluster", filepath.Join(dir, "a-cluster.csv"), "-i", alloc, "-o", plan, "-q"); code != 0 {
 		t.Fatalf("place: exit %d: %s", code, msg)
 	}
 	pt, err := table.ReadFile(plan, schema.Plan)

@@ -6,15 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/clitest"
 	"github.com/optimus-sched/optimus/cli/root"
 )
 
-func run(args ...string) (int, string) {
-	ios, _, _, errOut := iostreams.Test()
-	code := root.Main(ios, args)
-	return code, errOut.String()
-}
+// optimus runs the whole command tree in-process.
+var optimus = clitest.Command(root.NewCmd)
 
 // TestGeneratedPairsStayTogether: generate's cluster and predictions carry
 // one pair id; solve refuses a cluster of one run with the predictions of
@@ -23,12 +20,12 @@ func TestGeneratedPairsStayTogether(t *testing.T) {
 	dir := t.TempDir()
 	f := func(name string) string { return filepath.Join(dir, name) }
 	for _, seed := range []string{"1", "2"} {
-		if code, msg := run("datasets", "generate", "--tasks", "40", "--nodes", "8", "--seed", seed,
+		if code, _, msg := optimus.Run(t, nil, "datasets", "generate", "--tasks", "40", "--nodes", "8", "--seed", seed,
 			"--cluster", f("c"+seed+".parquet"), "-o", f("p"+seed+".parquet")); code != 0 {
 			t.Fatalf("generate: %d %s", code, msg)
 		}
 	}
-	if code, msg := run("convert", "-i", f("c1.parquet"), "-o", f("c1.csv")); code != 0 {
+	if code, _, msg := optimus.Run(t, nil, "convert", "-i", f("c1.parquet"), "-o", f("c1.csv")); code != 0 {
 		t.Fatal(msg)
 	}
 	cases := []struct {
@@ -41,7 +38,7 @@ func TestGeneratedPairsStayTogether(t *testing.T) {
 		{"p1.parquet", "c1.csv", 0, ""}, // CSV carries no metadata: nothing to check
 	}
 	for _, c := range cases {
-		code, msg := run("solve", "-i", f(c.pred), "--cluster", f(c.cluster), "-o", f("a.parquet"))
+		code, _, msg := optimus.Run(t, nil, "solve", "-i", f(c.pred), "--cluster", f(c.cluster), "-o", f("a.parquet"))
 		if code != c.code || !strings.Contains(msg, c.want) {
 			t.Errorf("solve -i %s --cluster %s: exit %d %q, want %d %q", c.pred, c.cluster, code, msg, c.code, c.want)
 		}
@@ -53,7 +50,7 @@ func TestGeneratedPairsStayTogether(t *testing.T) {
 func TestGenerateWritesBothOrNeither(t *testing.T) {
 	dir := t.TempDir()
 	cluster := filepath.Join(dir, "c.parquet")
-	code, msg := run("datasets", "generate", "--tasks", "40", "--nodes", "8", "--cluster", cluster, "-o", filepath.Join(dir, "nodir", "p.parquet"))
+	code, _, msg := optimus.Run(t, nil, "datasets", "generate", "--tasks", "40", "--nodes", "8", "--cluster", cluster, "-o", filepath.Join(dir, "nodir", "p.parquet"))
 	if code == 0 || !strings.Contains(msg, "nodir/p.parquet") {
 		t.Fatalf("exit %d %q", code, msg)
 	}
@@ -72,7 +69,7 @@ func TestGenerateBoundsItsSizes(t *testing.T) {
 	for _, args := range [][]string{
 		{"--tasks", "1000000000000"}, {"--nodes", "1000000000"}, {"--max-job-workers", "1000000000000"},
 	} {
-		code, msg := run(append([]string{"datasets", "generate", "--cluster", filepath.Join(dir, "c.parquet"), "-o", filepath.Join(dir, "p.parquet")}, args...)...)
+		code, _, msg := optimus.Run(t, nil, append([]string{"datasets", "generate", "--cluster", filepath.Join(dir, "c.parquet"), "-o", filepath.Join(dir, "p.parquet")}, args...)...)
 		if code != 2 || !strings.Contains(msg, "at most") {
 			t.Errorf("%v: exit %d %q", args, code, msg)
 		}
@@ -92,7 +89,7 @@ func TestGenerateRefusesOneFileForBoth(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, out := range []string{f, filepath.Join(dir, ".", "x.parquet"), link} {
-		code, msg := run("datasets", "generate", "--tasks", "40", "--nodes", "8", "--cluster", f, "-o", out)
+		code, _, msg := optimus.Run(t, nil, "datasets", "generate", "--tasks", "40", "--nodes", "8", "--cluster", f, "-o", out)
 		if code != 2 || !strings.Contains(msg, "are the same file") {
 			t.Errorf("-o %s: exit %d %q", out, code, msg)
 		}

@@ -22,7 +22,7 @@ type ImportOptions struct {
 }
 
 // NewCmdImport returns `optimus datasets import`.
-func NewCmdImport(ios *iostreams.IOStreams) *cobra.Command {
+func NewCmdImport(ios *iostreams.IOStreams, runF func(*ImportOptions) error) *cobra.Command {
 	opts := &ImportOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "import pollux FILE -o DIR",
@@ -38,6 +38,9 @@ row (exit 2). See docs/simulate.md.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Kind, opts.File = args[0], args[1]
+			if runF != nil {
+				return runF(opts)
+			}
 			return RunImport(opts)
 		},
 	}

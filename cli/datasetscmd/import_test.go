@@ -13,10 +13,10 @@ import (
 func TestImportPolluxWorkload(t *testing.T) {
 	dir := t.TempDir()
 	imported, exported := filepath.Join(dir, "imported"), filepath.Join(dir, "exported")
-	if code, stderr := run("datasets", "import", "pollux", "../../datasets/data/pollux/workloads/workload-1.csv", "-o", imported, "--format", "csv", "-q"); code != 0 {
+	if code, _, stderr := optimus.Run(t, nil, "datasets", "import", "pollux", "../../datasets/data/pollux/workloads/workload-1.csv", "-o", imported, "--format", "csv", "-q"); code != 0 {
 		t.Fatalf("import: exit %d: %s", code, stderr)
 	}
-	if code, stderr := run("datasets", "export", "pollux-workload-1", "-o", exported, "--format", "csv", "-q"); code != 0 {
+	if code, _, stderr := optimus.Run(t, nil, "datasets", "export", "pollux-workload-1", "-o", exported, "--format", "csv", "-q"); code != 0 {
 		t.Fatalf("export: exit %d: %s", code, stderr)
 	}
 	for _, name := range []string{"cluster", "jobs", "speed", "placements"} {
@@ -56,7 +56,7 @@ func TestImportPolluxBadInput(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, "out")
-		code, stderr := run("datasets", "import", "pollux", w, "-o", out)
+		code, _, stderr := optimus.Run(t, nil, "datasets", "import", "pollux", w, "-o", out)
 		if code != 2 || !strings.Contains(stderr, w+": "+c.want) {
 			t.Errorf("%s: exit %d, stderr %q; want exit 2 and %s", c.name, code, stderr, c.want)
 		}
@@ -64,7 +64,7 @@ func TestImportPolluxBadInput(t *testing.T) {
 			t.Errorf("%s: %s was written", c.name, out)
 		}
 	}
-	if code, stderr := run("datasets", "import", "philly", "x.csv", "-o", t.TempDir()); code != 2 || !strings.Contains(stderr, "pollux") {
+	if code, _, stderr := optimus.Run(t, nil, "datasets", "import", "philly", "x.csv", "-o", t.TempDir()); code != 2 || !strings.Contains(stderr, "pollux") {
 		t.Errorf("an unknown format: exit %d: %s", code, stderr)
 	}
 }

@@ -28,7 +28,7 @@ predicts the rest and reports the errors, so that you can decide whether to trus
 scheduler on your cluster.`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(NewCmdSpeed(ios), NewCmdConvergence(ios))
+	cmd.AddCommand(NewCmdSpeed(ios, nil), NewCmdConvergence(ios, nil))
 	return cmd
 }
 
@@ -46,7 +46,7 @@ type SpeedOptions struct {
 }
 
 // NewCmdSpeed returns `optimus eval speed`.
-func NewCmdSpeed(ios *iostreams.IOStreams) *cobra.Command {
+func NewCmdSpeed(ios *iostreams.IOStreams, runF func(*SpeedOptions) error) *cobra.Command {
 	opts := &SpeedOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "speed [-i SPEED] [--samples N] [--sampling suggest|random]",
@@ -64,7 +64,12 @@ The input is a speed table, or any table with the speed table's columns keyed by
 		Example: `  optimus eval speed -i speed.parquet --jobs jobs.parquet --samples 6
   optimus eval speed -i ps-sync-measured.csv --key model --sampling random --trials 20`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return RunSpeed(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return RunSpeed(opts)
+		},
 	}
 	cmdutil.InputFlag(cmd, &opts.Input, "speed")
 	cmd.Flags().StringVar(&opts.Jobs, "jobs", "", "take each job's mode and global batch from the jobs table in `FILE` where the measurements have none")
@@ -135,7 +140,7 @@ type ConvergenceOptions struct {
 }
 
 // NewCmdConvergence returns `optimus eval convergence`.
-func NewCmdConvergence(ios *iostreams.IOStreams) *cobra.Command {
+func NewCmdConvergence(ios *iostreams.IOStreams, runF func(*ConvergenceOptions) error) *cobra.Command {
 	opts := &ConvergenceOptions{IO: ios, Rule: fit.DefaultRule}
 	cmd := &cobra.Command{
 		Use:   "convergence [-i LOSS] (--jobs FILE | --epoch-steps N) [--fractions 0.25,0.5]",
@@ -162,7 +167,12 @@ there are no families and no prior).`,
 		Example: `  optimus datasets export pollux-curves -o curves
   optimus eval convergence -i curves/loss.parquet --jobs curves/jobs.parquet`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return RunConvergence(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return RunConvergence(opts)
+		},
 	}
 	cmdutil.InputFlag(cmd, &opts.Input, "loss")
 	cmd.Flags().StringVar(&opts.Jobs, "jobs", "", "read epoch_steps (and model, schedule_end_steps) from the table in `FILE`")

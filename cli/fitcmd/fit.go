@@ -29,7 +29,7 @@ type Options struct {
 }
 
 // NewCmd returns `optimus fit` with its subcommands.
-func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
+func NewCmd(ios *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	opts := &Options{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "fit [-i TABLE] [--loss FILE] [--speed FILE] [--jobs FILE]",
@@ -48,7 +48,12 @@ or NaN) excluded; both are counted in the output and reported on standard error.
 		Example: `  optimus fit -i loss.parquet --speed speed.parquet --jobs jobs.parquet -o models.parquet
   optimus convert -i speed.csv | optimus fit --jobs jobs.parquet`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return Run(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return Run(opts)
+		},
 	}
 	cmdutil.InputFlag(cmd, &opts.Input, "loss or speed")
 	cmd.Flags().StringVar(&opts.Loss, "loss", "", "read loss points from `FILE`")
@@ -56,7 +61,7 @@ or NaN) excluded; both are counted in the output and reported on standard error.
 	cmd.Flags().StringVar(&opts.Jobs, "jobs", "", "read the jobs table from `FILE`")
 	cmd.Flags().IntVar(&opts.Parallel, "parallel", runtime.GOMAXPROCS(0), "fit this many jobs at once")
 	opts.Output.AddOutputFlags(cmd)
-	cmd.AddCommand(NewCmdSuggest(ios))
+	cmd.AddCommand(NewCmdSuggest(ios, nil))
 	return cmd
 }
 

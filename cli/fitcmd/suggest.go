@@ -26,7 +26,7 @@ type SuggestOptions struct {
 }
 
 // NewCmdSuggest returns `optimus fit suggest`.
-func NewCmdSuggest(ios *iostreams.IOStreams) *cobra.Command {
+func NewCmdSuggest(ios *iostreams.IOStreams, runF func(*SuggestOptions) error) *cobra.Command {
 	opts := &SuggestOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "suggest [-i SPEED] [--jobs FILE] [--samples N]",
@@ -48,7 +48,12 @@ so that the all-reduce model's network terms can be told apart.`,
 		Example: `  optimus fit suggest --jobs jobs.parquet -i speed.parquet --samples 14
   optimus fit suggest --jobs jobs.parquet --samples 8 --format csv`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return RunSuggest(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return RunSuggest(opts)
+		},
 	}
 	cmdutil.InputFlag(cmd, &opts.Input, "speed")
 	cmd.Flags().StringVar(&opts.Jobs, "jobs", "", "read the jobs table from `FILE`")

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/clitest"
 	"github.com/optimus-sched/optimus/cli/root"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
@@ -13,13 +13,9 @@ import (
 // An allreduce job is suggested (workers, nodes) with ps 0, within
 // --max-nodes, and the suggestions identify its model.
 func TestSuggestAllReduce(t *testing.T) {
-	ios, in, out, errOut := iostreams.Test()
-	in.WriteString("job,ps,workers,speed,mode,global_batch\nr,0,1,2.5,allreduce,512\n")
-	code := root.Main(ios, []string{"fit", "suggest", "--samples", "7", "--max-workers", "16", "--max-nodes", "4", "--format", "csv"})
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	s, err := table.Read(bytes.NewReader(out.Bytes()), "stdout", schema.Suggestions)
+	stdin := []byte("job,ps,workers,speed,mode,global_batch\nr,0,1,2.5,allreduce,512\n")
+	out, _ := clitest.Command(root.NewCmd).MustRun(t, stdin, "fit", "suggest", "--samples", "7", "--max-workers", "16", "--max-nodes", "4", "--format", "csv")
+	s, err := table.Read(bytes.NewReader(out), "stdout", schema.Suggestions)
 	if err != nil {
 		t.Fatal(err)
 	}

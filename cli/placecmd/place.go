@@ -28,7 +28,7 @@ type Options struct {
 }
 
 // NewCmd returns `optimus place` with its ps-blocks subcommand.
-func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
+func NewCmd(ios *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	opts := &Options{IO: ios, Place: place.DefaultOptions()}
 	cmd := &cobra.Command{
 		Use:   "place --cluster FILE [-i FILE] [-o FILE]",
@@ -51,7 +51,12 @@ one row with a null node for each job that waits (optimus schema plan).`,
   optimus solve --cluster c.parquet -i p.parquet | optimus place --cluster c.parquet --current plan.parquet -o plan.parquet
   optimus place ps-blocks --model vgg-16 --ps 4 --compare`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return Run(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return Run(opts)
+		},
 	}
 	cmdutil.InputFlag(cmd, &opts.Input, "allocation")
 	cmd.Flags().StringVar(&opts.Cluster, "cluster", "", "read the cluster's nodes and capacities from `FILE` (required)")
@@ -59,7 +64,7 @@ one row with a null node for each job that waits (optimus schema plan).`,
 	cmd.Flags().StringVar((*string)(&opts.Place.Policy), "policy", string(opts.Place.Policy), "placement `POLICY`: "+place.PolicyNames(", "))
 	cmdutil.BindPlaceFlags(cmd.Flags(), &opts.Place)
 	opts.Output.AddOutputFlags(cmd)
-	cmd.AddCommand(NewCmdBlocks(ios))
+	cmd.AddCommand(NewCmdBlocks(ios, nil))
 	return cmd
 }
 

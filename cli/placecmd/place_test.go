@@ -8,25 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optimus-sched/optimus/cli/clitest"
 	"github.com/optimus-sched/optimus/cli/root"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
-// run runs optimus in-process (root.Run).
-func run(t *testing.T, stdin []byte, args ...string) (int, []byte, string) {
-	t.Helper()
-	return root.Run(stdin, args...)
-}
-
-func mustRun(t *testing.T, stdin []byte, args ...string) []byte {
-	t.Helper()
-	code, out, stderr := run(t, stdin, args...)
-	if code != 0 {
-		t.Fatalf("optimus %s: exit %d: %s", strings.Join(args, " "), code, stderr)
-	}
-	return out
-}
+// optimus runs the whole command tree in-process.
+var optimus = clitest.Command(root.NewCmd)
 
 // checkPlan verifies a plan against the cluster: every node within its
 // capacity on every resource, and the task rows consistent with the
@@ -101,7 +90,7 @@ func checkPlan(t *testing.T, plan, cluster *table.Table) {
 func TestPipeGenerateSolvePlace(t *testing.T) {
 	dir := t.TempDir()
 	c := filepath.Join(dir, "c.parquet")
-	pred := mustRun(t, nil, "datasets", "generate", "--tasks", "3000", "--nodes", "300", "--cluster", c, "--seed", "3", "--running", "0")
+	pred, _ := optimus.MustRun(t, nil, "datasets", "generate", "--tasks", "3000", "--nodes", "300", "--cluster", c, "--seed", "3", "--running", "0")
 	if !bytes.HasPrefix(pred, []byte{0xff, 0xff, 0xff, 0xff}) {
 		t.Fatal("generate's output is not an Arrow stream")
 	}
@@ -110,10 +99,10 @@ func TestPipeGenerateSolvePlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, solvePolicy := range []string{"optimus", "drf", "tetris", "fifo"} {
-		alloc := mustRun(t, pred, "solve", "--cluster", c, "--policy", solvePolicy)
+		alloc, _ := optimus.MustRun(t, pred, "solve", "--cluster", c, "--policy", solvePolicy)
 		for _, placePolicy := range []string{"optimus", "spread", "pack"} {
 			out := filepath.Join(dir, solvePolicy+"-"+placePolicy+".parquet")
-			mustRun(t, alloc, "place", "--cluster", c, "--policy", placePolicy, "-o", out)
+			optimus.MustRun(t, alloc, "place", "--cluster", c, "--policy", placePolicy, "-o", out)
 			plan, err := table.ReadFile(out, schema.Plan)
 			if err != nil {
 				t.Fatal(err)
@@ -142,17 +131,17 @@ func TestPipeGenerateSolvePlace(t *testing.T) {
 		t.Errorf("%d tasks placed, want the 3000 generated", tasks)
 	}
 	// Identical input, byte-identical plan, on a file and on a pipe.
-	alloc := mustRun(t, pred, "solve", "--cluster", c)
+	alloc, _ := optimus.MustRun(t, pred, "solve", "--cluster", c)
 	for _, policy := range []string{"optimus", "spread", "pack"} {
 		var files, streams [2][]byte
 		for k := range files {
 			out := filepath.Join(dir, "again.parquet")
-			mustRun(t, alloc, "place", "--cluster", c, "--policy", policy, "-o", out)
+			optimus.MustRun(t, alloc, "place", "--cluster", c, "--policy", policy, "-o", out)
 			var err error
 			if files[k], err = os.ReadFile(out); err != nil {
 				t.Fatal(err)
 			}
-			streams[k] = mustRun(t, alloc, "place", "--cluster", c, "--policy", policy)
+			streams[k], _ = optimus.MustRun(t, alloc, "place", "--cluster", c, "--policy", policy)
 		}
 		if !bytes.Equal(files[0], files[1]) || !bytes.Equal(streams[0], streams[1]) {
 			t.Errorf("%s: two placements of the same allocation differ", policy)
@@ -165,10 +154,10 @@ func TestPipeGenerateSolvePlace(t *testing.T) {
 func TestCurrentPlanKeepsTasks(t *testing.T) {
 	dir := t.TempDir()
 	c := filepath.Join(dir, "c.parquet")
-	pred := mustRun(t, nil, "datasets", "generate", "--tasks", "400", "--nodes", "60", "--cluster", c, "--running", "0")
-	alloc := mustRun(t, pred, "solve", "--cluster", c)
+	pred, _ := optimus.MustRun(t, nil, "datasets", "generate", "--tasks", "400", "--nodes", "60", "--cluster", c, "--running", "0")
+	alloc, _ := optimus.MustRun(t, pred, "solve", "--cluster", c)
 	first := filepath.Join(dir, "first.parquet")
-	mustRun(t, alloc, "place", "--cluster", c, "-o", first)
+	optimus.MustRun(t, alloc, "place", "--cluster", c, "-o", first)
 	// Place the same allocation again with the first plan running, but with
 	// the cluster's nodes listed in the reverse order: from scratch the plan
 	// would differ, so every kept task shows.
@@ -185,7 +174,7 @@ func TestCurrentPlanKeepsTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	second := filepath.Join(dir, "second.parquet")
-	mustRun(t, alloc, "place", "--cluster", reversed, "--current", first, "-o", second)
+	optimus.MustRun(t, alloc, "place", "--cluster", reversed, "--current", first, "-o", second)
 	a, _ := table.ReadFile(first, schema.Plan)
 	b, err := table.ReadFile(second, schema.Plan)
 	if err != nil {
@@ -200,7 +189,7 @@ func TestCurrentPlanKeepsTasks(t *testing.T) {
 		}
 	}
 	scratch := filepath.Join(dir, "scratch.parquet")
-	mustRun(t, alloc, "place", "--cluster", reversed, "-o", scratch)
+	optimus.MustRun(t, alloc, "place", "--cluster", reversed, "-o", scratch)
 	s, _ := table.ReadFile(scratch, schema.Plan)
 	if table.Diff(withoutKept(t, a), withoutKept(t, s)) == "" {
 		t.Error("from scratch on the reversed cluster the plan is the same: the test shows nothing")
@@ -212,7 +201,7 @@ func TestCurrentPlanKeepsTasks(t *testing.T) {
 	if err := table.WriteFile(dupPath, dup); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := run(t, alloc, "place", "--cluster", c, "--current", dupPath)
+	code, _, stderr := optimus.Run(t, alloc, "place", "--cluster", c, "--current", dupPath)
 	if code != 2 || !strings.Contains(stderr, `dup.parquet: column "index", row 2: task job-`) {
 		t.Errorf("duplicate task: exit %d: %s", code, stderr)
 	}
@@ -236,8 +225,8 @@ func withoutKept(t *testing.T, p *table.Table) *table.Table {
 func TestBadInput(t *testing.T) {
 	dir := t.TempDir()
 	c := filepath.Join(dir, "c.parquet")
-	pred := mustRun(t, nil, "datasets", "generate", "--tasks", "100", "--nodes", "20", "--cluster", c)
-	alloc := mustRun(t, pred, "solve", "--cluster", c)
+	pred, _ := optimus.MustRun(t, nil, "datasets", "generate", "--tasks", "100", "--nodes", "20", "--cluster", c)
+	alloc, _ := optimus.MustRun(t, pred, "solve", "--cluster", c)
 	for _, tc := range []struct {
 		name  string
 		stdin []byte
@@ -253,7 +242,7 @@ func TestBadInput(t *testing.T) {
 		{"ps-blocks unknown model", nil, []string{"place", "ps-blocks", "--model", "gpt", "--ps", "2"}, `no parameter blocks for model "gpt"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := run(t, tc.stdin, tc.args...)
+			code, _, stderr := optimus.Run(t, tc.stdin, tc.args...)
 			if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, stderr %q; want exit 2 and one line containing %q", code, stderr, tc.want)
 			}
@@ -277,7 +266,7 @@ func TestJobThatDoesNotFitWaitsOthersPlaced(t *testing.T) {
 	if err := os.WriteFile(a, []byte(allocCSV), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := mustRun(t, nil, "place", "--cluster", c, "-i", a, "--format", "csv")
+	out, _ := optimus.MustRun(t, nil, "place", "--cluster", c, "-i", a, "--format", "csv")
 	got := string(out)
 	for _, want := range []string{
 		"big,,,,false,waiting,\"no room for at least 1 PS and 1 worker (placed 0 PS, 1 workers, then removed them)\",0,0,0,,false,,0.0,0.0\n",
@@ -292,7 +281,7 @@ func TestJobThatDoesNotFitWaitsOthersPlaced(t *testing.T) {
 }
 
 func TestPSBlocksCompare(t *testing.T) {
-	out := mustRun(t, nil, "place", "ps-blocks", "--model", "resnet-50", "--ps", "4", "--compare", "--format", "csv")
+	out, _ := optimus.MustRun(t, nil, "place", "ps-blocks", "--model", "resnet-50", "--ps", "4", "--compare", "--format", "csv")
 	got := string(out)
 	want := "policy,servers,blocks,pieces,max_bytes,min_bytes,bytes_imbalance,max_requests,min_requests,requests_imbalance\n"
 	if !strings.HasPrefix(got, want) || !strings.Contains(got, "\noptimus,4,161,161,") || !strings.Contains(got, "\nhash,4,161,191,") {
@@ -304,14 +293,14 @@ func TestPSBlocksCompare(t *testing.T) {
 	if err := os.WriteFile(blocks, []byte("block,bytes\nfc_weight,10000000\nfc_bias,4000\nconv_weight,3000000\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out = mustRun(t, nil, "place", "ps-blocks", "-i", blocks, "--ps", "2", "--format", "csv")
+	out, _ = optimus.MustRun(t, nil, "place", "ps-blocks", "-i", blocks, "--ps", "2", "--format", "csv")
 	want = "block,piece,pieces,offset_bytes,bytes,ps,policy\n" +
 		"fc_weight,0,2,0,6500000,0,optimus\nfc_weight,1,2,6500000,3500000,1,optimus\n" +
 		"fc_bias,0,1,0,4000,0,optimus\nconv_weight,0,1,0,3000000,1,optimus\n"
 	if string(out) != want {
 		t.Errorf("assignment:\n%s\nwant:\n%s", out, want)
 	}
-	code, _, stderr := run(t, nil, "place", "ps-blocks", "-i", blocks, "--model", "vgg-16", "--ps", "2")
+	code, _, stderr := optimus.Run(t, nil, "place", "ps-blocks", "-i", blocks, "--model", "vgg-16", "--ps", "2")
 	if code != 2 || !strings.Contains(stderr, "either -i or --model") {
 		t.Errorf("-i and --model: exit %d: %s", code, stderr)
 	}
@@ -343,7 +332,7 @@ func TestAllocNodesRescuesAJob(t *testing.T) {
 	big := `[{"node":"g1","ps":0,"workers":1},{"node":"c1","ps":2,"workers":0}]`
 	methods := func(a string) map[string]string {
 		out := filepath.Join(dir, "plan.parquet")
-		mustRun(t, nil, "place", "--cluster", c, "-i", a, "-o", out)
+		optimus.MustRun(t, nil, "place", "--cluster", c, "-i", a, "-o", out)
 		plan, err := table.ReadFile(out, schema.Plan)
 		if err != nil {
 			t.Fatal(err)
@@ -368,7 +357,7 @@ func TestAllocNodesRescuesAJob(t *testing.T) {
 	if got := methods(alloc(small, strings.ReplaceAll(big, "c1", "c9"))); strings.Contains(got["big"], "solve") {
 		t.Errorf("big's layout names a node the cluster lacks, yet: %v", got)
 	}
-	code, _, stderr := run(t, nil, "place", "--cluster", c, "-i", alloc(small, `[{"node":"g1"`))
+	code, _, stderr := optimus.Run(t, nil, "place", "--cluster", c, "-i", alloc(small, `[{"node":"g1"`))
 	if want := `a.csv: column "alloc_nodes", row 2: not a JSON array`; code != 2 || !strings.Contains(stderr, want) {
 		t.Errorf("exit %d, %q; want 2 and %q", code, stderr, want)
 	}

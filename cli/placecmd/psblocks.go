@@ -28,7 +28,7 @@ type BlocksOptions struct {
 }
 
 // NewCmdBlocks returns `optimus place ps-blocks`.
-func NewCmdBlocks(ios *iostreams.IOStreams) *cobra.Command {
+func NewCmdBlocks(ios *iostreams.IOStreams, runF func(*BlocksOptions) error) *cobra.Command {
 	opts := &BlocksOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "ps-blocks --ps N (-i FILE | --model NAME)",
@@ -50,7 +50,12 @@ and requests (a ps_balance table): the slowest server sets the pace of every ste
 		Example: `  optimus place ps-blocks --model vgg-16 --ps 4 --compare --format text
   optimus place ps-blocks -i blocks.csv --ps 8 -o assignment.parquet`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return RunBlocks(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return RunBlocks(opts)
+		},
 	}
 	cmdutil.InputFlag(cmd, &opts.Input, "ps_blocks")
 	cmd.Flags().StringVar(&opts.Model, "model", "", fmt.Sprintf("use a built-in model's blocks instead of an input table: %v", datasets.BlockModels()))

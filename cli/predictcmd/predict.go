@@ -26,7 +26,7 @@ type Options struct {
 }
 
 // NewCmd returns `optimus predict`.
-func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
+func NewCmd(ios *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	opts := &Options{IO: ios, Rule: fit.DefaultRule}
 	cmd := &cobra.Command{
 		Use:   "predict --models FILE [-i JOBS]",
@@ -46,7 +46,12 @@ model, if any.`,
 		Example: `  optimus predict -i jobs.parquet --models models.parquet -o predictions.parquet
   optimus predict -i jobs.parquet --models models.parquet --at 2,4 --at 4,8`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return Run(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return Run(opts)
+		},
 	}
 	cmdutil.InputFlag(cmd, &opts.Input, "jobs")
 	cmd.Flags().StringVar(&opts.Models, "models", "", "read the models from `FILE` (required)")

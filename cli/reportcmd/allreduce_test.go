@@ -9,8 +9,8 @@ import (
 
 // A report of all-reduce jobs: Pollux's workload-1's speed samples and
 // fits, the plan of 8 of its jobs on 6 nodes (apply/testdata/allreduce),
-// and a simulation of the whole workload. Speeds are drawn by nodes, not by a p
-// that is always 0, and the plan shows workers only.
+// and a simulation of the whole workload under Tiresias. Speeds are drawn by
+// nodes, not by a p that is always 0, and the plan shows workers only.
 func TestReportOfAllReduceJobs(t *testing.T) {
 	dir := t.TempDir()
 	pw, ar := filepath.Join(dir, "pw"), "../../apply/testdata/allreduce"
@@ -18,11 +18,11 @@ func TestReportOfAllReduceJobs(t *testing.T) {
 		{"datasets", "export", "pollux-workload-1", "-o", pw},
 		{"fit", "--speed", pw + "/speed.parquet", "--jobs", pw + "/jobs.parquet", "-o", dir + "/models.parquet"},
 		{"simulate", "--pollux", "workload-1", "--interval", "60", "--stop-cost", "0", "--restore-cost", "30", "--start-cost", "30",
-			"--policies", "optimus,tiresias", "--oracle", "--dir", dir + "/sim", "-o", dir + "/summary.csv"},
+			"--policies", "tiresias", "--oracle", "--dir", dir + "/sim", "-o", dir + "/summary.csv"},
 		{"report", "--speed", pw + "/speed.parquet", "--models", dir + "/models.parquet",
 			"--plan", ar + "/plan.csv", "--cluster", ar + "/cluster.csv", "--simulation", dir + "/sim", "-o", dir + "/report.html"},
 	} {
-		if code, stderr := run(t, append(args, "-q")...); code != 0 {
+		if code, _, stderr := optimus.Run(t, nil, append(args, "-q")...); code != 0 {
 			t.Fatalf("optimus %s: exit %d: %s", strings.Join(args, " "), code, stderr)
 		}
 	}

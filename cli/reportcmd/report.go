@@ -33,7 +33,7 @@ type Options struct {
 }
 
 // NewCmd returns `optimus report`.
-func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
+func NewCmd(ios *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	opts := &Options{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "report [--loss F] [--speed F] [--models F] [--predictions F] [--allocation F]... [--plan F] [--cluster F] [--simulation DIR] -o FILE.html",
@@ -54,6 +54,9 @@ Identical input gives byte-identical HTML.`,
     --simulation sim -o report.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			return Run(opts)
 		},
 	}

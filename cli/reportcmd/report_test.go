@@ -6,15 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/clitest"
 	"github.com/optimus-sched/optimus/cli/root"
 )
 
-func run(t *testing.T, args ...string) (int, string) {
-	t.Helper()
-	ios, _, _, errOut := iostreams.Test()
-	return root.Main(ios, args), errOut.String()
-}
+// optimus runs the whole command tree in-process.
+var optimus = clitest.Command(root.NewCmd)
 
 // A report of some of the tables has the parts those tables allow: here the
 // cluster and a plan without an allocation, so no decisions and no fits.
@@ -30,7 +27,7 @@ func TestReportOfSomeTables(t *testing.T) {
 		{"report", "--cluster", tb + "/cluster.parquet", "--plan", dir + "/plan.parquet", "-o", dir + "/plan-only.html"},
 		{"report", "--allocation", dir + "/allocation.parquet", "--plan", dir + "/plan.parquet", "-o", dir + "/tetris.html"},
 	} {
-		if code, stderr := run(t, args...); code != 0 {
+		if code, _, stderr := optimus.Run(t, nil, args...); code != 0 {
 			t.Fatalf("optimus %s: exit %d: %s", strings.Join(args, " "), code, stderr)
 		}
 	}
@@ -72,7 +69,7 @@ func TestReportOfASimulation(t *testing.T) {
 		{"simulate", "--seeds", "1", "--policies", "optimus,fifo", "--intervals=false", "-q", "--dir", sim, "-o", dir + "/summary.csv"},
 		{"report", "--simulation", sim, "-o", dir + "/report.html"},
 	} {
-		if code, stderr := run(t, args...); code != 0 {
+		if code, _, stderr := optimus.Run(t, nil, args...); code != 0 {
 			t.Fatalf("optimus %s: exit %d: %s", strings.Join(args, " "), code, stderr)
 		}
 	}
@@ -90,7 +87,7 @@ func TestReportOfASimulation(t *testing.T) {
 	if strings.Contains(html, `id="simallocation_1"`) || strings.Contains(html, "Decisions per job") {
 		t.Error("the report draws what it was not given")
 	}
-	if code, stderr := run(t, "report", "--simulation", dir+"/summary.csv", "-o", dir+"/bad.html"); code != 2 || !strings.Contains(stderr, "not a folder") {
+	if code, _, stderr := optimus.Run(t, nil, "report", "--simulation", dir+"/summary.csv", "-o", dir+"/bad.html"); code != 2 || !strings.Contains(stderr, "not a folder") {
 		t.Errorf("--simulation FILE: exit %d, %s", code, stderr)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/pipeline"
 )
@@ -102,9 +103,9 @@ func TestPanicIsABug(t *testing.T) {
 			}
 			panic("index out of range")
 		}})
-		code := execute(ios, cmd, []string{"crash"})
+		code := cmdutil.Execute(ios, cmd, []string{"crash"})
 		said := errOut.String()
-		if code != ExitBug || !strings.HasPrefix(said, "optimus: internal error (a bug in optimus") || !strings.Contains(said, "index out of range") || !strings.Contains(said, "goroutine") {
+		if code != cmdutil.ExitBug || !strings.HasPrefix(said, "optimus: internal error (a bug in optimus") || !strings.Contains(said, "index out of range") || !strings.Contains(said, "goroutine") {
 			t.Errorf("%s: exit %d: %q", where, code, said)
 		}
 	}

@@ -2,11 +2,6 @@
 package root
 
 import (
-	"errors"
-	"fmt"
-	"runtime/debug"
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/optimus-sched/optimus/cli/applycmd"
@@ -77,19 +72,19 @@ decided when standard error is a terminal: -q/--quiet keeps errors only (for cro
 	)
 	for _, c := range []*cobra.Command{
 		snapshotcmd.NewCmd(ios),
-		fitcmd.NewCmd(ios),
-		predictcmd.NewCmd(ios),
-		solvecmd.NewCmd(ios),
-		placecmd.NewCmd(ios),
-		simulatecmd.NewCmd(ios),
-		applycmd.NewCmd(ios),
+		fitcmd.NewCmd(ios, nil),
+		predictcmd.NewCmd(ios, nil),
+		solvecmd.NewCmd(ios, nil),
+		placecmd.NewCmd(ios, nil),
+		simulatecmd.NewCmd(ios, nil),
+		applycmd.NewCmd(ios, nil),
 	} {
 		c.GroupID = "pipeline"
 		cmd.AddCommand(c)
 	}
 	for _, c := range []*cobra.Command{
-		convertcmd.NewCmd(ios),
-		chartcmd.NewCmd(ios), reportcmd.NewCmd(ios),
+		convertcmd.NewCmd(ios, nil),
+		chartcmd.NewCmd(ios), reportcmd.NewCmd(ios, nil),
 		datasetscmd.NewCmd(ios),
 		schemacmd.NewCmd(ios),
 	} {
@@ -106,49 +101,8 @@ decided when standard error is a terminal: -q/--quiet keeps errors only (for cro
 // Main runs optimus with args and returns the exit status, printing any
 // error to standard error as one line prefixed "optimus: ".
 func Main(ios *iostreams.IOStreams, args []string) int {
-	return execute(ios, NewCmd(ios), args)
+	return cmdutil.Execute(ios, NewCmd(ios), args)
 }
-
-// execute runs a command tree with args and returns the exit status.
-func execute(ios *iostreams.IOStreams, cmd *cobra.Command, args []string) (code int) {
-	defer func() {
-		// A panic is a bug, whatever the input: say so, with the stack,
-		// and exit 3, not Go's 2, which means invalid input here.
-		if v := recover(); v != nil {
-			fmt.Fprintf(ios.ErrOut, "optimus: internal error (a bug in optimus: please report it with the command and its input): %v\n%s", v, debug.Stack())
-			code = ExitBug
-		}
-	}()
-	cmd.SetArgs(args)
-	err := cmd.Execute()
-	if err == nil {
-		return cmdutil.ExitOK
-	}
-	fmt.Fprintf(ios.ErrOut, "optimus: %s\n", err)
-	if isCobraUsage(err) {
-		return cmdutil.ExitInvalid
-	}
-	return cmdutil.ExitCode(err)
-}
-
-// isCobraUsage recognises the argument errors cobra itself returns (unknown
-// commands, wrong number of arguments), which carry no type of their own.
-func isCobraUsage(err error) bool {
-	var ue *cmdutil.UsageError
-	if errors.As(err, &ue) {
-		return true
-	}
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "accepts ", "requires at least", "requires at most", "invalid argument", "unknown flag", "unknown shorthand flag", "flag needs an argument"} {
-		if strings.HasPrefix(msg, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// ExitBug is the exit status of a panic: a bug in optimus.
-const ExitBug = 3
 
 // Run runs optimus in-process on stdin, with buffers for standard output
 // and error, none a terminal, and returns the exit status and what it

@@ -7,30 +7,35 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optimus-sched/optimus/cli/clitest"
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
-// run runs optimus in-process (root.Run).
-func run(t *testing.T, stdin []byte, args ...string) (int, []byte, string) {
-	t.Helper()
-	return Run(stdin, args...)
-}
+// run runs optimus in-process, as its tests and the other packages' do.
+var run = clitest.Command(NewCmd).Run
 
+// testbed is the embedded testbed exported once (datasets export testbed).
+var testbed = clitest.NewFixture("testbed", func(dir string) error {
+	return clitest.Command(NewCmd).RunAll([][]string{{"datasets", "export", "testbed", "-o", dir}})
+})
+
+// exportTestbed returns a copy of the exported testbed, the test's own.
 func exportTestbed(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "testbed")
-	if code, _, stderr := run(t, nil, "datasets", "export", "testbed", "-o", dir); code != 0 {
-		t.Fatalf("export: exit %d: %s", code, stderr)
-	}
-	return dir
+	return testbed.Copy(t)
 }
+
+func TestMain(m *testing.M) { clitest.Main(m) }
 
 var testbedTables = []string{"cluster", "jobs", "loss", "speed", "truth"}
 
 func TestExportIsDeterministic(t *testing.T) {
-	a, b := exportTestbed(t), exportTestbed(t)
+	a, b := testbed.Dir(t), filepath.Join(t.TempDir(), "testbed")
+	if code, _, stderr := run(t, nil, "datasets", "export", "testbed", "-o", b); code != 0 {
+		t.Fatal(stderr)
+	}
 	for _, name := range testbedTables {
 		x, err := os.ReadFile(filepath.Join(a, name+".parquet"))
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 )
 
 func TestPolluxWorkloadRuns(t *testing.T) {
-	code, out, stderr := run(t, "simulate", "--pollux", "workload-1", "--interval", "60", "--stop-cost", "0", "--restore-cost", "30",
+	code, out, stderr := optimus.Run(t, nil, "simulate", "--pollux", "workload-1", "--interval", "60", "--stop-cost", "0", "--restore-cost", "30",
 		"--policies", "tiresias,optimus", "--oracle", "--intervals=false", "--format", "csv", "-q")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -33,7 +33,7 @@ func TestPolluxBadInput(t *testing.T) {
 	if err := os.WriteFile(w, []byte("name,time,application,num_replicas,batch_size\ncifar10-0,107,cifar10,6,2048\nncf-1,110,ncf,1,16\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, stderr := run(t, "simulate", "--pollux", w, "--oracle", "-q")
+	code, out, stderr := optimus.Run(t, nil, "simulate", "--pollux", w, "--oracle", "-q")
 	want := `column "batch_size", row 2 (line 3): job "ncf-1": batch size 16 is outside the profiled range 256-32768 of ncf`
 	if code != 2 || len(out) != 0 || !strings.Contains(stderr, w+": "+want) {
 		t.Errorf("exit %d, %d bytes out, stderr %q; want exit 2 and %s", code, len(out), stderr, want)
@@ -45,12 +45,12 @@ func TestPolluxBadInput(t *testing.T) {
 		if err := os.WriteFile(w, []byte("name,time,application,num_replicas,batch_size\ncifar10-0,107,cifar10,6,2048\n"+c.row), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		code, out, stderr := run(t, "simulate", "--pollux", w, "--oracle", "-q")
+		code, out, stderr := optimus.Run(t, nil, "simulate", "--pollux", w, "--oracle", "-q")
 		if code != 2 || len(out) != 0 || !strings.Contains(stderr, w+": "+c.want) {
 			t.Errorf("exit %d, %d bytes out, stderr %q; want exit 2 and %s", code, len(out), stderr, c.want)
 		}
 	}
-	if code, _, stderr := run(t, "simulate", "--pollux", "workload-1", "--workload", w, "-q"); code != 2 || !strings.Contains(stderr, "--pollux brings its own") {
+	if code, _, stderr := optimus.Run(t, nil, "simulate", "--pollux", "workload-1", "--workload", w, "-q"); code != 2 || !strings.Contains(stderr, "--pollux brings its own") {
 		t.Errorf("--pollux with --workload: exit %d: %s", code, stderr)
 	}
 }
@@ -62,7 +62,7 @@ func TestPolluxSwitches(t *testing.T) {
 		t.Helper()
 		base := []string{"simulate", "--pollux", "workload-1", "--interval", "60", "--stop-cost", "0", "--restore-cost", "30",
 			"--policies", "tiresias", "--oracle", "--intervals=false", "--format", "csv", "-q"}
-		code, out, stderr := run(t, append(base, args...)...)
+		code, out, stderr := optimus.Run(t, nil, append(base, args...)...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
@@ -83,14 +83,14 @@ func TestPolluxSwitches(t *testing.T) {
 			t.Errorf("%v: mean JCT %v, the same as without", args, got)
 		}
 	}
-	optimus := func(args ...string) float64 {
+	optimusJCT := func(args ...string) float64 {
 		return meanJCT(append([]string{"--policies", "optimus"}, args...)...)
 	}
 	// --policies given twice adds up: tiresias, then optimus.
-	if a, b := optimus(), optimus("--srtf-weight", "2"); !(b < a) {
+	if a, b := optimusJCT(), optimusJCT("--srtf-weight", "2"); !(b < a) {
 		t.Errorf("--srtf-weight 2: optimus' mean JCT %v, %v without", b, a)
 	}
-	if a, b := optimus(), optimus("--oracle-remaining", "pollux"); a == b {
+	if a, b := optimusJCT(), optimusJCT("--oracle-remaining", "pollux"); a == b {
 		t.Errorf("--oracle-remaining pollux: optimus' mean JCT %v, the same as without", b)
 	}
 	for _, args := range [][]string{
@@ -101,7 +101,7 @@ func TestPolluxSwitches(t *testing.T) {
 		{"--start-cost", "-1"},
 		{"--srtf-weight", "-1"},
 	} {
-		code, _, stderr := run(t, append([]string{"simulate", "--pollux", "workload-1", "-q"}, args...)...)
+		code, _, stderr := optimus.Run(t, nil, append([]string{"simulate", "--pollux", "workload-1", "-q"}, args...)...)
 		if code != 2 || !strings.Contains(stderr, args[0]) {
 			t.Errorf("%v: exit %d: %s", args, code, stderr)
 		}

@@ -64,7 +64,7 @@ type Options struct {
 const polluxPlacement = "pollux"
 
 // NewCmd returns the cobra command.
-func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
+func NewCmd(ios *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	opts := &Options{IO: ios, Sim: simulate.DefaultConfig(solve.Optimus)}
 	cmd := &cobra.Command{
 		Use:   "simulate [--cluster FILE --workload FILE --profiles FILE] [--policies LIST] [--seeds LIST]",
@@ -100,6 +100,9 @@ sim_comparison, sim_jobs, sim_allocations and sim_utilisation there as Parquet.`
   optimus simulate --philly ../shared/data/traces/philly-jobs.csv --philly-jobs 160 --philly-nodes 16 --oracle`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			return Run(opts)
 		},
 	}

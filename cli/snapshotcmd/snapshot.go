@@ -42,12 +42,12 @@ func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
 		Short: "Read a cluster's nodes and running tasks into tables",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(NewCmdKubernetes(ios))
+	cmd.AddCommand(NewCmdKubernetes(ios, nil))
 	return cmd
 }
 
 // NewCmdKubernetes returns `optimus snapshot kubernetes`.
-func NewCmdKubernetes(ios *iostreams.IOStreams) *cobra.Command {
+func NewCmdKubernetes(ios *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	opts := &Options{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "kubernetes -o DIR [--jobs FILE]",
@@ -73,6 +73,9 @@ The jobs' loss and speed tables are the user's own; they are matched by the same
   optimus snapshot kubernetes --namespace training -o snap`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			return Run(cmd.Context(), opts)
 		},
 	}

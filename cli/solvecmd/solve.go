@@ -27,7 +27,7 @@ type Options struct {
 }
 
 // NewCmd returns the cobra command.
-func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
+func NewCmd(ios *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	opts := &Options{IO: ios, Solve: solve.DefaultOptions()}
 	cmd := &cobra.Command{
 		Use:   "solve --cluster FILE [-i FILE] [-o FILE]",
@@ -58,7 +58,12 @@ alloc_speed, alloc_completion_s, the gains, status and reason (optimus schema al
   optimus datasets generate --tasks 1000 --nodes 200 --cluster c.parquet | optimus solve --cluster c.parquet --policy drf
   optimus solve --cluster c.parquet -i p.parquet --restart-cost 0 --format text`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return Run(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return Run(opts)
+		},
 	}
 	cmdutil.InputFlag(cmd, &opts.Input, "predictions")
 	cmd.Flags().StringVar(&opts.Cluster, "cluster", "", "read the cluster's nodes and capacities from `FILE` (required)")

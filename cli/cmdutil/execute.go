@@ -1,0 +1,57 @@
+package cmdutil
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/optimus-sched/optimus/cli/iostreams"
+)
+
+// ExitBug is the exit status of a panic: a bug in optimus.
+const ExitBug = 3
+
+// Execute runs a command tree with args and returns the exit status,
+// printing any error to standard error as one line prefixed "optimus: ":
+// ExitOK, ExitInvalid for usage errors and invalid input, ExitFailure for
+// the rest and ExitBug for a panic. optimus' main runs its root command
+// through it, and tests run single commands the same way.
+func Execute(ios *iostreams.IOStreams, cmd *cobra.Command, args []string) (code int) {
+	defer func() {
+		// A panic is a bug, whatever the input: say so, with the stack,
+		// and exit 3, not Go's 2, which means invalid input here.
+		if v := recover(); v != nil {
+			fmt.Fprintf(ios.ErrOut, "optimus: internal error (a bug in optimus: please report it with the command and its input): %v\n%s", v, debug.Stack())
+			code = ExitBug
+		}
+	}()
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	fmt.Fprintf(ios.ErrOut, "optimus: %s\n", err)
+	if isCobraUsage(err) {
+		return ExitInvalid
+	}
+	return ExitCode(err)
+}
+
+// isCobraUsage recognises the argument errors cobra itself returns (unknown
+// commands, wrong number of arguments), which carry no type of their own.
+func isCobraUsage(err error) bool {
+	var ue *UsageError
+	if errors.As(err, &ue) {
+		return true
+	}
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "accepts ", "requires at least", "requires at most", "invalid argument", "unknown flag", "unknown shorthand flag", "flag needs an argument"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
