@@ -71,7 +71,7 @@ func readFile(path string, readers []Reader, emit Emit, warn Warn) error {
 	var lines []LineReader
 	var file FileReader
 	for _, r := range readers {
-		if !MatchFiles(r.Files, base) {
+		if !matchLog(r.Files, base) {
 			continue
 		}
 		switch rd := r.Reader.(type) {

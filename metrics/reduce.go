@@ -262,7 +262,12 @@ func speeds(jr *JobRead, tl []Sample, o Options) ([]SpeedSample, int) {
 			continue
 		}
 		from := r.pts[1:]
-		skipTo := math.Max(r.start, r.pts[0].Wall) + o.RestartSkip
+		// The restart skip counts from when the configuration started,
+		// when known, else from the run's first point.
+		skipTo := r.pts[0].Wall + o.RestartSkip
+		if !math.IsInf(r.start, -1) {
+			skipTo = r.start + o.RestartSkip
+		}
 		for len(from) > 0 && from[0].Wall < skipTo {
 			from = from[1:]
 		}

@@ -128,11 +128,21 @@ func Discover(root string, readers []Reader, skip func(path, why string)) ([]Job
 
 func readable(readers []Reader, base string) bool {
 	for _, r := range readers {
-		if MatchFiles(r.Files, base) {
+		if matchLog(r.Files, base) {
 			return true
 		}
 	}
 	return false
+}
+
+// matchLog matches a log's base name, or that of the log it was rotated
+// from (train.log.1 is a train.log).
+func matchLog(patterns, base string) bool {
+	if MatchFiles(patterns, base) {
+		return true
+	}
+	m := rotated.FindStringSubmatch(base)
+	return m != nil && MatchFiles(patterns, m[1])
 }
 
 // badJobName says why a directory or file name cannot name a job ("" when
@@ -157,11 +167,12 @@ var rotated = regexp.MustCompile(`^(.*)\.(\d+)$`)
 
 // sortFiles orders a job's files oldest first: by directory, then rotated
 // logs before the file they were rotated from (higher numbers first), then
-// by name (event files' names start with their creation time).
+// by name (event files' names start with their creation time, and end
+// in a number that is not a rotation).
 func sortFiles(files []LogFile) {
 	key := func(p string) (string, string, int) {
 		dir, base := filepath.Split(p)
-		if m := rotated.FindStringSubmatch(base); m != nil {
+		if m := rotated.FindStringSubmatch(base); m != nil && !strings.HasPrefix(base, "events.out.tfevents.") {
 			n, _ := strconv.Atoi(m[2])
 			if n < 1<<30 {
 				return dir, m[1], 1<<30 - n
