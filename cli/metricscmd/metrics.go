@@ -361,8 +361,11 @@ func (w *warnings) add(e *metrics.Error) {
 }
 
 func (w *warnings) summary() {
-	if w.n > warnDetail {
-		cmdutil.Warnf(w.ios, "metrics: skipped %d records or lines in %d files (the first %d named above)", w.n, len(w.files), warnDetail)
+	switch {
+	case w.n > warnDetail:
+		cmdutil.Warnf(w.ios, "metrics: skipped %d records or lines in %d files (the first %d named above; the progress table counts them per job)", w.n, len(w.files), warnDetail)
+	case w.n > 0:
+		cmdutil.Warnf(w.ios, "metrics: skipped %d records or lines in %d files (named above; the progress table counts them per job)", w.n, len(w.files))
 	}
 }
 
