@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"strings"
 )
 
 // Sample is one point of a job's timeline: a scalar, with where it came
@@ -39,18 +40,27 @@ func ReadJob(jl JobLogs, readers []Reader, warn Warn) (*JobRead, error) {
 	jr := &JobRead{Job: jl.Job, Files: jl.Files}
 	seq := 0
 	for fi, f := range jl.Files {
+		last, lastI := "", -1
 		emit := func(tag string, p Point) {
 			if f.Prefix != "" {
 				tag = f.Prefix + tag
 			}
+			if tag == last && lastI >= 0 {
+				jr.Series[lastI].Samples = append(jr.Series[lastI].Samples, Sample{Point: p, file: fi, seq: seq})
+				seq++
+				return
+			}
 			i, ok := byTag[tag]
 			if !ok {
+				// A reader's tag may point into its buffer: keep a copy.
+				tag = strings.Clone(tag)
 				i = len(jr.Series)
 				byTag[tag] = i
 				jr.Series = append(jr.Series, Series{Tag: tag})
 			}
 			jr.Series[i].Samples = append(jr.Series[i].Samples, Sample{Point: p, file: fi, seq: seq})
 			seq++
+			last, lastI = jr.Series[i].Tag, i
 		}
 		count := func(e *Error) {
 			jr.Skipped++
@@ -161,12 +171,19 @@ func quoteTag(tag string) string { return fmt.Sprintf("%q", tag) }
 // time when every sample has one (several files of one run interleave),
 // else as read (files oldest first).
 func ordered(s []Sample) []Sample {
-	out := append([]Sample(nil), s...)
-	for _, x := range out {
+	inOrder := true
+	for i, x := range s {
 		if math.IsNaN(x.Wall) {
-			return out
+			return s
+		}
+		if i > 0 && x.Wall < s[i-1].Wall {
+			inOrder = false
 		}
 	}
+	if inOrder {
+		return s // the usual case: one file, or files one after another
+	}
+	out := append([]Sample(nil), s...)
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Wall != out[j].Wall {
 			return out[i].Wall < out[j].Wall
@@ -180,9 +197,23 @@ func ordered(s []Sample) []Sample {
 // order, where the same step logged again replaces the point before, and a
 // step below the one before (a restart from a checkpoint) supersedes every
 // earlier point at that step or after it. It also returns how many points
-// were superseded, and how many restarts there were.
+// were superseded, and how many restarts there were. kept may share s's
+// memory.
 func Latest(s []Sample) (kept []Sample, superseded, restarts int) {
-	for _, x := range ordered(s) {
+	s = ordered(s)
+	// The usual case, steps increasing throughout, needs no copy.
+	first := len(s)
+	for i := 1; i < len(s); i++ {
+		if s[i].Step <= s[i-1].Step {
+			first = i
+			break
+		}
+	}
+	if first == len(s) {
+		return s, 0, 0
+	}
+	kept = append(make([]Sample, 0, len(s)), s[:first]...)
+	for _, x := range s[first:] {
 		if n := len(kept); n > 0 && x.Step <= kept[n-1].Step {
 			if x.Step < kept[n-1].Step {
 				restarts++

@@ -23,7 +23,7 @@ epoch 0 is the end of the first) at the end of that epoch. NaN, Infinity and -In
 as Python's json module writes them, are read as such. Nested objects and strings are
 ignored.`,
 		Files: "*.jsonl,*.ndjson",
-		New:   func(map[string]string) (any, error) { return &jsonLines{tags: map[string]string{}}, nil },
+		New:   func(map[string]string) (any, error) { return jsonLines{}, nil },
 	})
 }
 
@@ -42,18 +42,14 @@ func isKey(k string, keys []string) bool {
 	return false
 }
 
-type jsonLines struct {
-	tags  map[string]string
-	kv    []kv
-	names []string
-}
+type jsonLines struct{}
 
 type kv struct {
 	key string
 	val float64
 }
 
-func (j *jsonLines) ReadLine(line []byte, emit Emit) (bool, error) {
+func (jsonLines) ReadLine(line []byte, emit Emit) (bool, error) {
 	s := strings.TrimSpace(string(line))
 	if s == "" {
 		return true, nil
@@ -61,7 +57,8 @@ func (j *jsonLines) ReadLine(line []byte, emit Emit) (bool, error) {
 	if s[0] != '{' {
 		return false, nil
 	}
-	j.kv = j.kv[:0]
+	var buf [16]kv
+	kvs := buf[:0]
 	step, epoch, wall := int64(-1), int64(-1), nan
 	err := scanObject(s, func(key string, num float64, str string, isNum bool) error {
 		switch {
@@ -85,22 +82,17 @@ func (j *jsonLines) ReadLine(line []byte, emit Emit) (bool, error) {
 			}
 			epoch = v
 		default:
-			tag, ok := j.tags[key]
-			if !ok {
-				if !validTag(key) {
-					return fmt.Errorf("key %q is not valid UTF-8 text", key)
-				}
-				tag = strings.Clone(key)
-				j.tags[tag] = tag
+			if !validTag(key) {
+				return fmt.Errorf("key %q is not valid UTF-8 text", key)
 			}
-			j.kv = append(j.kv, kv{key: tag, val: num})
+			kvs = append(kvs, kv{key: key, val: num})
 		}
 		return nil
 	})
 	if err != nil {
 		return true, err
 	}
-	if len(j.kv) == 0 {
+	if len(kvs) == 0 {
 		return true, nil
 	}
 	p := Point{Step: step, Wall: wall}
@@ -110,7 +102,7 @@ func (j *jsonLines) ReadLine(line []byte, emit Emit) (bool, error) {
 		}
 		p.Epoch = epoch + 1
 	}
-	for _, m := range j.kv {
+	for _, m := range kvs {
 		p.Value = m.val
 		emit(m.key, p)
 	}

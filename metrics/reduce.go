@@ -216,13 +216,15 @@ func timed(s []Sample) bool {
 // its warm-up) and at least RestartSkip after the configuration started.
 // Runs whose configuration is not known are counted, not measured.
 func speeds(jr *JobRead, tl []Sample, o Options) ([]SpeedSample, int) {
+	// A run is tl[lo:hi]: consecutive points at one configuration, in one
+	// file, steps not decreasing (a step logged again counts where it was
+	// first logged).
 	type run struct {
-		cfg   *Configuration
-		start float64 // when the configuration started
-		pts   []Sample
+		cfg    *Configuration
+		start  float64 // when the configuration started
+		lo, hi int
 	}
-	var runs []*run
-	var cur *run
+	var runs []run
 	changeAt := func(t float64) (*Configuration, float64) {
 		var c *Configuration
 		start := math.Inf(-1)
@@ -233,20 +235,20 @@ func speeds(jr *JobRead, tl []Sample, o Options) ([]SpeedSample, int) {
 		}
 		return c, start
 	}
-	for _, x := range tl {
-		if cur != nil && x.Step == cur.pts[len(cur.pts)-1].Step && x.file == cur.pts[0].file {
-			continue // the same step logged again: it was reached at the first
-		}
+	for i, x := range tl {
 		cfg, start := jr.Files[x.file].Config, math.Inf(-1)
 		if o.Changes != nil {
 			cfg, start = changeAt(x.Wall)
 		}
-		if cur == nil || x.Step <= cur.pts[len(cur.pts)-1].Step || x.file != cur.pts[0].file ||
-			!sameConfig(cfg, cur.cfg) || start != cur.start {
-			cur = &run{cfg: cfg, start: start}
-			runs = append(runs, cur)
+		if n := len(runs); n > 0 {
+			cur := &runs[n-1]
+			prev := tl[i-1]
+			if x.Step >= prev.Step && x.file == tl[cur.lo].file && sameConfig(cfg, cur.cfg) && start == cur.start {
+				cur.hi = i + 1
+				continue
+			}
 		}
-		cur.pts = append(cur.pts, x)
+		runs = append(runs, run{cfg: cfg, start: start, lo: i, hi: i + 1})
 	}
 	if o.Current != nil && len(runs) > 0 && runs[len(runs)-1].cfg == nil && o.Changes == nil {
 		runs[len(runs)-1].cfg = o.Current
@@ -254,27 +256,42 @@ func speeds(jr *JobRead, tl []Sample, o Options) ([]SpeedSample, int) {
 	var out []SpeedSample
 	unattributed := 0
 	for _, r := range runs {
-		if len(r.pts) < 3 {
+		pts := tl[r.lo:r.hi]
+		// The points where each step was first logged.
+		distinct := 1
+		for k := 1; k < len(pts); k++ {
+			if pts[k].Step != pts[k-1].Step {
+				distinct++
+			}
+		}
+		if distinct < 3 {
 			continue // too short to measure past its first interval
 		}
 		if r.cfg == nil || r.cfg.Workers < 1 {
 			unattributed++
 			continue
 		}
-		from := r.pts[1:]
 		// The restart skip counts from when the configuration started,
 		// when known, else from the run's first point.
-		skipTo := r.pts[0].Wall + o.RestartSkip
+		skipTo := pts[0].Wall + o.RestartSkip
 		if !math.IsInf(r.start, -1) {
 			skipTo = r.start + o.RestartSkip
 		}
-		for len(from) > 0 && from[0].Wall < skipTo {
-			from = from[1:]
+		// From the second distinct step on, and not before skipTo.
+		k := 1
+		for k < len(pts) && pts[k].Step == pts[0].Step {
+			k++
 		}
-		if len(from) < 2 {
+		for k < len(pts) && (pts[k].Wall < skipTo || pts[k].Step == pts[k-1].Step) {
+			k++
+		}
+		if k >= len(pts) {
 			continue
 		}
-		a, b := from[0], from[len(from)-1]
+		a, b := pts[k], pts[len(pts)-1]
+		for m := len(pts) - 1; m > k && pts[m-1].Step == b.Step; m-- {
+			b = pts[m-1] // the first time the last step was logged
+		}
 		if dt := b.Wall - a.Wall; dt > 0 && b.Step > a.Step {
 			out = append(out, SpeedSample{Configuration: *r.cfg, Speed: float64(b.Step-a.Step) / dt, From: a.Step, To: b.Step})
 		}

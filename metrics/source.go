@@ -56,7 +56,8 @@ func fileError(file string, format string, args ...any) *Error {
 	return &Error{File: file, Offset: -1, Msg: fmt.Sprintf(format, args...)}
 }
 
-// FileReader reads one whole file of its format.
+// FileReader reads one whole file of its format; like a LineReader it
+// keeps no state between files.
 type FileReader interface {
 	// ReadFile reads r, which holds size bytes (the file's size when it
 	// was opened: what a writer appends later is read next time), calls
@@ -66,7 +67,9 @@ type FileReader interface {
 }
 
 // LineReader reads one line of a text log. Several line readers share one
-// pass over a file (an MXNet log interleaved with MLPerf lines).
+// pass over a file (an MXNet log interleaved with MLPerf lines). Readers
+// are shared by the goroutines that read jobs at the same time: they keep
+// no state, and the tags they emit may point into the line.
 type LineReader interface {
 	// ReadLine parses a line (without its newline). It reports whether
 	// the line was one of its format (whether or not it held a scalar); an

@@ -130,7 +130,7 @@ func TestJSONLines(t *testing.T) {
 			`{"step": -1, "loss": 0.3}`+"\n"+
 			`{"step": 400, "loss": 0.35}`+"\n"+
 			`{"step": 500, "loss": 0.3`)) // still being written: left for the next run
-	out := lineRead(t, path, &jsonLines{tags: map[string]string{}})
+	out := lineRead(t, path, jsonLines{})
 	if out.err != nil {
 		t.Fatal(out.err)
 	}
@@ -187,7 +187,7 @@ func TestRegex(t *testing.T) {
 func TestLongLine(t *testing.T) {
 	long := `{"step": 2, "loss": 0.5, "pad": "` + strings.Repeat("x", 10<<20) + `"}`
 	path := writeFile(t, t.TempDir(), "m.jsonl", []byte(`{"step": 1, "loss": 0.9}`+"\n"+long+"\n"+`{"step": 3, "loss": 0.4}`+"\n"))
-	out := lineRead(t, path, &jsonLines{tags: map[string]string{}})
+	out := lineRead(t, path, jsonLines{})
 	if len(out.warns) != 1 || out.warns[0].Line != 2 || !strings.Contains(out.warns[0].Msg, "longer than") {
 		t.Errorf("warnings %v", out.warns)
 	}

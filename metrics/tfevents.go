@@ -65,6 +65,7 @@ type eventReader struct{}
 // ReadFile reads the scalars of an event file.
 func (eventReader) ReadFile(name string, r io.Reader, size int64, emit Emit, warn Warn) error {
 	rr := newRecordReader(name, r, size)
+	defer rr.release()
 	d := eventDecoder{name: name, tags: map[string]string{}}
 	for first := true; ; first = false {
 		data, at, err := rr.next()
@@ -98,6 +99,7 @@ type eventDecoder struct {
 	// tags interns tag names, so that the points of one tag share one
 	// string and a record allocates none.
 	tags map[string]string
+	last string // the tag of the last value: most records repeat it
 }
 
 var errMalformed = errors.New("malformed protocol buffer")
@@ -235,7 +237,10 @@ func (d *eventDecoder) value(b []byte, step int64, wall float64, emit Emit) erro
 	if !have {
 		return nil // an image, a histogram, a non-scalar tensor
 	}
-	s, ok := d.tags[string(tag)]
+	s, ok := d.last, string(tag) == d.last && d.last != ""
+	if !ok {
+		s, ok = d.tags[string(tag)]
+	}
 	if !ok {
 		if !utf8.Valid(tag) || !validTag(string(tag)) {
 			return fmt.Errorf("tag %q is not valid UTF-8 text", truncate(tag))
@@ -243,6 +248,7 @@ func (d *eventDecoder) value(b []byte, step int64, wall float64, emit Emit) erro
 		s = string(tag)
 		d.tags[s] = s
 	}
+	d.last = s
 	emit(s, Point{Step: step, Wall: wall, Value: v})
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
+	"sync"
 )
 
 // TFRecord framing (tensorflow/core/lib/io/record_writer.cc): each record
@@ -49,14 +50,30 @@ type recordReader struct {
 	off       int64 // file offset of buf[start]
 	remaining int64 // bytes of the file not read into buf yet
 	big       []byte
+	pooled    *[]byte
 }
 
+// buffers recycles read buffers across files: thousands of jobs' files
+// are read one after another.
+var buffers = sync.Pool{New: func() any { b := make([]byte, readBuffer); return &b }}
+
 func newRecordReader(name string, r io.Reader, size int64) *recordReader {
-	n := readBuffer
-	if size+64 < int64(n) {
-		n = int(size) + 64 // a small file needs no large buffer
+	rr := &recordReader{name: name, r: r, remaining: size}
+	if size+64 < readBuffer {
+		rr.buf = make([]byte, size+64) // a small file needs no large buffer
+	} else {
+		rr.pooled = buffers.Get().(*[]byte)
+		rr.buf = *rr.pooled
 	}
-	return &recordReader{name: name, r: r, buf: make([]byte, n), remaining: size}
+	return rr
+}
+
+// release returns the reader's buffer for the next file.
+func (rr *recordReader) release() {
+	if rr.pooled != nil {
+		buffers.Put(rr.pooled)
+		rr.pooled, rr.buf = nil, nil
+	}
 }
 
 // fill makes at least n bytes available in buf[start:end] (n <= len(buf)),
