@@ -13,8 +13,7 @@ import (
 // from.
 type Sample struct {
 	Point
-	file int // index of the file in JobLogs.Files
-	seq  int // order of reading, over all files
+	file int32 // index of the file in JobLogs.Files
 }
 
 // Series are a job's points of one tag.
@@ -38,16 +37,15 @@ type JobRead struct {
 func ReadJob(jl JobLogs, readers []Reader, warn Warn) (*JobRead, error) {
 	byTag := map[string]int{}
 	jr := &JobRead{Job: jl.Job, Files: jl.Files}
-	seq := 0
-	for fi, f := range jl.Files {
+	for i, f := range jl.Files {
+		fi := int32(i)
 		last, lastI := "", -1
 		emit := func(tag string, p Point) {
 			if f.Prefix != "" {
 				tag = f.Prefix + tag
 			}
 			if tag == last && lastI >= 0 {
-				jr.Series[lastI].Samples = append(jr.Series[lastI].Samples, Sample{Point: p, file: fi, seq: seq})
-				seq++
+				jr.Series[lastI].Samples = append(jr.Series[lastI].Samples, Sample{Point: p, file: fi})
 				return
 			}
 			i, ok := byTag[tag]
@@ -58,8 +56,7 @@ func ReadJob(jl JobLogs, readers []Reader, warn Warn) (*JobRead, error) {
 				byTag[tag] = i
 				jr.Series = append(jr.Series, Series{Tag: tag})
 			}
-			jr.Series[i].Samples = append(jr.Series[i].Samples, Sample{Point: p, file: fi, seq: seq})
-			seq++
+			jr.Series[i].Samples = append(jr.Series[i].Samples, Sample{Point: p, file: fi})
 			last, lastI = jr.Series[i].Tag, i
 		}
 		count := func(e *Error) {
@@ -159,7 +156,7 @@ func (jr *JobRead) Resolve(epochSteps int64) error {
 			if s[i].Epoch > math.MaxInt64/epochSteps-1 {
 				return fileError(jr.Files[s[i].file].Path, "job %s: epoch %d is too large", jr.Job, s[i].Epoch)
 			}
-			s[i].Step = s[i].Epoch*epochSteps + s[i].Batch
+			s[i].Step = s[i].Epoch*epochSteps + int64(s[i].Batch)
 		}
 	}
 	return nil
@@ -184,12 +181,8 @@ func ordered(s []Sample) []Sample {
 		return s // the usual case: one file, or files one after another
 	}
 	out := append([]Sample(nil), s...)
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Wall != out[j].Wall {
-			return out[i].Wall < out[j].Wall
-		}
-		return out[i].seq < out[j].seq
-	})
+	// Stable: points logged at the same time keep the order they were read.
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Wall < out[j].Wall })
 	return out
 }
 

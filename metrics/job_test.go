@@ -183,7 +183,7 @@ func TestLatest(t *testing.T) {
 	pts := func(steps ...int64) []Sample {
 		var s []Sample
 		for i, st := range steps {
-			s = append(s, Sample{Point: Point{Step: st, Wall: float64(i), Value: float64(i)}, seq: i})
+			s = append(s, Sample{Point: Point{Step: st, Wall: float64(i), Value: float64(i)}})
 		}
 		return s
 	}
@@ -207,7 +207,7 @@ func TestLatest(t *testing.T) {
 		}
 	}
 	// Several files of one run interleave by wall time.
-	a := []Sample{{Point: Point{Step: 1, Wall: 10}, seq: 0}, {Point: Point{Step: 3, Wall: 30}, seq: 1}, {Point: Point{Step: 2, Wall: 20}, seq: 2}}
+	a := []Sample{{Point: Point{Step: 1, Wall: 10}}, {Point: Point{Step: 3, Wall: 30}}, {Point: Point{Step: 2, Wall: 20}}}
 	if got, sup, _ := Latest(a); len(got) != 3 || sup != 0 || got[1].Step != 2 {
 		t.Errorf("by wall time: %+v", got)
 	}

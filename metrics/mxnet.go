@@ -59,11 +59,11 @@ func (mxnetReader) ReadLine(line []byte, emit Emit) (bool, error) {
 	rest := line[i+len(em[0]):]
 	p := Point{Step: -1, Wall: leadingTime(line)}
 	if bm := mxnetBatch.FindSubmatch(rest); bm != nil {
-		b, err := strconv.ParseInt(string(bm[1]), 10, 64)
+		b, err := strconv.ParseInt(string(bm[1]), 10, 32)
 		if err != nil {
 			return true, err
 		}
-		p.Epoch, p.Batch = epoch, b
+		p.Epoch, p.Batch = epoch, int32(b)
 		rest = rest[bytes.Index(rest, bm[0])+len(bm[0]):]
 	} else {
 		p.Epoch = epoch + 1

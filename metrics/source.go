@@ -16,11 +16,11 @@ type Point struct {
 	// Epoch x epoch_steps + Batch, resolved per job (see Resolve).
 	Step  int64
 	Epoch int64 // epochs completed; used only when Step is -1
-	Batch int64 // batches into the current epoch; used only when Step is -1
 	// Wall is when it was logged, in seconds since the Unix epoch; NaN
 	// when the log carries no time.
 	Wall  float64
 	Value float64
+	Batch int32 // batches into the current epoch; used only when Step is -1
 }
 
 // Emit receives the scalars of a file, by tag, in file order.
