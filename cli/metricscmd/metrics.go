@@ -122,6 +122,9 @@ state is kept between runs: the same logs give the same tables.`,
 	f.Int64Var(&opts.EpochSteps, "epoch-steps", 0, "steps per epoch of jobs that log by epoch, where --jobs does not say (`N`)")
 	f.DurationVar(&opts.RestartSkip, "restart-skip", 0, "do not measure speed during `DURATION` after each configuration started (the restart)")
 	f.IntVar(&opts.Parallel, "parallel", runtime.GOMAXPROCS(0), "read this many jobs at once")
+	cmd.RegisterFlagCompletionFunc("source", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return metrics.Names(), cobra.ShellCompDirectiveNoFileComp
+	})
 	for _, s := range metrics.Sources() {
 		f.String(s.Name+"-files", s.Files, "base-name `PATTERNS` of the files the "+s.Name+" source reads (comma-separated)")
 		for _, o := range s.Options {

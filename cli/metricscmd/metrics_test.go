@@ -287,6 +287,11 @@ func TestSourceFlags(t *testing.T) {
 		len(got.SourceOptions) != 1 || got.MetricOf[0] != "resnet-50=eval_accuracy:higher" {
 		t.Errorf("options %+v", got)
 	}
+	if comp, ok := cmd.GetFlagCompletionFunc("source"); !ok {
+		t.Error("no completion for --source")
+	} else if names, _ := comp(cmd, nil, ""); !reflect.DeepEqual(names, []string{"csv", "jsonl", "mllog", "mxnet", "regex", "tfevents"}) {
+		t.Errorf("--source completes %v", names)
+	}
 	for _, f := range []string{"tfevents-files", "jsonl-files", "mllog-files", "mxnet-files", "regex-pattern"} {
 		if cmd.Flags().Lookup(f) == nil {
 			t.Errorf("no --%s", f)
