@@ -12,6 +12,7 @@ import (
 	"github.com/optimus-sched/optimus/cli/evalcmd"
 	"github.com/optimus-sched/optimus/cli/fitcmd"
 	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/metricscmd"
 	"github.com/optimus-sched/optimus/cli/placecmd"
 	"github.com/optimus-sched/optimus/cli/predictcmd"
 	"github.com/optimus-sched/optimus/cli/reportcmd"
@@ -72,6 +73,7 @@ decided when standard error is a terminal: -q/--quiet keeps errors only (for cro
 	)
 	for _, c := range []*cobra.Command{
 		snapshotcmd.NewCmd(ios),
+		metricscmd.NewCmd(ios, nil),
 		fitcmd.NewCmd(ios, nil),
 		predictcmd.NewCmd(ios, nil),
 		solvecmd.NewCmd(ios, nil),

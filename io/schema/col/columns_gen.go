@@ -66,6 +66,8 @@ const (
 	EtaS Name = "eta_s"
 	// Failed is column failed of speed_eval.
 	Failed Name = "failed"
+	// Files is column files of progress.
+	Files Name = "files"
 	// FinishS is column finish_s of sim_jobs.
 	FinishS Name = "finish_s"
 	// Finished is column finished of sim_summary.
@@ -76,7 +78,7 @@ const (
 	Fraction Name = "fraction"
 	// GlobalBatch is column global_batch of jobs, speed, predictions, allocation and workload.
 	GlobalBatch Name = "global_batch"
-	// HigherIsBetter is column higher_is_better of loss.
+	// HigherIsBetter is column higher_is_better of loss and progress.
 	HigherIsBetter Name = "higher_is_better"
 	// IdealS is column ideal_s of sim_jobs.
 	IdealS Name = "ideal_s"
@@ -96,7 +98,7 @@ const (
 	JCTRatioMin Name = "jct_ratio_min"
 	// JCTS is column jct_s of sim_jobs.
 	JCTS Name = "jct_s"
-	// Job is column job of jobs, loss, speed, models, suggestions, predictions, allocation, plan, actions, truth, convergence_eval, workload, sim_jobs and sim_allocations.
+	// Job is column job of jobs, loss, speed, models, suggestions, predictions, allocation, plan, actions, truth, convergence_eval, progress, config_changes, workload, sim_jobs and sim_allocations.
 	Job Name = "job"
 	// JobCrossTraffic is column job_cross_traffic of plan.
 	JobCrossTraffic Name = "job_cross_traffic"
@@ -180,7 +182,7 @@ const (
 	LossNoise Name = "loss_noise"
 	// LossNote is column loss_note of models.
 	LossNote Name = "loss_note"
-	// LossPoints is column loss_points of models.
+	// LossPoints is column loss_points of models and progress.
 	LossPoints Name = "loss_points"
 	// LossQuality is column loss_quality of models, predictions and allocation.
 	LossQuality Name = "loss_quality"
@@ -220,6 +222,8 @@ const (
 	MedianRelErr Name = "median_rel_err"
 	// Message is column message of actions.
 	Message Name = "message"
+	// Metric is column metric of progress.
+	Metric Name = "metric"
 	// MinBytes is column min_bytes of ps_balance.
 	MinBytes Name = "min_bytes"
 	// MinRequests is column min_requests of ps_balance.
@@ -274,9 +278,9 @@ const (
 	PriorWeight Name = "prior_weight"
 	// ProfilingS is column profiling_s of sim_jobs and sim_summary.
 	ProfilingS Name = "profiling_s"
-	// ProgressSteps is column progress_steps of jobs, predictions, allocation and sim_jobs.
+	// ProgressSteps is column progress_steps of jobs, predictions, allocation, progress and sim_jobs.
 	ProgressSteps Name = "progress_steps"
-	// PS is column ps of jobs, speed, suggestions, predictions, allocation, ps_assignment, profile_speeds and sim_allocations.
+	// PS is column ps of jobs, speed, suggestions, predictions, allocation, ps_assignment, config_changes, profile_speeds and sim_allocations.
 	PS Name = "ps"
 	// Quality is column quality of convergence_eval.
 	Quality Name = "quality"
@@ -324,6 +328,8 @@ const (
 	Seeds Name = "seeds"
 	// Servers is column servers of ps_balance.
 	Servers Name = "servers"
+	// Skipped is column skipped of progress.
+	Skipped Name = "skipped"
 	// Speed is column speed of speed.
 	Speed Name = "speed"
 	// SpeedFailed is column speed_failed of models.
@@ -346,7 +352,7 @@ const (
 	SpeedNow Name = "speed_now"
 	// SpeedQuality is column speed_quality of models, predictions and allocation.
 	SpeedQuality Name = "speed_quality"
-	// SpeedSamples is column speed_samples of models.
+	// SpeedSamples is column speed_samples of models and progress.
 	SpeedSamples Name = "speed_samples"
 	// SpeedScale is column speed_scale of workload.
 	SpeedScale Name = "speed_scale"
@@ -360,12 +366,16 @@ const (
 	SpeedTheta3 Name = "speed_theta3"
 	// SpeedTheta4 is column speed_theta4 of models, predictions, allocation, truth and profiles.
 	SpeedTheta4 Name = "speed_theta4"
-	// StartS is column start_s of sim_jobs.
+	// StartS is column start_s of config_changes and sim_jobs.
 	StartS Name = "start_s"
 	// Status is column status of allocation, plan, sim_jobs and sim_allocations.
 	Status Name = "status"
 	// Step is column step of loss.
 	Step Name = "step"
+	// StepTag is column step_tag of progress.
+	StepTag Name = "step_tag"
+	// Superseded is column superseded of progress.
+	Superseded Name = "superseded"
 	// TimeS is column time_s of sim_allocations and sim_utilisation.
 	TimeS Name = "time_s"
 	// TotalEpochsP10 is column total_epochs_p10 of predictions and allocation.
@@ -394,7 +404,7 @@ const (
 	Waiting Name = "waiting"
 	// Weight is column weight of jobs, predictions, allocation and workload.
 	Weight Name = "weight"
-	// Workers is column workers of jobs, speed, suggestions, predictions, allocation, profile_speeds and sim_allocations.
+	// Workers is column workers of jobs, speed, suggestions, predictions, allocation, config_changes, profile_speeds and sim_allocations.
 	Workers Name = "workers"
 )
 

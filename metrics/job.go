@@ -1,0 +1,223 @@
+package metrics
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Sample is one point of a job's timeline: a scalar, with where it came
+// from.
+type Sample struct {
+	Point
+	file int32 // index of the file in JobLogs.Files
+}
+
+// Series are a job's points of one tag.
+type Series struct {
+	Tag     string
+	Samples []Sample
+}
+
+// JobRead is what was read of one job.
+type JobRead struct {
+	Job    string
+	Files  []LogFile
+	Series []Series // sorted by tag
+	// Skipped counts records and lines skipped (each also told to warn).
+	Skipped int
+}
+
+// ReadJob reads every file of a job with the readers that read it. A text
+// file is read once, by all its line readers at the same time. warn is
+// told of every record or line skipped; an unusable file is an error.
+func ReadJob(jl JobLogs, readers []Reader, warn Warn) (*JobRead, error) {
+	byTag := map[string]int{}
+	jr := &JobRead{Job: jl.Job, Files: jl.Files}
+	for i, f := range jl.Files {
+		fi := int32(i)
+		last, lastI := "", -1
+		emit := func(tag string, p Point) {
+			if f.Prefix != "" {
+				tag = f.Prefix + tag
+			}
+			if tag == last && lastI >= 0 {
+				jr.Series[lastI].Samples = append(jr.Series[lastI].Samples, Sample{Point: p, file: fi})
+				return
+			}
+			i, ok := byTag[tag]
+			if !ok {
+				// A reader's tag may point into its buffer: keep a copy.
+				tag = strings.Clone(tag)
+				i = len(jr.Series)
+				byTag[tag] = i
+				jr.Series = append(jr.Series, Series{Tag: tag})
+			}
+			jr.Series[i].Samples = append(jr.Series[i].Samples, Sample{Point: p, file: fi})
+			last, lastI = jr.Series[i].Tag, i
+		}
+		count := func(e *Error) {
+			jr.Skipped++
+			warn(e)
+		}
+		if err := readFile(f.Path, readers, emit, count); err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(jr.Series, func(i, j int) bool { return jr.Series[i].Tag < jr.Series[j].Tag })
+	return jr, nil
+}
+
+// readFile reads one file with the readers whose patterns match it: the
+// first file reader, or else every line reader in one pass.
+func readFile(path string, readers []Reader, emit Emit, warn Warn) error {
+	base := baseName(path)
+	var lines []LineReader
+	var file FileReader
+	for _, r := range readers {
+		if !matchLog(r.Files, base) {
+			continue
+		}
+		switch rd := r.Reader.(type) {
+		case FileReader:
+			if file == nil {
+				file = rd
+			}
+		case LineReader:
+			lines = append(lines, rd)
+		}
+	}
+	if file == nil && lines == nil {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fileError(path, "%v", err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return fileError(path, "%v", err)
+	}
+	// The size when opened: what a writer appends meanwhile is read next
+	// time, so that a run reads a consistent prefix of every file.
+	size := info.Size()
+	if file != nil {
+		return wrapIO(path, file.ReadFile(path, f, size, emit, warn))
+	}
+	return wrapIO(path, scanLines(path, f, size, warn, func(line []byte, no int) error {
+		for _, lr := range lines {
+			ok, err := lr.ReadLine(line, emit)
+			if err != nil {
+				warn(&Error{File: path, Line: no, Msg: err.Error() + ": line skipped"})
+				return nil
+			}
+			if ok {
+				return nil
+			}
+		}
+		return nil
+	}))
+}
+
+func wrapIO(path string, err error) error {
+	var e *Error
+	if err == nil || errors.As(err, &e) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+func baseName(p string) string {
+	for i := len(p) - 1; i >= 0; i-- {
+		if os.IsPathSeparator(p[i]) {
+			return p[i+1:]
+		}
+	}
+	return p
+}
+
+// Resolve gives every point its step: points that count epochs (Step -1)
+// get Epoch x epochSteps + Batch. It is an error naming the file when a
+// job logs epochs and epochSteps is unknown (0).
+func (jr *JobRead) Resolve(epochSteps int64) error {
+	for si := range jr.Series {
+		s := jr.Series[si].Samples
+		for i := range s {
+			if s[i].Step >= 0 {
+				continue
+			}
+			if epochSteps <= 0 {
+				return fileError(jr.Files[s[i].file].Path, "job %s logs %s by epoch, not by step: give its epoch_steps (--jobs, or --epoch-steps)", jr.Job, quoteTag(jr.Series[si].Tag))
+			}
+			if s[i].Epoch > math.MaxInt64/epochSteps-1 {
+				return fileError(jr.Files[s[i].file].Path, "job %s: epoch %d is too large", jr.Job, s[i].Epoch)
+			}
+			s[i].Step = s[i].Epoch*epochSteps + int64(s[i].Batch)
+		}
+	}
+	return nil
+}
+
+func quoteTag(tag string) string { return fmt.Sprintf("%q", tag) }
+
+// ordered returns a series' samples in the order they were logged: by wall
+// time when every sample has one (several files of one run interleave),
+// else as read (files oldest first).
+func ordered(s []Sample) []Sample {
+	inOrder := true
+	for i, x := range s {
+		if math.IsNaN(x.Wall) {
+			return s
+		}
+		if i > 0 && x.Wall < s[i-1].Wall {
+			inOrder = false
+		}
+	}
+	if inOrder {
+		return s // the usual case: one file, or files one after another
+	}
+	out := append([]Sample(nil), s...)
+	// Stable: points logged at the same time keep the order they were read.
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Wall < out[j].Wall })
+	return out
+}
+
+// Latest returns a series' points as the job last trained them: in logging
+// order, where the same step logged again replaces the point before, and a
+// step below the one before (a restart from a checkpoint) supersedes every
+// earlier point at that step or after it. It also returns how many points
+// were superseded, and how many restarts there were. kept may share s's
+// memory.
+func Latest(s []Sample) (kept []Sample, superseded, restarts int) {
+	s = ordered(s)
+	// The usual case, steps increasing throughout, needs no copy.
+	first := len(s)
+	for i := 1; i < len(s); i++ {
+		if s[i].Step <= s[i-1].Step {
+			first = i
+			break
+		}
+	}
+	if first == len(s) {
+		return s, 0, 0
+	}
+	kept = append(make([]Sample, 0, len(s)), s[:first]...)
+	for _, x := range s[first:] {
+		if n := len(kept); n > 0 && x.Step <= kept[n-1].Step {
+			if x.Step < kept[n-1].Step {
+				restarts++
+			}
+			for n > 0 && kept[n-1].Step >= x.Step {
+				n--
+				superseded++
+			}
+			kept = kept[:n]
+		}
+		kept = append(kept, x)
+	}
+	return kept, superseded, restarts
+}

@@ -1,0 +1,183 @@
+package metrics
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path"
+	"sort"
+	"strings"
+)
+
+// Point is one scalar a job logged.
+type Point struct {
+	// Step is the global training step, or -1 when the log counts epochs
+	// only (Keras' CSVLogger, MXNet's epoch lines): then the step is
+	// Epoch x epoch_steps + Batch, resolved per job (see Resolve).
+	Step  int64
+	Epoch int64 // epochs completed; used only when Step is -1
+	// Wall is when it was logged, in seconds since the Unix epoch; NaN
+	// when the log carries no time.
+	Wall  float64
+	Value float64
+	Batch int32 // batches into the current epoch; used only when Step is -1
+}
+
+// Emit receives the scalars of a file, by tag, in file order.
+type Emit func(tag string, p Point)
+
+// Warn receives a problem with one record or line that was skipped; the
+// rest of the file is read.
+type Warn func(e *Error)
+
+// Error is a problem with a log file, located by byte offset (records of
+// an event file) or line (text logs).
+type Error struct {
+	File   string
+	Offset int64 // byte offset of the record, or -1
+	Line   int   // 1-based line, or 0
+	Msg    string
+}
+
+func (e *Error) Error() string {
+	switch {
+	case e.Line > 0:
+		return fmt.Sprintf("%s: line %d: %s", e.File, e.Line, e.Msg)
+	case e.Offset >= 0:
+		return fmt.Sprintf("%s: record at offset %d: %s", e.File, e.Offset, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// InvalidInput marks the error as caused by the input (exit status 2).
+func (e *Error) InvalidInput() bool { return true }
+
+func fileError(file string, format string, args ...any) *Error {
+	return &Error{File: file, Offset: -1, Msg: fmt.Sprintf(format, args...)}
+}
+
+// FileReader reads one whole file of its format; like a LineReader it
+// keeps no state between files.
+type FileReader interface {
+	// ReadFile reads r, which holds size bytes (the file's size when it
+	// was opened: what a writer appends later is read next time), calls
+	// emit for every scalar and warn for every record skipped. It returns
+	// an *Error when the file is unusable.
+	ReadFile(name string, r io.Reader, size int64, emit Emit, warn Warn) error
+}
+
+// LineReader reads one line of a text log. Several line readers share one
+// pass over a file (an MXNet log interleaved with MLPerf lines). Readers
+// are shared by the goroutines that read jobs at the same time: they keep
+// no state, and the tags they emit may point into the line.
+type LineReader interface {
+	// ReadLine parses a line (without its newline). It reports whether
+	// the line was one of its format (whether or not it held a scalar); an
+	// error is about the line only, which is skipped and counted.
+	ReadLine(line []byte, emit Emit) (bool, error)
+}
+
+// Option is a setting of a source, given on the command line as
+// --<source>-<name>.
+type Option struct {
+	Name    string
+	Doc     string
+	Default string
+}
+
+// Source is one format of training log.
+type Source struct {
+	Name  string
+	Short string // one line, for lists and help
+	Long  string // what is read, and how steps and times are found
+	// Files are the patterns (path.Match, comma-separated) of the base
+	// names of the files it reads; --<source>-files replaces them.
+	Files string
+	// Explicit sources are read only when one of their options is given
+	// (the user's regular expression), never by default.
+	Explicit bool
+	Options  []Option
+	// New returns a FileReader or a LineReader for the options (every
+	// option present, defaults filled in); an error is a usage mistake.
+	New func(opts map[string]string) (any, error)
+}
+
+var sources = map[string]*Source{}
+
+// register adds a source; each source's file calls it from init.
+func register(s *Source) {
+	if _, dup := sources[s.Name]; dup {
+		panic("metrics: source " + s.Name + " registered twice")
+	}
+	sources[s.Name] = s
+}
+
+// Sources lists the registered sources by name.
+func Sources() []*Source {
+	out := make([]*Source, 0, len(sources))
+	for _, s := range sources {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Lookup returns the source called name, or nil.
+func Lookup(name string) *Source { return sources[name] }
+
+// Names lists the sources' names, sorted.
+func Names() []string {
+	var names []string
+	for _, s := range Sources() {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+// Reader returns the source's reader for opts (missing options take their
+// defaults; unknown ones are an error).
+func (s *Source) Reader(opts map[string]string) (any, error) {
+	full := map[string]string{}
+	for _, o := range s.Options {
+		full[o.Name] = o.Default
+	}
+	for k, v := range opts {
+		if _, ok := full[k]; !ok {
+			return nil, fmt.Errorf("source %s has no option %q", s.Name, k)
+		}
+		full[k] = v
+	}
+	return s.New(full)
+}
+
+// MatchFiles reports whether a base name matches one of the
+// comma-separated patterns.
+func MatchFiles(patterns, base string) bool {
+	for _, p := range strings.Split(patterns, ",") {
+		if ok, _ := path.Match(strings.TrimSpace(p), base); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckPatterns says whether comma-separated patterns are well formed.
+func CheckPatterns(patterns string) error {
+	for _, p := range strings.Split(patterns, ",") {
+		if _, err := path.Match(strings.TrimSpace(p), ""); err != nil {
+			return fmt.Errorf("pattern %q: %v", p, err)
+		}
+	}
+	return nil
+}
+
+var nan = math.NaN()
+
+// validTag reports whether a tag may name a metric: valid UTF-8 without
+// control characters (tags reach terminals and flags).
+func validTag(tag string) bool {
+	if tag == "" || !isUTF8(tag) {
+		return false
+	}
+	return !strings.ContainsFunc(tag, func(r rune) bool { return r < 0x20 || r == 0x7f })
+}

@@ -1,0 +1,227 @@
+package metrics
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Configuration is a job's parameter servers and workers.
+type Configuration struct{ PS, Workers int }
+
+// LogFile is one log file of a job.
+type LogFile struct {
+	Path string // as found under the root
+	// Config is the configuration named by the run directory the file is
+	// in (see ConfigFromPath), or nil.
+	Config *Configuration
+	// Prefix is prepended to the file's tags: "validation/" for a file in
+	// a directory named validation (Keras' and tf.summary's layout).
+	Prefix string
+}
+
+// JobLogs are the log files of one job, in reading order.
+type JobLogs struct {
+	Job   string
+	Files []LogFile
+}
+
+// Reader is an enabled source: its reader and the files it reads.
+type Reader struct {
+	Source *Source
+	Files  string // patterns of base names
+	Reader any    // a FileReader or a LineReader
+}
+
+// Discover maps the files under root to jobs: the first path component
+// under root is the job (a directory holding any tree of runs, or a file
+// whose name up to its first dot is the job's name). Hidden files and
+// directories (a leading dot) are left out, and so are files that no reader
+// reads. Jobs come sorted by name, each one's files by path. skip is told
+// about entries whose name cannot be a job's.
+func Discover(root string, readers []Reader, skip func(path, why string)) ([]JobLogs, error) {
+	info, err := os.Stat(root)
+	if err != nil {
+		return nil, fileError(root, "%v", err)
+	}
+	if !info.IsDir() {
+		return nil, fileError(root, "not a directory: give the directory that holds one directory (or log file) per job")
+	}
+	byJob := map[string]*JobLogs{}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fileError(path, "%v", err)
+		}
+		if path == root {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		parts := strings.Split(filepath.ToSlash(rel), "/")
+		if strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if len(parts) == 1 {
+				if why := badJobName(parts[0]); why != "" {
+					skip(path, why)
+					return filepath.SkipDir
+				}
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			// A link to a file is read (log collectors link them); links to
+			// directories are not followed (they may loop).
+			if d.Type()&fs.ModeSymlink == 0 {
+				return nil
+			}
+			if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+				return nil
+			}
+		}
+		if !readable(readers, d.Name()) {
+			return nil
+		}
+		job := parts[0]
+		if len(parts) == 1 {
+			job, _, _ = strings.Cut(job, ".")
+			if why := badJobName(job); why != "" {
+				skip(path, why)
+				return nil
+			}
+		}
+		f := LogFile{Path: path, Config: ConfigFromPath(parts[1:])}
+		if len(parts) >= 3 {
+			switch dir := parts[len(parts)-2]; dir {
+			case "train", "validation", "eval", "test":
+				f.Prefix = dir + "/"
+			}
+		}
+		jl := byJob[job]
+		if jl == nil {
+			jl = &JobLogs{Job: job}
+			byJob[job] = jl
+		}
+		jl.Files = append(jl.Files, f)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]JobLogs, 0, len(byJob))
+	for _, jl := range byJob {
+		sortFiles(jl.Files)
+		out = append(out, *jl)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Job < out[j].Job })
+	return out, nil
+}
+
+func readable(readers []Reader, base string) bool {
+	for _, r := range readers {
+		if matchLog(r.Files, base) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchLog matches a log's base name, or that of the log it was rotated
+// from (train.log.1 is a train.log).
+func matchLog(patterns, base string) bool {
+	if MatchFiles(patterns, base) {
+		return true
+	}
+	m := rotated.FindStringSubmatch(base)
+	return m != nil && MatchFiles(patterns, m[1])
+}
+
+// badJobName says why a directory or file name cannot name a job ("" when
+// it can): job names reach tables, terminals and pod labels.
+func badJobName(name string) string {
+	switch {
+	case name == "":
+		return "an empty job name"
+	case !utf8.ValidString(name):
+		return "the job name is not valid UTF-8"
+	case strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return "the job name has control characters"
+	case len(name) > 253:
+		return "the job name is longer than 253 bytes"
+	}
+	return ""
+}
+
+// rotated matches a rotated log's suffix: train.log.1 is older than
+// train.log, train.log.2 older still.
+var rotated = regexp.MustCompile(`^(.*)\.(\d+)$`)
+
+// sortFiles orders a job's files oldest first: by directory, then rotated
+// logs before the file they were rotated from (higher numbers first), then
+// by name (event files' names start with their creation time, and end
+// in a number that is not a rotation).
+func sortFiles(files []LogFile) {
+	key := func(p string) (string, string, int) {
+		dir, base := filepath.Split(p)
+		if m := rotated.FindStringSubmatch(base); m != nil && !strings.HasPrefix(base, "events.out.tfevents.") {
+			n, _ := strconv.Atoi(m[2])
+			if n < 1<<30 {
+				return dir, m[1], 1<<30 - n
+			}
+		}
+		return dir, base, 1 << 30
+	}
+	sort.SliceStable(files, func(i, j int) bool {
+		di, bi, ni := key(files[i].Path)
+		dj, bj, nj := key(files[j].Path)
+		if di != dj {
+			return di < dj
+		}
+		if bi != bj {
+			return bi < bj
+		}
+		return ni < nj
+	})
+}
+
+// configName matches a run directory named for its configuration: ps2-w4,
+// p2w4, ps2_workers4 (parameter servers and workers), or w8, workers8
+// (all-reduce: no parameter servers), alone or within a longer name
+// separated by - _ or . (gen3-ps2-w4).
+var (
+	configPSW = regexp.MustCompile(`(?:^|[-_.])ps?(\d{1,6})[-_.]?w(?:orkers?)?(\d{1,6})(?:$|[-_.])`)
+	configW   = regexp.MustCompile(`(?:^|[-_.])w(?:orkers?)?(\d{1,6})(?:$|[-_.])`)
+)
+
+// ConfigFromPath is the configuration named by the deepest directory of
+// dirs (the path components between the job's directory and the file,
+// the file's own name last) that names one, or nil.
+func ConfigFromPath(parts []string) *Configuration {
+	for i := len(parts) - 2; i >= 0; i-- {
+		if m := configPSW.FindStringSubmatch(parts[i]); m != nil {
+			p, _ := strconv.Atoi(m[1])
+			w, _ := strconv.Atoi(m[2])
+			if w > 0 {
+				return &Configuration{PS: p, Workers: w}
+			}
+		}
+		if m := configW.FindStringSubmatch(parts[i]); m != nil {
+			w, _ := strconv.Atoi(m[1])
+			if w > 0 {
+				return &Configuration{Workers: w}
+			}
+		}
+	}
+	return nil
+}
+
+func (c Configuration) String() string { return fmt.Sprintf("ps=%d workers=%d", c.PS, c.Workers) }
