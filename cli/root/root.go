@@ -25,6 +25,7 @@ import (
 	"github.com/optimus-sched/optimus/cli/snapshotcmd"
 	"github.com/optimus-sched/optimus/cli/solvecmd"
 	"github.com/optimus-sched/optimus/cli/versioncmd"
+	"github.com/optimus-sched/optimus/io/escape"
 )
 
 // NewCmd returns the root command with every subcommand.
@@ -104,7 +105,8 @@ decided when standard error is a terminal: -q/--quiet keeps errors only (for cro
 }
 
 // Main runs optimus with args and returns the exit status, printing any
-// error to standard error as one line prefixed "optimus: ".
+// error to standard error as one line prefixed "optimus: ", control and
+// bidi characters (from names it quotes) escaped (escape.Terminal).
 func Main(ios *iostreams.IOStreams, args []string) int {
 	return execute(ios, NewCmd(ios), args)
 }
@@ -115,7 +117,7 @@ func execute(ios *iostreams.IOStreams, cmd *cobra.Command, args []string) (code 
 		// A panic is a bug, whatever the input: say so, with the stack,
 		// and exit 3, not Go's 2, which means invalid input here.
 		if v := recover(); v != nil {
-			fmt.Fprintf(ios.ErrOut, "optimus: internal error (a bug in optimus: please report it with the command and its input): %v\n%s", v, debug.Stack())
+			fmt.Fprintf(ios.ErrOut, "optimus: internal error (a bug in optimus: please report it with the command and its input): %s\n%s", escape.Terminal(fmt.Sprint(v)), debug.Stack())
 			code = ExitBug
 		}
 	}()
@@ -124,7 +126,7 @@ func execute(ios *iostreams.IOStreams, cmd *cobra.Command, args []string) (code 
 	if err == nil {
 		return cmdutil.ExitOK
 	}
-	fmt.Fprintf(ios.ErrOut, "optimus: %s\n", err)
+	fmt.Fprintf(ios.ErrOut, "optimus: %s\n", escape.Terminal(err.Error()))
 	if isCobraUsage(err) {
 		return cmdutil.ExitInvalid
 	}
