@@ -106,12 +106,25 @@ const chromiumArgs = [
 ];
 
 // Installed before the page's own scripts (through the DevTools protocol,
-// which the page's CSP does not govern): records CSP violations.
-function watch() {
+// which the page's CSP does not govern): records CSP violations, and every
+// element the page never writes as it is inserted (a tooltip's markup is
+// gone again by the time the check looks).
+const foreign = "img, svg, iframe, object, embed, link, base, form";
+function watch(foreign) {
   window.__violations = [];
+  window.__inserted = [];
   document.addEventListener("securitypolicyviolation", (e) => {
     window.__violations.push(`${e.violatedDirective} blocked ${e.blockedURI || "inline"} (${e.sourceFile}:${e.lineNumber})`);
   });
+  new MutationObserver((records) => {
+    for (const r of records) {
+      for (const n of r.addedNodes) {
+        if (n.nodeType !== 1) continue;
+        const hits = n.matches(foreign) ? [n] : [...n.querySelectorAll(foreign)];
+        for (const h of hits) window.__inserted.push(h.outerHTML.slice(0, 120));
+      }
+    }
+  }).observe(document, { childList: true, subtree: true });
 }
 
 // What ran or was injected, read in the page.
@@ -119,8 +132,7 @@ function ran() {
   const out = [];
   const keys = Object.keys(document.body.dataset);
   if (keys.length) out.push("a payload ran: document.body.dataset has " + keys.join(", "));
-  const injected = document.querySelectorAll("img, svg, iframe, object, embed, link, base, form");
-  if (injected.length) out.push(`markup injected: ${injected.length} <${injected[0].tagName.toLowerCase()}> elements, the first in ${injected[0].parentElement?.outerHTML.slice(0, 200)}`);
+  if (window.__inserted?.length) out.push(`markup injected: ${window.__inserted.length} elements, the first ${window.__inserted[0]}`);
   const scripts = [...document.scripts].filter((s) => s.type !== "application/json");
   if (scripts.length !== 2) out.push(`${scripts.length} executable script elements, want 2 (echarts and page.js)`);
   for (const v of window.__violations || []) out.push("CSP violation: " + v);
@@ -191,7 +203,7 @@ async function checkPage(file) {
       problems.push("request left the page: " + u.slice(0, 200));
       return route.abort();
     });
-    await ctx.addInitScript(watch);
+    await ctx.addInitScript(watch, foreign);
     const page = await ctx.newPage();
     page.on("console", (m) => { if (m.type() === "error") problems.push("console error: " + m.text().slice(0, 300)); });
     page.on("pageerror", (e) => problems.push("page error: " + e.message.slice(0, 300)));
