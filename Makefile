@@ -72,6 +72,7 @@ assets:
 
 browser: build
 	scripts/browser.sh $(BIN)
+	scripts/browser-hostile.sh $(BIN)
 
 notebook: build
 	scripts/notebook.sh $(BIN)

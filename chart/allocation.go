@@ -188,7 +188,7 @@ func allocationChart(id, name string, a *table.Table, jobs []string, maxTasks in
 	now.AddSeries("now: PS + workers", nowD, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#222"}),
 		charts.WithScatterChartOpts(opts.ScatterChart{Symbol: "circle", SymbolSize: 8}))
 	bar.Overlap(now)
-	return counted(id, bar, bar.MultiSeries)
+	return counted(id, bar, &bar.BaseConfiguration)
 }
 
 // resources are the cluster's resource columns: every numeric column but
@@ -265,8 +265,7 @@ func utilisationSection(allocs []*table.Table, names []string, cluster *table.Ta
 	id := idFor("utilisation", 1)
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(append(base(id, "Cluster utilisation by resource", fmt.Sprintf("share of the capacity of %d nodes (%s)", cluster.NumRows(), sourceName(cluster)), wideW, wideH),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"},
-			ValueFormatter: opts.FuncOpts(`function (v) { return v + ' %'; }`)}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}}),
 		legendBottom(), gridFor("70"),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "resource", NameLocation: "middle", NameGap: 30}),
 		yValueAxis("used (% of cluster capacity)", 0, 100, false),
@@ -289,5 +288,5 @@ func utilisationSection(allocs []*table.Table, names []string, cluster *table.Ta
 	}
 	return &Section{ID: "utilisation", Heading: "Cluster utilisation",
 		Text:   []string{"For each resource, the share of the cluster's total capacity the allocation's tasks would use (their per-task demands times PS and workers), next to what the jobs use now."},
-		Charts: []*Chart{counted(id, bar, bar.MultiSeries)}}, nil
+		Charts: []*Chart{counted(id, bar, &bar.BaseConfiguration).bind("tooltip.valueFormatter", "percent")}}, nil
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
-	"github.com/go-echarts/go-echarts/v2/render"
 
 	"github.com/optimus-sched/optimus/io/table"
 )
@@ -172,18 +171,18 @@ func rowIndex(keys []string) map[string]int {
 // after it) made of the kind and a number.
 func idFor(kind string, n int) string { return fmt.Sprintf("%s_%d", kind, n) }
 
-// counted wraps a go-echarts chart with its ID and the data count of each
-// of its series.
-func counted(id string, r render.Renderer, ms charts.MultiSeries) *Chart {
-	c := &Chart{ID: id, r: r}
-	for _, s := range ms {
+// counted wraps a go-echarts chart (c, whose base configuration is bc)
+// with its ID and the data count of each of its series.
+func counted(id string, c echartsChart, bc *charts.BaseConfiguration) *Chart {
+	out := &Chart{ID: id, c: c, bc: bc}
+	for _, s := range bc.MultiSeries {
 		n := 0
 		if v := reflect.ValueOf(s.Data); v.Kind() == reflect.Slice {
 			n = v.Len()
 		}
-		c.Series = append(c.Series, SeriesCount{Name: s.Name, Data: n})
+		out.Series = append(out.Series, SeriesCount{Name: s.Name, Data: n})
 	}
-	return c
+	return out
 }
 
 // niceCeil rounds x up to a round multiple of a power of ten, for an axis

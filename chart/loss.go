@@ -182,8 +182,7 @@ func lossChart(id, job string, rows []int, steps []int64, values []float64, high
 
 	line := charts.NewLine()
 	gopts := append(base(id, job, subtitle, smallW, smallH),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item",
-			Formatter: opts.FuncOpts(`function (p) { return p.seriesName + '<br/>step ' + p.value[0] + ': ' + p.value[1]; }`)}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
 		legendBottom(), gridFor("95"),
 		xValueAxis("training step", 0),
 		yValueAxis(yName, nil, nil, true),
@@ -231,7 +230,7 @@ func lossChart(id, job string, rows []int, steps []int64, values []float64, high
 			charts.WithScatterChartOpts(opts.ScatterChart{Symbol: crossSymbol, SymbolSize: 10}))
 	}
 	line.Overlap(sc)
-	return counted(id, line, line.MultiSeries)
+	return counted(id, line, &line.BaseConfiguration).bind("tooltip.formatter", "lossTooltip")
 }
 
 // crossSymbol is a filled X, for dropped points.

@@ -2,13 +2,16 @@ package chart
 
 import (
 	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
 	"encoding/json"
 	"html/template"
 	"io"
-	"regexp"
 	"strings"
+	"sync"
 
-	"github.com/go-echarts/go-echarts/v2/render"
+	"github.com/go-echarts/go-echarts/v2/charts"
 )
 
 // Page is one HTML page: a title, some text and sections of tables and
@@ -45,13 +48,50 @@ type Grid struct {
 type Chart struct {
 	ID     string
 	Series []SeriesCount
-	r      render.Renderer
+	c      echartsChart
+	bc     *charts.BaseConfiguration
+	// functions binds paths in the options ("tooltip.formatter") to
+	// functions of the page's script (page.js), by name.
+	functions map[string]string
+}
+
+// echartsChart is what every go-echarts chart type has: Validate completes
+// its options, JSON returns them.
+type echartsChart interface {
+	Validate()
+	JSON() map[string]any
 }
 
 // SeriesCount is the name and the number of data items of one series.
 type SeriesCount struct {
 	Name string `json:"name"`
 	Data int    `json:"data"`
+}
+
+// bind makes the page's script set the option at path to its function
+// name (a key of page.js' formatters) before echarts draws the chart.
+func (c *Chart) bind(path, name string) *Chart {
+	if c.functions == nil {
+		c.functions = map[string]string{}
+	}
+	c.functions[path] = name
+	return c
+}
+
+// options is the chart's options block: its echarts options as data and
+// the functions to bind, JSON with every "<", ">" and "&" escaped (so that
+// nothing in it can end its script element or open a comment) and
+// U+2028/U+2029 escaped (encoding/json always does).
+func (c *Chart) options() ([]byte, error) {
+	c.c.Validate()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(true)
+	err := enc.Encode(struct {
+		Option    map[string]any    `json:"option"`
+		Functions map[string]string `json:"functions,omitempty"`
+	}{c.c.JSON(), c.functions})
+	return bytes.TrimSpace(buf.Bytes()), err
 }
 
 // Charts lists every chart of the page in order.
@@ -69,8 +109,9 @@ type manifestEntry struct {
 }
 
 type chartHTML struct {
-	Element template.HTML
-	Script  template.HTML
+	ID            string
+	Width, Height string
+	Options       template.JS
 }
 
 type sectionHTML struct {
@@ -80,17 +121,25 @@ type sectionHTML struct {
 
 // Render writes the page as one self-contained HTML document, echarts
 // inlined. Identical pages give identical bytes.
+//
+// The page runs two scripts, both constant: echarts and page.js. Data
+// reaches the page only as JSON data blocks (type="application/json",
+// which browsers never run) and as text that html/template escapes; no
+// go-echarts template runs, since go-echarts turns any "__f__...__f__" in
+// its output, data included, into raw JavaScript. A Content-Security-Policy
+// allows exactly those two scripts by their hashes (see csp).
 func (p *Page) Render(w io.Writer) error {
 	var sections []sectionHTML
 	manifest := []manifestEntry{} // [] rather than null for a page without charts
 	for _, s := range p.Sections {
 		sh := sectionHTML{Section: s}
 		for _, c := range s.Charts {
-			sn := c.r.RenderSnippet()
-			sh.Rendered = append(sh.Rendered, chartHTML{
-				Element: template.HTML(sn.Element),
-				Script:  template.HTML(safeScript(sn.Script)),
-			})
+			opt, err := c.options()
+			if err != nil {
+				return err
+			}
+			sh.Rendered = append(sh.Rendered, chartHTML{ID: c.ID, Width: c.bc.Initialization.Width, Height: c.bc.Initialization.Height,
+				Options: template.JS(opt)})
 			manifest = append(manifest, manifestEntry{ID: c.ID, Series: c.Series})
 		}
 		sections = append(sections, sh)
@@ -105,7 +154,9 @@ func (p *Page) Render(w io.Writer) error {
 	err := pageTemplate.Execute(&buf, map[string]any{
 		"Page":     p,
 		"Sections": sections,
+		"CSP":      csp(),
 		"Echarts":  template.JS(echartsJS),
+		"PageJS":   template.JS(pageJS),
 		"Manifest": template.JS(strings.TrimSpace(mbuf.String())),
 		"Version":  EchartsVersion,
 	})
@@ -116,25 +167,35 @@ func (p *Page) Render(w io.Writer) error {
 	return err
 }
 
-// safeScript keeps a go-echarts script element from being ended or
-// changed by its data (a job called "</script>", say): inside the element,
-// every "</", "<!--" and "<script" (in any case) but the closing tag becomes
-// "<\/", "<\!--", "<\script", which JavaScript strings read alike.
-func safeScript(s string) string {
-	const open, end = `<script type="text/javascript">`, `</script>`
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, open) && strings.HasSuffix(s, end) {
-		s = s[len(open) : len(s)-len(end)]
-	}
-	return open + scriptHazard.ReplaceAllString(s, `<\$1`) + end
-}
+// pageJS draws the charts from their options blocks.
+//
+//go:embed page.js
+var pageJS string
 
-var scriptHazard = regexp.MustCompile(`(?i)<(/|!--|script)`)
+// csp is the page's Content-Security-Policy: nothing may load or run but
+// the two inline scripts, named by their SHA-256 (so an injected script or
+// inline handler is refused even if markup got in); styles may be inline
+// (the page's own style element and the chart containers' sizes, and
+// echarts writes its tooltips with style attributes); images only from
+// data: and blob: URLs (echarts' save-as-PNG); no plugins, no <base>, no
+// form submission. docs/charts.md says the same.
+var csp = sync.OnceValue(func() string {
+	return "default-src 'none'; script-src " + scriptHash(echartsJS) + " " + scriptHash(pageJS) +
+		"; style-src 'unsafe-inline'; img-src data: blob:; object-src 'none'; base-uri 'none'; form-action 'none'"
+})
+
+// scriptHash is the CSP source of an inline script: 'sha256-' and the
+// base64 of the SHA-256 of its text.
+func scriptHash(js string) string {
+	h := sha256.Sum256([]byte(js))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(h[:]) + "'"
+}
 
 var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{{.CSP}}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Page.Title}}</title>
 <style>
@@ -177,14 +238,17 @@ footer { margin-top: 2em; font-size: 0.8em; color: #777; }
 </table>
 {{end}}
 {{- if .Rendered}}<div class="charts">
-{{range .Rendered}}{{.Element}}
-{{.Script}}
+{{range .Rendered}}<div class="container">
+<div class="item" id="{{.ID}}" style="width:{{.Width}};height:{{.Height}};"></div>
+</div>
+<script type="application/json" id="options-{{.ID}}">{{.Options}}</script>
 {{end}}</div>
 {{end}}
 </section>
 {{- end}}
 <footer>Made by optimus with go-echarts and echarts {{.Version}} (embedded: this page needs no network).</footer>
 <script type="application/json" id="optimus-charts">{{.Manifest}}</script>
+<script>{{.PageJS}}</script>
 </body>
 </html>
 `))

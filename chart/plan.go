@@ -140,9 +140,7 @@ func planSections(plan, cluster *table.Table) ([]*Section, error) {
 	height := fmt.Sprintf("%dpx", 170+28*len(gridJobs))
 	hm := charts.NewHeatMap()
 	hm.SetGlobalOptions(append(base(id, "Tasks per node and job", subtitle, wideW, height),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item",
-			// The cell's name is "label|job on node".
-			Formatter: opts.FuncOpts(`function (p) { var s = p.name.split('|'); return s.slice(1).join('|') + '<br/>' + s[0].replace('P', ' PS').replace('W', ' workers'); }`)}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
 		charts.WithGridOpts(opts.Grid{Top: "70", Bottom: "60", Left: "110", Right: "90"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: gridNodes, Name: "node", NameLocation: "middle", NameGap: 44,
@@ -154,8 +152,7 @@ func planSections(plan, cluster *table.Table) ([]*Section, error) {
 			InRange: &opts.VisualMapInRange{Color: []string{"#e0ecff", "#5470c6"}}}),
 	)...)
 	hm.SetXAxis(gridNodes)
-	hm.AddSeries("tasks", data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Color: "#111",
-		Formatter: string(opts.FuncOpts(`function (p) { return p.name.split('|')[0]; }`))}))
+	hm.AddSeries("tasks", data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Color: "#111"}))
 	text := []string{"Each cell: the job's parameter servers (P) and workers (W) on the node; darker holds more tasks."}
 	if note != "" {
 		text = append(text, note)
@@ -163,7 +160,9 @@ func planSections(plan, cluster *table.Table) ([]*Section, error) {
 	if len(waiting) > 0 {
 		text = append(text, "Not placed: "+strings.Join(waiting, "; ")+".")
 	}
-	sec := &Section{ID: "plan", Heading: "Tasks per node", Text: text, Charts: []*Chart{counted(id, hm, hm.MultiSeries)}}
+	sec := &Section{ID: "plan", Heading: "Tasks per node", Text: text, Charts: []*Chart{
+		// The cell's name is "label|job on node".
+		counted(id, hm, &hm.BaseConfiguration).bind("tooltip.formatter", "planCellTooltip").bind("series.0.label.formatter", "planCellLabel")}}
 	secs := []*Section{sec}
 	if cluster != nil {
 		fill, err := nodeFillSection(plan, cluster, nodes, nodeIdx)
@@ -187,8 +186,7 @@ func nodeFillSection(plan, cluster *table.Table, nodes []string, nodeIdx map[str
 	id := idFor("nodefill", 1)
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(append(base(id, "How full each node is", fmt.Sprintf("share of each node's capacity the plan uses (%s)", sourceName(cluster)), wideW, wideH),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"},
-			ValueFormatter: opts.FuncOpts(`function (v) { return v + ' %'; }`)}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}}),
 		legendBottom(), gridFor("70"),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "node", NameLocation: "middle", NameGap: 50,
 			AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: everyLabel(len(nodes))}}),
@@ -216,5 +214,5 @@ func nodeFillSection(plan, cluster *table.Table, nodes []string, nodeIdx map[str
 	}
 	return &Section{ID: "nodefill", Heading: "How full each node is",
 		Text:   []string{"For each node, the share of each of its resources that the tasks placed on it use (a node without a resource, such as a CPU server's GPUs, shows 0)."},
-		Charts: []*Chart{counted(id, bar, bar.MultiSeries)}}, nil
+		Charts: []*Chart{counted(id, bar, &bar.BaseConfiguration).bind("tooltip.valueFormatter", "percent")}}, nil
 }

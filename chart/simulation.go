@@ -262,8 +262,7 @@ func jctSection(jobs *table.Table, lines []simLine, seeds []int64, both bool) *S
 	}
 	line := charts.NewLine()
 	line.SetGlobalOptions(append(base(id, "Job completion time (CDF)", fmt.Sprintf("%s (%s)", pooled(seeds, ""), sourceName(jobs)), wideW, wideH),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis",
-			Formatter: opts.FuncOpts(`function (ps) { return ps.map(function (p) { return p.marker + p.seriesName + ': ' + Math.round(100 * p.value[1]) + '% of jobs within ' + p.value[0] + ' s'; }).join('<br/>'); }`)}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		legendBottom(), gridFor("70"), xAxis,
 		yValueAxis("share of jobs finished", 0, 1, false),
 	)...)
@@ -278,7 +277,7 @@ func jctSection(jobs *table.Table, lines []simLine, seeds []int64, both bool) *S
 			charts.WithLineStyleOpts(opts.LineStyle{Color: l.colour(), Width: 2, Type: l.style()}),
 			charts.WithItemStyleOpts(opts.ItemStyle{Color: l.colour()}))
 	}
-	sec.Charts = []*Chart{counted(id, line, line.MultiSeries)}
+	sec.Charts = []*Chart{counted(id, line, &line.BaseConfiguration).bind("tooltip.formatter", "jctTooltip")}
 	return sec
 }
 

@@ -68,19 +68,24 @@ func lineValues(t *testing.T, p *Page, id, series string) [][]float64 {
 		if c.ID != id {
 			continue
 		}
-		var opt struct {
-			Series []struct {
-				Name string `json:"name"`
-				Data []struct {
-					Value []float64 `json:"value"`
-				} `json:"data"`
-			} `json:"series"`
+		var block struct {
+			Option struct {
+				Series []struct {
+					Name string `json:"name"`
+					Data []struct {
+						Value []float64 `json:"value"`
+					} `json:"data"`
+				} `json:"series"`
+			} `json:"option"`
 		}
-		js := c.r.RenderSnippet().Option
-		if err := json.Unmarshal([]byte(js), &opt); err != nil {
+		js, err := c.options()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(js, &block); err != nil {
 			t.Fatalf("%s: %v", id, err)
 		}
-		for _, s := range opt.Series {
+		for _, s := range block.Option.Series {
 			if s.Name == series {
 				var out [][]float64
 				for _, d := range s.Data {

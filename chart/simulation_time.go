@@ -235,10 +235,7 @@ func allocationOverTime(id string, r allocRun, jobOrder []string, rank map[strin
 	subtitle := fmt.Sprintf("seed %d: %d rounds, %d jobs, %d restarts (%s)", seed, r.rounds, len(r.jobs), r.restarts, source)
 	line := charts.NewLine()
 	line.SetGlobalOptions(append(base(id, r.line.label(both), subtitle, w, h),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis",
-			// Each point is [time, top of the job's band, PS, workers];
-			// the bands come top first.
-			Formatter: opts.FuncOpts(`function (ps) { var s = ps.filter(function (p) { return p.value[2] + p.value[3] > 0; }).reverse().map(function (p) { return p.marker + p.seriesName + ': ' + p.value[2] + ' PS + ' + p.value[3] + ' workers'; }); return 'from ' + (ps.length ? ps[0].value[0] : 0) + ' s<br/>' + (s.length ? s.join('<br/>') : 'no tasks'); }`)}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0", Left: "center",
 			ItemWidth: 14, ItemHeight: 10, TextStyle: &opts.TextStyle{FontSize: 11}, Data: series}),
 		gridFor("70"), timeAxis(xmax),
@@ -278,7 +275,8 @@ func allocationOverTime(id string, r allocRun, jobOrder []string, rank map[strin
 			charts.WithAreaStyleOpts(opts.AreaStyle{Color: c, Opacity: opts.Float(1)}),
 			charts.WithItemStyleOpts(opts.ItemStyle{Color: c}))
 	}
-	return counted(id, line, line.MultiSeries)
+	// Each point is [time, top of the job's band, PS, workers].
+	return counted(id, line, &line.BaseConfiguration).bind("tooltip.formatter", "simAllocationTooltip")
 }
 
 func otherSeeds(seeds []int64) string {
@@ -328,10 +326,10 @@ func simUtilisationSections(u, jobs *table.Table, lines []simLine, seed int64, s
 		}
 		xmax = max(xmax, runEnd(jobs, l, seed))
 	}
-	chart := func(id, title, subtitle, yName string, ymax float64, valueFmt string, value func(i int) float64) *Chart {
+	chart := func(id, title, subtitle, yName string, ymax float64, valueFormatter string, value func(i int) float64) *Chart {
 		line := charts.NewLine()
 		line.SetGlobalOptions(append(base(id, title, subtitle, smallW, smallH),
-			charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", ValueFormatter: opts.FuncOpts(valueFmt)}),
+			charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 			legendBottom(), gridFor("70"), timeAxis(xmax),
 			yValueAxis(yName, 0, ymax, false),
 		)...)
@@ -352,18 +350,17 @@ func simUtilisationSections(u, jobs *table.Table, lines []simLine, seed int64, s
 				charts.WithLineStyleOpts(opts.LineStyle{Color: l.colour(), Width: 2, Type: l.style()}),
 				charts.WithItemStyleOpts(opts.ItemStyle{Color: l.colour()}))
 		}
-		return counted(id, line, line.MultiSeries)
+		return counted(id, line, &line.BaseConfiguration).bind("tooltip.valueFormatter", valueFormatter)
 	}
-	share := `function (v) { return v + ' (' + Math.round(100 * v) + '% of the cluster)'; }`
 	for k, r := range res {
 		vals := u.Float64s("util_" + r)
 		sec.Charts = append(sec.Charts, chart(idFor("simutilisation", k+1), r+": share of the cluster allocated",
-			fmt.Sprintf("seed %d (%s)", seed, sourceName(u)), "share of the cluster's "+r, 1, share,
+			fmt.Sprintf("seed %d (%s)", seed, sourceName(u)), "share of the cluster's "+r, 1, "share",
 			func(i int) float64 { return vals[i] }))
 	}
 	sec.Charts = append(sec.Charts, chart(idFor("simwaiting", 1), "Jobs waiting for tasks",
 		fmt.Sprintf("ready (profiled) but given no tasks, seed %d (%s)", seed, sourceName(u)), "jobs waiting", niceCeil(float64(wmax)),
-		`function (v) { return v + ' jobs'; }`, func(i int) float64 { return float64(waiting[i]) }))
+		"jobs", func(i int) float64 { return float64(waiting[i]) }))
 	return []*Section{sec}, nil
 }
 

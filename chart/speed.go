@@ -174,8 +174,7 @@ func speedChart(id, job string, rows []int, ps, ws, nodes []int64, sp []float64,
 
 	sc := charts.NewScatter()
 	sc.SetGlobalOptions(append(base(id, job, subtitle, smallW, smallH),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item",
-			Formatter: opts.FuncOpts(`function (p) { return p.seriesName + '<br/>' + (p.value[2] ? p.value[2] + ', ' : '') + 'w = ' + p.value[0] + ': ' + p.value[1] + ' steps/s'; }`)}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
 		legendBottom(), gridFor("80"),
 		xValueAxis("workers (w)", 0),
 		yValueAxis("speed (steps/s)", 0, nil, false),
@@ -240,7 +239,7 @@ func speedChart(id, job string, rows []int, ps, ws, nodes []int64, sp []float64,
 		}
 		sc.Overlap(line)
 	}
-	return counted(id, sc, sc.MultiSeries)
+	return counted(id, sc, &sc.BaseConfiguration).bind("tooltip.formatter", "speedTooltip")
 }
 
 // pickEven returns at most n of vals (sorted), evenly spread and always

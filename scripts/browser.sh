@@ -47,7 +47,9 @@ node check.mjs ${shots:+--screenshots "$shots"} --json "$tmp/browser.json" "${pa
 
 # The negative control: a page that fetches a script from the network and
 # throws must fail.
-sed 's#</head>#<script src="https://cdn.example.invalid/echarts.min.js"></script><script>throw new Error("deliberate")</script></head>#' \
+# (Without its Content-Security-Policy, which would refuse both before they
+# run; scripts/browser-hostile.sh checks the policy.)
+sed -e '/http-equiv="Content-Security-Policy"/d' -e 's#</head>#<script src="https://cdn.example.invalid/echarts.min.js"></script><script>throw new Error("deliberate")</script></head>#' \
   "$tmp/out/charts/plan.html" > "$tmp/broken.html"
 if node check.mjs "$tmp/broken.html" > "$tmp/broken.log"; then
   cat "$tmp/broken.log" >&2

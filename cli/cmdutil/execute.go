@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"errors"
 	"fmt"
+	"github.com/optimus-sched/optimus/io/escape"
 	"runtime/debug"
 	"strings"
 
@@ -24,7 +25,7 @@ func Execute(ios *iostreams.IOStreams, cmd *cobra.Command, args []string) (code 
 		// A panic is a bug, whatever the input: say so, with the stack,
 		// and exit 3, not Go's 2, which means invalid input here.
 		if v := recover(); v != nil {
-			fmt.Fprintf(ios.ErrOut, "optimus: internal error (a bug in optimus: please report it with the command and its input): %v\n%s", v, debug.Stack())
+			fmt.Fprintf(ios.ErrOut, "optimus: internal error (a bug in optimus: please report it with the command and its input): %s\n%s", escape.Terminal(fmt.Sprint(v)), debug.Stack())
 			code = ExitBug
 		}
 	}()
@@ -33,7 +34,7 @@ func Execute(ios *iostreams.IOStreams, cmd *cobra.Command, args []string) (code 
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintf(ios.ErrOut, "optimus: %s\n", err)
+	fmt.Fprintf(ios.ErrOut, "optimus: %s\n", escape.Terminal(err.Error()))
 	if isCobraUsage(err) {
 		return ExitInvalid
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/io/escape"
 )
 
 // What a command says on standard error besides its errors goes through
@@ -24,6 +25,10 @@ import (
 //     is a terminal, never with --quiet.
 //
 // A cron job that runs optimus with --quiet is mailed its errors only.
+//
+// Messages quote names from the tables, which are untrusted: a line is
+// written through escape.Terminal, so that control and bidi characters in
+// a name show as escapes and every message stays one line.
 
 // Warnf logs a warning.
 func Warnf(ios *iostreams.IOStreams, format string, args ...any) {
@@ -80,8 +85,7 @@ func (h *lineHandler) Handle(_ context.Context, r slog.Record) error {
 		write(a)
 	}
 	r.Attrs(write)
-	b.WriteByte('\n')
-	_, err := h.ios.ErrOut.Write([]byte(b.String()))
+	_, err := h.ios.ErrOut.Write([]byte(escape.Terminal(b.String()) + "\n"))
 	return err
 }
 

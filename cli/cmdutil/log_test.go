@@ -45,3 +45,13 @@ func TestVerbosity(t *testing.T) {
 		}
 	}
 }
+
+// A warning that quotes a name writes its control and bidi characters as
+// escapes, on one line.
+func TestLogEscapesNames(t *testing.T) {
+	ios, _, _, errOut := iostreams.Test()
+	Warnf(ios, "job %s dropped", "a\x1b]0;pwned\x07\nb\u202ec")
+	if got, want := errOut.String(), `optimus: warning: job a\x1b]0;pwned\a\nb\u202ec dropped`+"\n"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}

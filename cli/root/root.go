@@ -101,7 +101,8 @@ decided when standard error is a terminal: -q/--quiet keeps errors only (for cro
 }
 
 // Main runs optimus with args and returns the exit status, printing any
-// error to standard error as one line prefixed "optimus: ".
+// error to standard error as one line prefixed "optimus: ", control and
+// bidi characters (from names it quotes) escaped (escape.Terminal).
 func Main(ios *iostreams.IOStreams, args []string) int {
 	return cmdutil.Execute(ios, NewCmd(ios), args)
 }

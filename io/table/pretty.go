@@ -11,6 +11,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/optimus-sched/optimus/io/escape"
 )
 
 // PrettyRows is how many rows WritePretty shows before eliding the middle.
@@ -20,6 +22,9 @@ const PrettyRows = 40
 // numbers right-aligned, whole numbers exactly and others with six
 // significant digits, nulls shown as "null",
 // and for long tables the first and last rows with a count of those left out.
+// Names and headers are untrusted: control and bidi characters in them are
+// written as escapes (escape.Terminal), so that a name cannot drive the
+// terminal or break the table's lines.
 func WritePretty(w io.Writer, t *Table) error {
 	bw := bufio.NewWriter(w)
 	rows := make([]int, 0, min(t.rows, PrettyRows))
@@ -41,6 +46,9 @@ func WritePretty(w io.Writer, t *Table) error {
 	n := t.NumCols()
 	cells := make([][]string, len(rows)+1)
 	cells[0] = t.ColumnNames()
+	for i, c := range cells[0] {
+		cells[0][i] = escape.Terminal(c)
+	}
 	widths := make([]int, n)
 	right := make([]bool, n)
 	for i, f := range t.fields {
@@ -49,7 +57,7 @@ func WritePretty(w io.Writer, t *Table) error {
 	for k, r := range rows {
 		cells[k+1] = make([]string, n)
 		for i := range t.cols {
-			cells[k+1][i] = prettyCell(t.cols[i], r)
+			cells[k+1][i] = escape.Terminal(prettyCell(t.cols[i], r))
 		}
 	}
 	for _, row := range cells {
@@ -96,7 +104,7 @@ func WritePretty(w io.Writer, t *Table) error {
 	if kind == "" {
 		kind = "table"
 	}
-	fmt.Fprintf(bw, "(%s: %d rows, %d columns)\n", kind, t.rows, n)
+	fmt.Fprintf(bw, "(%s: %d rows, %d columns)\n", escape.Terminal(kind), t.rows, n)
 	return bw.Flush()
 }
 

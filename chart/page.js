@@ -1,0 +1,79 @@
+// Draws the charts of an optimus page. Every chart's echarts options are a
+// JSON data block (<script type="application/json" id="options-ID">), read
+// with JSON.parse: a name from the tables stays a string and cannot become
+// code. Functions (tooltip and label formatters) are never in the data: the
+// block names them ({"path": "name"}) and they come from the table below.
+// Every string from the tables that a formatter puts into HTML (echarts sets
+// tooltips as innerHTML) goes through escapeHTML first.
+(function () {
+  "use strict";
+  var entities = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+  function escapeHTML(s) {
+    return String(s).replace(/[&<>"']/g, function (c) { return entities[c]; });
+  }
+  // p.marker is echarts' own HTML (a coloured dot), never table data.
+  function marker(p) { return typeof p.marker === "string" ? p.marker : ""; }
+  // at is item i of a point's value, "" when the item has no such value
+  // (a mark line or area is hovered too).
+  function at(p, i) { return Array.isArray(p.value) && p.value[i] !== undefined ? p.value[i] : ""; }
+  // mark is the tooltip of a mark line or area: its own name.
+  function mark(p) { return p.componentType === "markLine" || p.componentType === "markArea" ? escapeHTML(p.name) : null; }
+  var formatters = {
+    // plan: a cell's name is "label|job on node", its label "2P 3W".
+    planCellTooltip: function (p) {
+      var s = String(p.name === undefined ? "" : p.name).split("|");
+      return escapeHTML(s.slice(1).join("|")) + "<br/>" + escapeHTML(s[0].replace("P", " PS").replace("W", " workers"));
+    },
+    planCellLabel: function (p) { return String(p.name).split("|")[0]; },
+    percent: function (v) { return v + " %"; },
+    // loss: a point is [step, value].
+    lossTooltip: function (p) {
+      return mark(p) || escapeHTML(p.seriesName) + "<br/>step " + escapeHTML(at(p, 0)) + ": " + escapeHTML(at(p, 1));
+    },
+    // speed: a point is [w, speed, what it is].
+    speedTooltip: function (p) {
+      return mark(p) || escapeHTML(p.seriesName) + "<br/>" + (at(p, 2) !== "" ? escapeHTML(at(p, 2)) + ", " : "") +
+        "w = " + escapeHTML(at(p, 0)) + ": " + escapeHTML(at(p, 1)) + " steps/s";
+    },
+    // simulation: the JCT CDF, a point is [JCT, share].
+    jctTooltip: function (ps) {
+      return ps.map(function (p) {
+        return marker(p) + escapeHTML(p.seriesName) + ": " + Math.round(100 * at(p, 1)) + "% of jobs within " + escapeHTML(at(p, 0)) + " s";
+      }).join("<br/>");
+    },
+    // simulation: allocation over time, a point is [time, top of the
+    // job's band, PS, workers]; the bands come top first.
+    simAllocationTooltip: function (ps) {
+      var s = ps.filter(function (p) { return at(p, 2) + at(p, 3) > 0; }).reverse().map(function (p) {
+        return marker(p) + escapeHTML(p.seriesName) + ": " + escapeHTML(at(p, 2)) + " PS + " + escapeHTML(at(p, 3)) + " workers";
+      });
+      return "from " + escapeHTML(ps.length ? at(ps[0], 0) : 0) + " s<br/>" + (s.length ? s.join("<br/>") : "no tasks");
+    },
+    share: function (v) { return v + " (" + Math.round(100 * v) + "% of the cluster)"; },
+    jobs: function (v) { return v + " jobs"; },
+  };
+  // set puts value at a dotted path ("series.0.label.formatter").
+  function set(obj, path, value) {
+    var keys = path.split(".");
+    for (var i = 0; i < keys.length - 1; i++) {
+      if (obj[keys[i]] === null || typeof obj[keys[i]] !== "object") obj[keys[i]] = {};
+      obj = obj[keys[i]];
+    }
+    obj[keys[keys.length - 1]] = value;
+  }
+  var manifest = JSON.parse(document.getElementById("optimus-charts").textContent);
+  manifest.forEach(function (c) {
+    try {
+      var spec = JSON.parse(document.getElementById("options-" + c.id).textContent);
+      Object.keys(spec.functions || {}).forEach(function (path) {
+        var f = formatters[spec.functions[path]];
+        if (typeof f !== "function") throw new Error("no formatter " + spec.functions[path]);
+        set(spec.option, path, f);
+      });
+      var chart = echarts.init(document.getElementById(c.id), null, { renderer: "canvas" });
+      chart.setOption(spec.option);
+    } catch (e) {
+      console.error("optimus: chart " + c.id + ": " + e.message);
+    }
+  });
+})();

@@ -1,0 +1,270 @@
+// Hostile names in optimus' pages (scripts/browser-hostile.sh). Two verbs:
+//
+//   node hostile.mjs rename OUTDIR FILE.csv...
+//     rewrites the job, node and model columns of CSV tables (as optimus
+//     convert --format csv writes them) so that every distinct name becomes
+//     one of the payloads below, the same name the same payload in every
+//     file, and writes each file into OUTDIR under its own name.
+//
+//   node hostile.mjs check PAGE.html...
+//     loads each page in headless Chromium (Debian's /usr/bin/chromium,
+//     driven by playwright-core) from file://, offline, and fails it when a
+//     payload ran or the page broke:
+//       - a payload ran: document.body.dataset got a key, a dialog opened
+//         (alert), or an element the page never writes (img, svg, iframe,
+//         object, embed, an extra script) appeared;
+//       - the page broke: a console error or page error (a SyntaxError from a
+//         name that ate its closing quote), a Content-Security-Policy
+//         violation, a request, a chart of the manifest without its echarts
+//         instance, with other series than listed, or with a blank canvas;
+//     on load and after showing the tooltip of the first, middle and last
+//     item of every series (echarts' showTip) and after mouse moves over
+//     every chart. A tooltip that shows a payload must show it as text.
+// Exit status 0 when every page passes, 1 otherwise.
+import { chromium } from "playwright-core";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+// One payload of each class: go-echarts' function marker around code (it
+// used to delete the markers, leaving raw JavaScript in the options), a
+// name ending in the marker (it ate the closing quote), markup that runs
+// when set as innerHTML (tooltips), the end of a script element, quotes,
+// backslashes and a template literal, the line separators, a long name,
+// and control and bidi characters. Each that runs code marks the page
+// (document.body.dataset) or opens a dialog.
+const payloads = (tag) => [
+  `__f__(document.body.dataset.f${tag}=1)__f__`,
+  `${tag}__f__`,
+  `<img src=x onerror=document.body.dataset.img${tag}=1>`,
+  `</script><script>document.body.dataset.script${tag}=1</script>`,
+  `q"'\\\`\${document.body.dataset.tpl${tag}=1}\`\\`,
+  `${tag}\u2028line\u2029para`,
+  `${tag}-long-`.repeat(120),
+  `<svg onload=alert(1)>${tag}`,
+  `__f__function(){document.body.dataset.fn${tag}=1}()__f__`,
+  `${tag}\u202eevil\u2066\x1b[31m\x07`,
+];
+const renamed = { job: payloads("job"), node: payloads("node"), model: payloads("model") };
+
+// parseCSV reads RFC 4180 CSV: quoted fields may hold commas, quotes
+// (doubled) and newlines.
+function parseCSV(text) {
+  const rows = [];
+  let row = [], field = "", quoted = false, i = 0;
+  while (i < text.length) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { field += '"'; i += 2; continue; }
+      if (c === '"') { quoted = false; i++; continue; }
+      field += c; i++; continue;
+    }
+    if (c === '"') { quoted = true; i++; continue; }
+    if (c === ",") { row.push(field); field = ""; i++; continue; }
+    if (c === "\r" && text[i + 1] === "\n") i++;
+    if (c === "\n" || c === "\r") { row.push(field); rows.push(row); row = []; field = ""; i++; continue; }
+    field += c; i++;
+  }
+  if (field !== "" || row.length) { row.push(field); rows.push(row); }
+  return rows;
+}
+
+const csvField = (s) => (/[",\r\n\u2028\u2029]/.test(s) || s !== s.trim() ? '"' + s.replaceAll('"', '""') + '"' : s);
+
+function rename(outDir, files) {
+  const tables = files.map((f) => ({ f, rows: parseCSV(readFileSync(f, "utf8")) }));
+  // Distinct names per column in order of first appearance over the files.
+  const maps = {};
+  for (const col of Object.keys(renamed)) {
+    maps[col] = new Map();
+    for (const { rows } of tables) {
+      const k = rows[0].indexOf(col);
+      if (k < 0) continue;
+      for (const r of rows.slice(1)) {
+        const v = r[k];
+        if (v === "" || maps[col].has(v)) continue;
+        const n = maps[col].size, p = renamed[col];
+        maps[col].set(v, n < p.length ? p[n] : p[n % p.length] + " #" + n);
+      }
+    }
+  }
+  for (const { f, rows } of tables) {
+    for (const [col, m] of Object.entries(maps)) {
+      const k = rows[0].indexOf(col);
+      if (k < 0) continue;
+      for (const r of rows.slice(1)) if (m.has(r[k])) r[k] = m.get(r[k]);
+    }
+    writeFileSync(join(outDir, basename(f)), rows.map((r) => r.map(csvField).join(",")).join("\n") + "\n");
+  }
+}
+
+const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
+const chromiumArgs = [
+  "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+];
+
+// Installed before the page's own scripts (through the DevTools protocol,
+// which the page's CSP does not govern): records CSP violations, and every
+// element the page never writes as it is inserted (a tooltip's markup is
+// gone again by the time the check looks).
+const foreign = "img, svg, iframe, object, embed, link, base, form";
+function watch(foreign) {
+  window.__violations = [];
+  window.__inserted = [];
+  document.addEventListener("securitypolicyviolation", (e) => {
+    window.__violations.push(`${e.violatedDirective} blocked ${e.blockedURI || "inline"} (${e.sourceFile}:${e.lineNumber})`);
+  });
+  new MutationObserver((records) => {
+    for (const r of records) {
+      for (const n of r.addedNodes) {
+        if (n.nodeType !== 1) continue;
+        const hits = n.matches(foreign) ? [n] : [...n.querySelectorAll(foreign)];
+        for (const h of hits) window.__inserted.push(h.outerHTML.slice(0, 120));
+      }
+    }
+  }).observe(document, { childList: true, subtree: true });
+}
+
+// What ran or was injected, read in the page.
+function ran() {
+  const out = [];
+  const keys = Object.keys(document.body.dataset);
+  if (keys.length) out.push("a payload ran: document.body.dataset has " + keys.join(", "));
+  if (window.__inserted?.length) out.push(`markup injected: ${window.__inserted.length} elements, the first ${window.__inserted[0]}`);
+  const scripts = [...document.scripts].filter((s) => s.type !== "application/json");
+  if (scripts.length !== 2) out.push(`${scripts.length} executable script elements, want 2 (echarts and page.js)`);
+  for (const v of window.__violations || []) out.push("CSP violation: " + v);
+  return out;
+}
+
+// The charts of the manifest, drawn: instance, series and a canvas with ink.
+function drawn() {
+  const m = document.getElementById("optimus-charts");
+  if (!m) return { problems: ["no chart manifest (#optimus-charts)"], charts: [] };
+  if (typeof echarts === "undefined") return { problems: ["echarts is not defined"], charts: [] };
+  const problems = [], charts = [];
+  for (const c of JSON.parse(m.textContent)) {
+    const el = document.getElementById(c.id);
+    const inst = el && echarts.getInstanceByDom(el);
+    if (!inst) { problems.push(`${c.id}: no echarts instance`); continue; }
+    const series = (inst.getOption().series || []).map((s) => ({ name: s.name, data: (s.data || []).length }));
+    if (JSON.stringify(series) !== JSON.stringify(c.series)) problems.push(`${c.id}: echarts holds ${JSON.stringify(series).slice(0, 300)}, the page meant ${JSON.stringify(c.series).slice(0, 300)}`);
+    const canvas = el.querySelector("canvas");
+    let ink = 0;
+    if (canvas) {
+      const d = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+      for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0 && (d[i] < 245 || d[i + 1] < 245 || d[i + 2] < 245)) ink++;
+      ink /= canvas.width * canvas.height;
+    }
+    if (ink < 0.01) problems.push(`${c.id}: the chart looks blank (${(100 * ink).toFixed(2)}% inked)`);
+    charts.push({ id: c.id, series: series.length });
+  }
+  return { problems, charts };
+}
+
+// Shows the tooltip of the first, middle and last item of every series of
+// chart id, and returns the tooltips' text and whether any held markup.
+async function showTips(id) {
+  const el = document.getElementById(id);
+  const inst = echarts.getInstanceByDom(el);
+  const texts = [];
+  const series = inst.getOption().series || [];
+  for (let s = 0; s < series.length; s++) {
+    const n = (series[s].data || []).length;
+    for (const i of new Set([0, n >> 1, n - 1])) {
+      if (i < 0) continue;
+      inst.dispatchAction({ type: "showTip", seriesIndex: s, dataIndex: i });
+      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      for (const t of el.querySelectorAll("div")) {
+        if (t.style.zIndex === "9999999" && t.style.display !== "none" && t.textContent) texts.push(t.textContent);
+      }
+    }
+  }
+  inst.dispatchAction({ type: "hideTip" });
+  return texts;
+}
+
+async function checkPage(file) {
+  const path = resolve(file);
+  const url = pathToFileURL(path).href;
+  const profile = mkdtempSync(join(tmpdir(), "optimus-chromium-"));
+  const problems = [];
+  const result = { page: basename(path), charts: 0, tooltips: [], problems };
+  const ctx = await chromium.launchPersistentContext(profile, {
+    executablePath, headless: true, args: chromiumArgs, offline: true,
+    viewport: { width: 1300, height: 900 }, deviceScaleFactor: 1,
+  });
+  try {
+    await ctx.route("**/*", (route) => {
+      const u = route.request().url();
+      if (u === url) return route.continue();
+      problems.push("request left the page: " + u.slice(0, 200));
+      return route.abort();
+    });
+    await ctx.addInitScript(watch, foreign);
+    const page = await ctx.newPage();
+    page.on("console", (m) => { if (m.type() === "error") problems.push("console error: " + m.text().slice(0, 300)); });
+    page.on("pageerror", (e) => problems.push("page error: " + e.message.slice(0, 300)));
+    page.on("dialog", (d) => { problems.push("a payload ran: a dialog opened: " + d.message()); d.dismiss().catch(() => {}); });
+    await page.goto(url, { waitUntil: "load" });
+    for (const p of await page.evaluate(ran)) problems.push("on load: " + p);
+    const d = await page.evaluate(drawn);
+    problems.push(...d.problems);
+    result.charts = d.charts.length;
+    for (const c of d.charts) {
+      result.tooltips.push(...await page.evaluate(showTips, c.id));
+      // And a person's mouse over the chart: a grid of points.
+      const box = await page.locator("#" + c.id).boundingBox();
+      if (!box) continue;
+      await page.locator("#" + c.id).scrollIntoViewIfNeeded();
+      const b = await page.locator("#" + c.id).boundingBox();
+      for (let y = 0.15; y < 0.9; y += 0.12) {
+        for (let x = 0.08; x < 0.95; x += 0.07) await page.mouse.move(b.x + x * b.width, b.y + y * b.height);
+      }
+      result.tooltips.push(...await page.evaluate((id) => [...document.getElementById(id).querySelectorAll("div")]
+        .filter((t) => t.style.zIndex === "9999999" && t.textContent).map((t) => t.textContent), c.id));
+    }
+    for (const p of await page.evaluate(ran)) problems.push("after the tooltips: " + p);
+  } catch (e) {
+    problems.push("check failed: " + e.message);
+  } finally {
+    await ctx.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+  return result;
+}
+
+async function check(pages) {
+  let failed = 0, shownAsText = 0;
+  for (const f of pages) {
+    const r = await checkPage(f);
+    shownAsText += r.tooltips.filter((t) => t.includes("<img src=x onerror=")).length;
+    if (r.problems.length) {
+      failed++;
+      console.log(`FAIL ${r.page}`);
+      for (const p of [...new Set(r.problems)].slice(0, 20)) console.log("  " + p);
+    } else {
+      console.log(`ok   ${r.page}: ${r.charts} charts drawn, ${r.tooltips.length} tooltips shown, nothing ran`);
+    }
+  }
+  // The markup payload must have reached a tooltip, as text: a check that
+  // never showed it would prove nothing.
+  if (pages.length > 1 && shownAsText === 0) {
+    failed++;
+    console.log("FAIL no tooltip showed the <img> payload as text: the hover check did not reach the names");
+  }
+  console.log(failed ? `hostile: ${failed} of ${pages.length} pages failed` : `hostile: ${pages.length} pages passed; the <img> payload was shown as text in ${shownAsText} tooltips`);
+  return failed ? 1 : 0;
+}
+
+const [verb, ...rest] = process.argv.slice(2);
+if (verb === "rename" && rest.length >= 2) {
+  rename(rest[0], rest.slice(1));
+} else if (verb === "check" && rest.length >= 1) {
+  process.exit(await check(rest));
+} else {
+  console.error("usage: node hostile.mjs rename OUTDIR FILE.csv... | check PAGE.html...");
+  process.exit(2);
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Browser check of the pages optimus writes from hostile names: the testbed
+# and the simulate testbed with every job, node and model renamed to a
+# payload (go-echarts' __f__ function marker, a name ending in it, <img
+# onerror>, </script><script>, quotes and backslashes, U+2028/U+2029, a
+# long name, control and bidi characters; interop/browser/hostile.mjs
+# rename), through fit, predict, solve, place and simulate, drawn by every
+# chart kind and the report, and an allocation whose policy label (its
+# file name) is markup. Each page is loaded in headless Chromium and must
+# run nothing and draw every chart, on load and with its tooltips shown
+# (hostile.mjs check). Two broken copies must fail the same check: one
+# without its Content-Security-Policy and with an inline handler (it runs),
+# one with its policy and an inline script (the policy refuses it).
+# Usage: scripts/browser-hostile.sh BIN
+# Without Node.js 18+, npm or Chromium the check is skipped with a notice,
+# unless REQUIRE_INTEROP=1.
+set -euo pipefail
+bin=$(cd "$(dirname "${1:-bin/optimus}")" && pwd)/$(basename "${1:-bin/optimus}")
+root=$(cd "$(dirname "$0")/.." && pwd)
+chromium=${CHROMIUM:-/usr/bin/chromium}
+
+missing() {
+  if [ "${REQUIRE_INTEROP:-0}" = 1 ]; then
+    echo "browser-hostile: $1 (REQUIRE_INTEROP=1)" >&2; exit 1
+  fi
+  echo "browser-hostile: skipped ($1)" >&2; exit 0
+}
+command -v node >/dev/null && command -v npm >/dev/null || missing "Node.js and npm are required"
+[ "$(node -p 'process.versions.node.split(".")[0]')" -ge 18 ] || missing "Node.js 18 or later is required"
+[ -x "$chromium" ] || missing "Chromium is required at $chromium"
+[ -x "$bin" ] || { echo "browser-hostile: no optimus binary at $bin (run 'make build')" >&2; exit 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$root/interop/browser"
+[ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund --loglevel=error >&2
+export CHROMIUM="$chromium"
+o() { "$bin" "$@" -q; }
+
+# The tables as CSV, every name a payload.
+for ds in testbed simulate-testbed; do
+  o datasets export "$ds" -o "$tmp/$ds"
+  for f in "$tmp/$ds"/*.parquet; do o convert -i "$f" --format csv > "${f%.parquet}.csv"; done
+  mkdir "$tmp/$ds-hostile"
+  node hostile.mjs rename "$tmp/$ds-hostile" "$tmp/$ds"/*.csv
+done
+tb=$tmp/testbed-hostile st=$tmp/simulate-testbed-hostile out=$tmp/out
+mkdir "$out"
+o fit -i "$tb/loss.csv" --speed "$tb/speed.csv" --jobs "$tb/jobs.csv" -o "$out/models.parquet"
+o fit suggest --jobs "$tb/jobs.csv" -i "$tb/speed.csv" --samples 14 -o "$out/suggestions.parquet"
+o predict -i "$tb/jobs.csv" --models "$out/models.parquet" -o "$out/predictions.parquet"
+o solve --cluster "$tb/cluster.csv" -i "$out/predictions.parquet" -o "$out/allocation.parquet"
+o solve --cluster "$tb/cluster.csv" -i "$out/predictions.parquet" --policy tetris -o "$out/allocation-tetris.parquet"
+o place --cluster "$tb/cluster.csv" -i "$out/allocation.parquet" -o "$out/plan.parquet"
+# A policy label is the file's name when alloc_policy is null.
+o convert -i "$out/allocation-tetris.parquet" --format csv \
+  | awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "alloc_policy") c = i } NR > 1 && c { $c = "" } { print }' \
+  > "$out/p<img src=x onerror=document.body.dataset.policy=1>.csv"
+o simulate --cluster "$st/cluster.csv" --workload "$st/workload.csv" --profiles "$st/profiles.csv" \
+  --profile-speeds "$st/profile_speeds.csv" --seeds 1 --dir "$out/sim" -o "$out/sim/summary.csv"
+
+pages=$tmp/pages
+mkdir "$pages"
+o chart loss -i "$tb/loss.csv" --models "$out/models.parquet" --predictions "$out/predictions.parquet" -o "$pages/loss.html"
+o chart speed -i "$tb/speed.csv" --models "$out/models.parquet" --suggestions "$out/suggestions.parquet" -o "$pages/speed.html"
+o chart allocation -i "$out/allocation.parquet" -i "$out/p<img src=x onerror=document.body.dataset.policy=1>.csv" \
+  --cluster "$tb/cluster.csv" -o "$pages/allocation.html"
+o chart plan -i "$out/plan.parquet" --cluster "$tb/cluster.csv" -o "$pages/plan.html"
+o chart simulation -i "$out/sim/sim_jobs.parquet" --allocations "$out/sim/sim_allocations.parquet" \
+  --utilisation "$out/sim/sim_utilisation.parquet" -o "$pages/simulation.html"
+o report --loss "$tb/loss.csv" --speed "$tb/speed.csv" --cluster "$tb/cluster.csv" --models "$out/models.parquet" \
+  --suggestions "$out/suggestions.parquet" --predictions "$out/predictions.parquet" --allocation "$out/allocation.parquet" \
+  --allocation "$out/allocation-tetris.parquet" --plan "$out/plan.parquet" --simulation "$out/sim" -o "$pages/report.html"
+node hostile.mjs check "$pages"/*.html
+
+# The negative controls: the check must see a handler that runs, and the
+# policy must refuse an inline script.
+sed -e '/http-equiv="Content-Security-Policy"/d' -e 's#<body>#<body><img src=x onerror="document.body.dataset.control=1">#' \
+  "$pages/plan.html" > "$tmp/no-csp.html"
+sed 's#<body>#<body><script>document.body.dataset.control=1</script>#' "$pages/plan.html" > "$tmp/inline.html"
+for control in no-csp inline; do
+  if node hostile.mjs check "$tmp/$control.html" > "$tmp/$control.log"; then
+    cat "$tmp/$control.log" >&2
+    echo "browser-hostile: the check passed a broken page ($control); it cannot be trusted" >&2
+    exit 1
+  fi
+done
+grep -q "dataset has control" "$tmp/no-csp.log" && grep -q "CSP violation: script-src" "$tmp/inline.log" || {
+  cat "$tmp/no-csp.log" "$tmp/inline.log" >&2; echo "browser-hostile: a broken page failed for the wrong reasons" >&2; exit 1; }
+echo "browser-hostile: an inline handler without the policy is caught; the policy refuses an inline script"
