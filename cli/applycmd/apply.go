@@ -24,6 +24,7 @@ import (
 	printexec "github.com/optimus-sched/optimus/executor/print"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
 
 // Options are apply's inputs.
@@ -127,12 +128,12 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	plan, err := apply.PlanFromTable(planTable)
+	plan, err := adapt.ReadPlan(planTable)
 	if err != nil {
 		return err
 	}
-	jobs := apply.JobsFromTable(jobsTable)
-	if err := apply.CheckJobsKnown(planTable, jobs, jobsTable.Source); err != nil {
+	jobs := adapt.ReadJobs(jobsTable)
+	if err := adapt.CheckJobsKnown(planTable, jobs, jobsTable.Source); err != nil {
 		return err
 	}
 	var current []executor.Task
@@ -141,7 +142,7 @@ func Run(opts *Options) error {
 		if err != nil {
 			return err
 		}
-		if current, err = apply.CurrentFromTable(t); err != nil {
+		if current, err = adapt.ReadCurrent(t); err != nil {
 			return err
 		}
 	}
@@ -151,7 +152,7 @@ func Run(opts *Options) error {
 		if err != nil {
 			return err
 		}
-		capacity = apply.CapacityFromCluster(t)
+		capacity = adapt.ReadCapacity(t)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -179,7 +180,7 @@ func Run(opts *Options) error {
 		return named(ex, err)
 	}
 	all := append(results, skipped...)
-	actions, err := apply.ActionsTable(all)
+	actions, err := adapt.ActionsTable(all)
 	if err != nil {
 		return err
 	}

@@ -4,10 +4,10 @@ import (
 	"math"
 	"testing"
 
-	"github.com/optimus-sched/optimus/apply"
 	"github.com/optimus-sched/optimus/executor/kubernetes"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
 
 // The plan snapshot writes from the testbed plan's tasks (what apply put
@@ -26,7 +26,7 @@ func planTableMatchesPlace(t *testing.T, file string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := apply.PlanFromTable(placed)
+	p, err := adapt.ReadPlan(placed)
 	if err != nil {
 		t.Fatal(err)
 	}
