@@ -5,7 +5,6 @@ package applycmd
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -161,34 +160,22 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if err := ex.Validate(ctx, plan.Tasks, jobs); err != nil {
-		if errors.Is(err, executor.ErrInvalidPlan) {
-			return &table.Error{Source: planTable.Source, Msg: strings.TrimPrefix(err.Error(), executor.ErrInvalidPlan.Error()+": ")}
-		}
-		return named(ex, err)
+	report, err := apply.Run(ctx, ex, plan, jobs, apply.RunOptions{
+		Options: apply.Options{Prune: opts.Prune, Generation: opts.Generation}, DryRun: opts.DryRun})
+	if errors.Is(err, executor.ErrInvalidPlan) {
+		return &table.Error{Source: planTable.Source, Msg: strings.TrimPrefix(err.Error(), executor.ErrInvalidPlan.Error()+": ")}
 	}
-	if current, err = ex.Current(ctx); err != nil {
-		return named(ex, err)
-	}
-	generation := opts.Generation
-	if generation == "" {
-		generation = apply.Generation(plan)
-	}
-	changes, skipped := apply.Diff(plan, current, jobs, apply.Options{Prune: opts.Prune, Generation: generation})
-	results, err := ex.Apply(ctx, changes, opts.DryRun)
-	if err != nil {
-		return named(ex, err)
-	}
-	all := append(results, skipped...)
-	actions, err := adapt.ActionsTable(all)
 	if err != nil {
 		return err
 	}
-	failed := apply.Failed(all)
-	if failed > 0 {
-		cmdutil.Warnf(opts.IO, "%s", Summary(ex.Name(), generation, results, skipped, opts.DryRun))
+	actions, err := adapt.ActionsTable(report.All())
+	if err != nil {
+		return err
+	}
+	if report.Failed() > 0 {
+		cmdutil.Warnf(opts.IO, "%s", report.Summary())
 	} else {
-		cmdutil.Summaryf(opts.IO, "%s", Summary(ex.Name(), generation, results, skipped, opts.DryRun))
+		cmdutil.Summaryf(opts.IO, "%s", report.Summary())
 	}
 	// With --manifests standard output carries the YAML: the table goes
 	// only to a file.
@@ -197,19 +184,7 @@ func Run(opts *Options) error {
 			return err
 		}
 	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d changes failed (see the actions table); apply the plan again to retry them", failed, len(results))
-	}
-	return nil
-}
-
-// named prefixes an executor's error with the executor's name, unless the
-// executor said it already.
-func named(ex executor.Executor, err error) error {
-	if strings.HasPrefix(err.Error(), ex.Name()+": ") {
-		return err
-	}
-	return fmt.Errorf("%s: %w", ex.Name(), err)
+	return report.Err()
 }
 
 // check validates the flags before any input is read.
@@ -281,26 +256,4 @@ func (opts *Options) newExecutor(ctx context.Context, current []executor.Task, c
 	}
 	return kubernetes.New(ctx, kubernetes.Options{Kubeconfig: opts.Kubeconfig, Context: opts.Context, Namespace: opts.Namespace,
 		Timeout: opts.Timeout, LeaseWait: opts.LeaseWait})
-}
-
-// Summary is one line saying what apply did, for standard error.
-func Summary(executorName, generation string, results, skipped []executor.Result, dryRun bool) string {
-	count := map[string]int{}
-	outcomes := map[string]int{}
-	for _, r := range results {
-		count[r.Change.Action]++
-		outcomes[r.Outcome]++
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "apply (%s, generation %s", executorName, generation)
-	if dryRun {
-		b.WriteString(", dry run")
-	}
-	fmt.Fprintf(&b, "): %d jobs: ", len(results)+len(skipped))
-	for _, a := range []string{executor.ActionStart, executor.ActionStop, executor.ActionResize, executor.ActionMove} {
-		fmt.Fprintf(&b, "%d %s, ", count[a], a)
-	}
-	fmt.Fprintf(&b, "%d unchanged; changes: %d done, %d planned, %d failed", len(skipped),
-		outcomes[executor.OutcomeDone], outcomes[executor.OutcomePlanned], outcomes[executor.OutcomeFailed])
-	return b.String()
 }
