@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/executor"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/place"
 	"github.com/optimus-sched/optimus/solve"
@@ -57,7 +58,7 @@ func flagValues(path, flag string) []string {
 	case flag == "as":
 		return schema.Names()
 	case flag == "executor":
-		return []string{"print", "exec", "kubernetes"}
+		return executor.Names()
 	case flag == "sampling":
 		return []string{"suggest", "random"}
 	case flag == "knowledge":
