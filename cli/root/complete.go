@@ -51,7 +51,7 @@ func flagValues(path, flag string) []string {
 		return strs(solve.CapacityChecks)
 	case flag == "remaining":
 		return []string{"p10", "p50", "p90"}
-	case flag == "format" && strings.HasSuffix(path, " export"):
+	case flag == "format" && (strings.HasSuffix(path, " export") || strings.Contains(path, " snapshot ")):
 		return tableExtensions
 	case flag == "format":
 		return []string{"arrows", "arrow", "parquet", "csv", "text"}

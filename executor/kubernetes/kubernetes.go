@@ -176,16 +176,10 @@ func TaskOf(p *corev1.Pod) (executor.Task, bool) {
 	return t, true
 }
 
-// Node is a node as optimus sees it.
-type Node struct {
-	Name string
-	// Capacity is the node's allocatable in the plan's units: cpu, memory_gb,
-	// gpu, and the resources of its optimus.dev/capacity annotation.
-	Capacity map[string]float64
-	// Unusable says why no task may be placed there ("" when it may):
-	// cordoned, or not Ready.
-	Unusable string
-}
+// Node is a node as optimus sees it: its Capacity holds its allocatable
+// cpu, memory_gb and gpu, and the resources of its optimus.dev/capacity
+// annotation.
+type Node = executor.Node
 
 // Nodes lists the cluster's nodes, sorted by name.
 func (e *Executor) Nodes(ctx context.Context) ([]Node, error) {
