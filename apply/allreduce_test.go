@@ -1,24 +1,26 @@
-package apply
+package apply_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/optimus-sched/optimus/apply"
 	"github.com/optimus-sched/optimus/executor"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
 
 // allReduce is testdata/allreduce: the pipeline's plan for 8 all-reduce
 // jobs of Pollux's workload-1 on 6 nodes of 4 GPUs (its README says how
 // it was made).
-func allReduce(t *testing.T) (Plan, map[string]executor.Job) {
+func allReduce(t *testing.T) (apply.Plan, map[string]executor.Job) {
 	t.Helper()
 	pt, err := table.ReadFile("testdata/allreduce/plan.csv", schema.Plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := PlanFromTable(pt)
+	plan, err := adapt.ReadPlan(pt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,21 +28,21 @@ func allReduce(t *testing.T) (Plan, map[string]executor.Job) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return plan, JobsFromTable(jt)
+	return plan, adapt.ReadJobs(jt)
 }
 
 // An all-reduce plan starts workers only: no PS task in any change, and
 // the words say so.
 func TestDiffAllReduce(t *testing.T) {
 	plan, jobs := allReduce(t)
-	changes, skipped := Diff(plan, nil, jobs, Options{Generation: Generation(plan)})
+	changes, skipped := apply.Diff(plan, nil, jobs, apply.Options{Generation: apply.Generation(plan)})
 	if len(skipped) != 0 {
 		t.Errorf("skipped %v", skipped)
 	}
 	var got []string
 	tasks := 0
 	for _, c := range changes {
-		got = append(got, c.Job.Job+" "+c.Action+": "+Describe(c))
+		got = append(got, c.Job.Job+" "+c.Action+": "+apply.Describe(c))
 		for _, tk := range c.To {
 			tasks++
 			if tk.Role != executor.RoleWorker || tk.Resources["gpu"] != 1 {
@@ -68,7 +70,7 @@ func TestDiffAllReduce(t *testing.T) {
 		t.Errorf("%d tasks started, want the 24 GPUs", tasks)
 	}
 	// The same plan again: nothing to do.
-	if changes, _ := Diff(plan, plan.Tasks, jobs, Options{Generation: Generation(plan)}); len(changes) != 0 {
+	if changes, _ := apply.Diff(plan, plan.Tasks, jobs, apply.Options{Generation: apply.Generation(plan)}); len(changes) != 0 {
 		t.Errorf("the plan that runs: %d changes", len(changes))
 	}
 }

@@ -1,7 +1,8 @@
 // Package apply derives, without any I/O, what must change on a cluster to
 // bring it from what runs now to a plan: one change per job (start, stop,
-// resize, move), handed to an executor (package executor). It also converts
-// the plan, jobs and actions tables to and from the executor's types.
+// resize, move), handed to an executor (package executor). Run carries a whole plan out (validate, read what runs now, diff, apply)
+// without I/O of its own; the plan, jobs and actions tables are read and
+// written in package pipeline/adapt.
 package apply
 
 import (

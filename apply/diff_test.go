@@ -1,4 +1,4 @@
-package apply
+package apply_test
 
 import (
 	"fmt"
@@ -7,9 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optimus-sched/optimus/apply"
 	"github.com/optimus-sched/optimus/executor"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
 
 // testdata/{plan,jobs,cluster}.csv are the testbed's plan, jobs and cluster:
@@ -17,13 +19,13 @@ import (
 //	optimus datasets export testbed -o tb
 //	scripts/demo.sh's fit, predict, solve and place over it
 //	optimus convert -i out/plan.parquet -o apply/testdata/plan.csv (and the same for jobs, cluster)
-func testbed(t *testing.T) (Plan, map[string]executor.Job) {
+func testbed(t *testing.T) (apply.Plan, map[string]executor.Job) {
 	t.Helper()
 	pt, err := table.ReadFile("testdata/plan.csv", schema.Plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := PlanFromTable(pt)
+	plan, err := adapt.ReadPlan(pt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,16 +33,16 @@ func testbed(t *testing.T) (Plan, map[string]executor.Job) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return plan, JobsFromTable(jt)
+	return plan, adapt.ReadJobs(jt)
 }
 
 // clone copies a plan deeply enough for a test to change its tasks.
-func clone(p Plan) Plan {
-	return Plan{Jobs: append([]PlanJob(nil), p.Jobs...), Tasks: append([]executor.Task(nil), p.Tasks...)}
+func clone(p apply.Plan) apply.Plan {
+	return apply.Plan{Jobs: append([]apply.PlanJob(nil), p.Jobs...), Tasks: append([]executor.Task(nil), p.Tasks...)}
 }
 
 // withoutTask drops one task.
-func withoutTask(p Plan, name string) Plan {
+func withoutTask(p apply.Plan, name string) apply.Plan {
 	out := clone(p)
 	out.Tasks = out.Tasks[:0]
 	for _, t := range p.Tasks {
@@ -52,7 +54,7 @@ func withoutTask(p Plan, name string) Plan {
 }
 
 // moved puts one task on another node.
-func moved(p Plan, name, node string) Plan {
+func moved(p apply.Plan, name, node string) apply.Plan {
 	out := clone(p)
 	for i, t := range out.Tasks {
 		if t.Name() == name {
@@ -63,7 +65,7 @@ func moved(p Plan, name, node string) Plan {
 }
 
 // waiting makes a job wait: no tasks, status waiting.
-func waiting(p Plan, job string) Plan {
+func waiting(p apply.Plan, job string) apply.Plan {
 	out := clone(p)
 	out.Tasks = out.Tasks[:0]
 	for _, t := range p.Tasks {
@@ -73,14 +75,14 @@ func waiting(p Plan, job string) Plan {
 	}
 	for i := range out.Jobs {
 		if out.Jobs[i].Job == job {
-			out.Jobs[i] = PlanJob{Job: job, Status: "waiting", Reason: "cluster full"}
+			out.Jobs[i] = apply.PlanJob{Job: job, Status: "waiting", Reason: "cluster full"}
 		}
 	}
 	return out
 }
 
 // withoutJob removes a job from the plan altogether.
-func withoutJob(p Plan, job string) Plan {
+func withoutJob(p apply.Plan, job string) apply.Plan {
 	out := waiting(p, job)
 	jobs := out.Jobs[:0]
 	for _, j := range out.Jobs {
@@ -93,7 +95,7 @@ func withoutJob(p Plan, job string) Plan {
 }
 
 // keptAll marks every task of a job kept.
-func keptAll(p Plan, job string) Plan {
+func keptAll(p apply.Plan, job string) apply.Plan {
 	out := clone(p)
 	for i := range out.Tasks {
 		if out.Tasks[i].Job == job {
@@ -108,7 +110,7 @@ func keptAll(p Plan, job string) Plan {
 func summary(changes []executor.Change, skipped []executor.Result) []string {
 	var out []string
 	for _, c := range changes {
-		out = append(out, fmt.Sprintf("%s %s: %s", c.Job.Job, c.Action, Describe(c)))
+		out = append(out, fmt.Sprintf("%s %s: %s", c.Job.Job, c.Action, apply.Describe(c)))
 	}
 	for _, r := range skipped {
 		out = append(out, fmt.Sprintf("%s %s skipped: %s", r.Change.Job.Job, r.Change.Action, r.Message))
@@ -116,7 +118,7 @@ func summary(changes []executor.Change, skipped []executor.Result) []string {
 	return out
 }
 
-func allSkippedBut(plan Plan, except map[string]bool) []string {
+func allSkippedBut(plan apply.Plan, except map[string]bool) []string {
 	var out []string
 	for _, j := range plan.Jobs {
 		if !except[j.Job] {
@@ -133,9 +135,9 @@ func TestDiff(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		plan    Plan
+		plan    apply.Plan
 		current []executor.Task
-		opts    Options
+		opts    apply.Options
 		// want lists the changes; every other job of the plan must be a
 		// skipped "start" (already running as planned) unless listed in
 		// wantSkipped.
@@ -175,7 +177,7 @@ func TestDiff(t *testing.T) {
 			wantSkipped: []string{"vgg16-b stop skipped: not in the plan: left running (6 ps + 1 worker on cpu-01, cpu-03, cpu-04, cpu-06, cpu-07, gpu-04, gpu-06); --prune stops it"},
 		},
 		{
-			name: "job gone from the plan, prune: stop", plan: withoutJob(plan, "vgg16-b"), current: plan.Tasks, opts: Options{Prune: true},
+			name: "job gone from the plan, prune: stop", plan: withoutJob(plan, "vgg16-b"), current: plan.Tasks, opts: apply.Options{Prune: true},
 			want: []string{"vgg16-b stop: stop 6 ps + 1 worker on cpu-01, cpu-03, cpu-04, cpu-06, cpu-07, gpu-04, gpu-06"},
 		},
 		{
@@ -192,7 +194,7 @@ func TestDiff(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			changes, skipped := Diff(tt.plan, tt.current, jobs, tt.opts)
+			changes, skipped := apply.Diff(tt.plan, tt.current, jobs, tt.opts)
 			got := summary(changes, skipped)
 			want := append([]string(nil), tt.want...)
 			if !tt.fresh {
@@ -254,7 +256,7 @@ func sortSkippedLast(lines []string, n int) []string {
 func TestDiffKeptMarks(t *testing.T) {
 	plan, jobs := testbed(t)
 	p := keptAll(moved(plan, "seq2seq-a-worker-1", "gpu-04"), "seq2seq-a")
-	changes, _ := Diff(p, plan.Tasks, jobs, Options{Generation: "g1"})
+	changes, _ := apply.Diff(p, plan.Tasks, jobs, apply.Options{Generation: "g1"})
 	if len(changes) != 1 || changes[0].Action != executor.ActionMove {
 		t.Fatalf("changes %v, want one move", summary(changes, nil))
 	}
@@ -277,14 +279,14 @@ func TestDiffKeptMarks(t *testing.T) {
 // The order of the inputs does not matter: changes come sorted by job.
 func TestDiffIsDeterministic(t *testing.T) {
 	plan, jobs := testbed(t)
-	changes, skipped := Diff(plan, nil, jobs, Options{})
+	changes, skipped := apply.Diff(plan, nil, jobs, apply.Options{})
 	want := summary(changes, skipped)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 5 {
 		p := clone(plan)
 		rng.Shuffle(len(p.Tasks), func(a, b int) { p.Tasks[a], p.Tasks[b] = p.Tasks[b], p.Tasks[a] })
 		rng.Shuffle(len(p.Jobs), func(a, b int) { p.Jobs[a], p.Jobs[b] = p.Jobs[b], p.Jobs[a] })
-		c, s := Diff(p, nil, jobs, Options{})
+		c, s := apply.Diff(p, nil, jobs, apply.Options{})
 		if got := summary(c, s); !reflect.DeepEqual(got, want) {
 			t.Fatalf("shuffle %d: %v, want %v", i, got, want)
 		}

@@ -1,6 +1,10 @@
 // Package executor is the contract between apply's pure diff (package apply)
 // and the programs that carry a plan out: the print, exec and kubernetes
-// executors, each in a sub-package. Only executor/kubernetes imports client-go.
+// executors, each in a sub-package that registers its Kind (registry.go);
+// package executor/all links them all in. Only executor/kubernetes (and
+// executor/print, for the manifests it prints) imports client-go; the
+// Kubernetes client, Lease and access checks that a Kubernetes-family
+// executor shares are in executor/kubeclient.
 package executor
 
 import (

@@ -73,17 +73,3 @@ func (pl *placer) placeAllReduce(j int) {
 		res.Reason = joinReason(res.Reason, fmt.Sprintf("reduced: placed %d of %d workers; no node had room for the rest", w-left, w))
 	}
 }
-
-// allReduceCross is the share of an all-reduce job's worker pairs that lie
-// on different nodes, from its tasks' counts per node (countTask).
-func (pl *placer) allReduceCross(w int) float64 {
-	if w < 2 {
-		return 0
-	}
-	same := 0
-	for _, i := range pl.nodes {
-		c := pl.perNode[i]
-		same += c[Worker] * (c[Worker] - 1)
-	}
-	return 1 - float64(same)/float64(w*(w-1))
-}

@@ -877,20 +877,10 @@ func (pl *placer) result() *Result {
 			}
 		}
 		jr.Servers = len(pl.nodes)
-		local := 0
-		k := len(pl.nodes)
-		jr.Even = k > 0
-		for _, i := range pl.nodes {
-			c := pl.perNode[i]
-			local += c[PS] * c[Worker]
-			if c[PS] != jr.PS/k && c[PS] != (jr.PS+k-1)/k || c[Worker] != jr.Workers/k && c[Worker] != (jr.Workers+k-1)/k {
-				jr.Even = false
-			}
-		}
-		jr.CrossTraffic = 1 - float64(local)/float64(jr.PS*jr.Workers)
-		if jr.PS == 0 {
-			jr.CrossTraffic = pl.allReduceCross(jr.Workers)
-		}
+		jr.Even, jr.CrossTraffic = JobSpread(len(pl.nodes), func(i int) (int, int) {
+			c := pl.perNode[pl.nodes[i]]
+			return c[PS], c[Worker]
+		})
 	}
 	res.Tasks = tasks[:len(tasks):len(tasks)]
 	res.Free = make([][]float64, len(pl.p.Nodes))

@@ -1,29 +1,29 @@
 // Package applycmd implements `optimus apply`: carry a plan out through an
-// executor (print, exec or kubernetes) and record what was done.
+// executor (those registered in package executor: print, exec, kubernetes)
+// and record what was done.
 package applycmd
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/optimus-sched/optimus/apply"
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/executor"
-	execexec "github.com/optimus-sched/optimus/executor/exec"
-	"github.com/optimus-sched/optimus/executor/kubernetes"
-	printexec "github.com/optimus-sched/optimus/executor/print"
+	_ "github.com/optimus-sched/optimus/executor/all" // every executor kind
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
 
 // Options are apply's inputs.
@@ -32,30 +32,31 @@ type Options struct {
 	Input      string // the plan
 	Jobs       string
 	Executor   string
-	Current    string // print, exec: the plan running now
-	Cluster    string // print, exec: nodes and capacities to check the plan against
+	Current    string // executors that do not read the cluster: the plan running now
+	Cluster    string // and the nodes and capacities to check the plan against
 	Prune      bool
 	DryRun     bool
-	Manifests  bool
 	Generation string
 
-	Program     string // exec
-	ExecTimeout time.Duration
-
-	Kubeconfig string // kubernetes (and print --manifests: Namespace)
-	Context    string
-	Namespace  string
-	Timeout    time.Duration
-	LeaseWait  time.Duration
+	// Configs holds every executor kind's configuration by name, as its
+	// flags set it; Run uses the one --executor names.
+	Configs map[string]executor.Config
+	// Changed reports whether a flag was given (the flags of the
+	// executors apply to theirs only); nil: none was.
+	Changed func(flag string) bool
+	// flagOwners records, for each executor flag, the kinds that define
+	// it.
+	flagOwners map[string][]owner
 
 	Output cmdutil.OutputOptions
 }
 
 // NewCmd returns `optimus apply`.
 func NewCmd(ios *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
-	opts := &Options{IO: ios}
+	opts := &Options{IO: ios, Configs: map[string]executor.Config{}}
+	kinds := executor.Kinds()
 	cmd := &cobra.Command{
-		Use:   "apply --jobs FILE --executor print|exec|kubernetes [-i PLAN] [-o FILE]",
+		Use:   "apply --jobs FILE --executor " + strings.Join(executor.Names(), "|") + " [-i PLAN] [-o FILE]",
 		Short: "Carry a plan out on the cluster and record what was done",
 		Long: `Apply compares the plan (optimus place's output) with what runs now and derives one
 action per job: start (nothing runs, tasks wanted), stop (the plan lets the job wait or
@@ -66,17 +67,10 @@ planned is skipped. The whole plan is checked before anything is done; an invali
 changes nothing (exit 2).
 
 Executors (--executor):
-  print       changes nothing: every action is planned; with --manifests the Kubernetes
-              objects the kubernetes executor would create go to standard output as YAML
-              (for kubectl apply -f -), and the actions table only to -o
-  exec        runs --program once per job change: PROGRAM ACTION JOB --generation G
-              --ps P --workers W, with the change as JSON on standard input, never
-              through a shell; exit status 0 is done, its standard error the message
-  kubernetes  pods bound to their planned nodes and a headless Service per job, in
-              --namespace of the cluster --kubeconfig (or KUBECONFIG, or in-cluster) names
+` + executorHelp(kinds) + `
 
-What runs now comes from the cluster for kubernetes, and from --current (the plan applied
-last time) for print and exec: without it nothing runs.
+What runs now comes from the cluster for ` + executor.AndList(readers(kinds, true)) + `, and from --current (the plan applied
+last time) for ` + executor.AndList(readers(kinds, false)) + `: without it nothing runs.
 
 The output is the actions table: one row per action and task with its outcome (done,
 failed, skipped, planned) and message (optimus schema actions). Exit status 1 when any
@@ -97,22 +91,131 @@ again retries what failed.`,
 	cmdutil.InputFlag(cmd, &opts.Input, "plan")
 	f := cmd.Flags()
 	f.StringVar(&opts.Jobs, "jobs", "", "read the jobs (image, command, mode, global_batch, model) from `FILE` (required)")
-	f.StringVar(&opts.Executor, "executor", "", "`EXECUTOR` that carries the plan out: print, exec or kubernetes (required)")
-	f.StringVar(&opts.Current, "current", "", "print, exec: read the plan running now from `FILE` (none: nothing runs)")
-	f.StringVar(&opts.Cluster, "cluster", "", "print, exec: check the plan against the nodes and capacities in `FILE`")
+	f.StringVar(&opts.Executor, "executor", "", "`EXECUTOR` that carries the plan out: "+executor.OrList(executor.Names())+" (required)")
+	notReaders := strings.Join(readers(kinds, false), ", ")
+	f.StringVar(&opts.Current, "current", "", notReaders+": read the plan running now from `FILE` (none: nothing runs)")
+	f.StringVar(&opts.Cluster, "cluster", "", notReaders+": check the plan against the nodes and capacities in `FILE`")
 	f.BoolVar(&opts.Prune, "prune", false, "stop jobs that run now but are not in the plan (otherwise they are left alone)")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "change nothing: report what would be done (outcome planned)")
-	f.BoolVar(&opts.Manifests, "manifests", false, "print: write the Kubernetes objects the kubernetes executor would create to standard output as YAML")
 	f.StringVar(&opts.Generation, "generation", "", "`NAME` of this plan in labels and requests (default: a hash of the plan's tasks and nodes)")
-	f.StringVar(&opts.Program, "program", "", "exec: the `PROGRAM` to run per change (a path, or a name looked up in PATH)")
-	f.DurationVar(&opts.ExecTimeout, "exec-timeout", execexec.DefaultTimeout, "exec: kill a call of the program (and its process group) after `DURATION`")
-	f.StringVar(&opts.Kubeconfig, "kubeconfig", "", "kubernetes: the kubeconfig `FILE` (default: KUBECONFIG, ~/.kube/config, then in-cluster)")
-	f.StringVar(&opts.Context, "context", "", "kubernetes: the kubeconfig `CONTEXT` (default: its current context)")
-	f.StringVar(&opts.Namespace, "namespace", "", "kubernetes, print --manifests: the `NAMESPACE` of the pods and Services (default: the context's, else default)")
-	f.DurationVar(&opts.Timeout, "timeout", kubernetes.DefaultTimeout, "kubernetes: how long (`DURATION`) to wait for replaced pods to go and new pods to run (negative: do not wait)")
-	f.DurationVar(&opts.LeaseWait, "lease-wait", kubernetes.DefaultLeaseWait, "kubernetes: how long (`DURATION`) to wait for another apply's lease on the namespace (negative: fail at once)")
+	opts.flagOwners = addExecutorFlags(f, kinds, opts.Configs)
+	opts.Changed = f.Changed
 	opts.Output.AddOutputFlags(cmd)
 	return cmd
+}
+
+// executorHelp lists the kinds for apply's help, each with its paragraph.
+func executorHelp(kinds []*executor.Kind) string {
+	var b strings.Builder
+	for i, k := range kinds {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		for j, line := range strings.Split(k.Long, "\n") {
+			if j == 0 {
+				fmt.Fprintf(&b, "  %-12s%s", k.Name, line)
+			} else {
+				fmt.Fprintf(&b, "\n%14s%s", "", line)
+			}
+		}
+	}
+	return b.String()
+}
+
+// readers names the kinds that read the cluster themselves (or, with
+// false, those that take --current and --cluster).
+func readers(kinds []*executor.Kind, reads bool) []string {
+	var names []string
+	for _, k := range kinds {
+		if k.ReadsCluster == reads {
+			names = append(names, k.Name)
+		}
+	}
+	return names
+}
+
+// owner is one executor kind that defines a flag.
+type owner struct {
+	kind  string
+	needs string // the kind's other flag this one applies with ("" none)
+}
+
+// addExecutorFlags defines every kind's flags on f, a flag two kinds define
+// once, setting both; the help says which executors a flag is for.
+func addExecutorFlags(f *pflag.FlagSet, kinds []*executor.Kind, configs map[string]executor.Config) map[string][]owner {
+	type def struct {
+		kind string
+		flag *pflag.Flag
+	}
+	defs := map[string][]def{}
+	flagOwners := map[string][]owner{}
+	var names []string
+	for _, k := range kinds {
+		cfg := k.NewConfig()
+		configs[k.Name] = cfg
+		fs := pflag.NewFlagSet(k.Name, pflag.ContinueOnError)
+		cfg.AddFlags(fs)
+		fs.VisitAll(func(fl *pflag.Flag) {
+			if defs[fl.Name] == nil {
+				names = append(names, fl.Name)
+			}
+			defs[fl.Name] = append(defs[fl.Name], def{k.Name, fl})
+		})
+	}
+	for _, name := range names {
+		ds := defs[name]
+		// The kinds a flag applies to fully come first; the first of them
+		// gives the help.
+		sort.SliceStable(ds, func(i, j int) bool {
+			return len(ds[i].flag.Annotations[executor.Needs]) < len(ds[j].flag.Annotations[executor.Needs])
+		})
+		var labels []string
+		var owners []owner
+		var values fanout
+		for _, d := range ds {
+			o := owner{kind: d.kind}
+			label := d.kind
+			if n := d.flag.Annotations[executor.Needs]; len(n) > 0 {
+				o.needs = n[0]
+				label += " --" + o.needs
+			}
+			if d.flag.Value.Type() != ds[0].flag.Value.Type() {
+				panic(fmt.Sprintf("applycmd: flag --%s is a %s for %s, a %s for %s", name, ds[0].flag.Value.Type(), ds[0].kind, d.flag.Value.Type(), d.kind))
+			}
+			owners = append(owners, o)
+			labels = append(labels, label)
+			values = append(values, d.flag.Value)
+		}
+		flagOwners[name] = owners
+		first := *ds[0].flag
+		first.Usage = strings.Join(labels, ", ") + ": " + first.Usage
+		first.Annotations = nil
+		if len(values) > 1 {
+			first.Value = values
+		}
+		f.AddFlag(&first)
+	}
+	return flagOwners
+}
+
+// fanout is a flag that sets the same option of several executors.
+type fanout []pflag.Value
+
+func (v fanout) String() string { return v[0].String() }
+func (v fanout) Type() string   { return v[0].Type() }
+func (v fanout) Set(s string) error {
+	for _, x := range v {
+		if err := x.Set(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// IsBoolFlag lets a shared bool flag go without a value.
+func (v fanout) IsBoolFlag() bool {
+	b, ok := v[0].(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // Run applies.
@@ -130,12 +233,12 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	plan, err := apply.PlanFromTable(planTable)
+	plan, err := adapt.ReadPlan(planTable)
 	if err != nil {
 		return err
 	}
-	jobs := apply.JobsFromTable(jobsTable)
-	if err := apply.CheckJobsKnown(planTable, jobs, jobsTable.Source); err != nil {
+	jobs := adapt.ReadJobs(jobsTable)
+	if err := adapt.CheckJobsKnown(planTable, jobs, jobsTable.Source); err != nil {
 		return err
 	}
 	var current []executor.Task
@@ -144,7 +247,7 @@ func Run(opts *Options) error {
 		if err != nil {
 			return err
 		}
-		if current, err = apply.CurrentFromTable(t); err != nil {
+		if current, err = adapt.ReadCurrent(t); err != nil {
 			return err
 		}
 	}
@@ -154,64 +257,44 @@ func Run(opts *Options) error {
 		if err != nil {
 			return err
 		}
-		capacity = apply.CapacityFromCluster(t)
+		capacity = adapt.ReadCapacity(t)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	ex, err := opts.newExecutor(ctx, current, capacity)
+	env := executor.Env{Stdout: opts.IO.Out}
+	if !executor.Lookup(opts.Executor).ReadsCluster {
+		env.Current, env.Capacity = current, capacity
+	}
+	ex, err := opts.Configs[opts.Executor].New(ctx, env)
 	if err != nil {
 		return err
 	}
-	if err := ex.Validate(ctx, plan.Tasks, jobs); err != nil {
-		if errors.Is(err, executor.ErrInvalidPlan) {
-			return &table.Error{Source: planTable.Source, Msg: strings.TrimPrefix(err.Error(), executor.ErrInvalidPlan.Error()+": ")}
-		}
-		return named(ex, err)
+	report, err := apply.Run(ctx, ex, plan, jobs, apply.RunOptions{
+		Options: apply.Options{Prune: opts.Prune, Generation: opts.Generation}, DryRun: opts.DryRun})
+	if errors.Is(err, executor.ErrInvalidPlan) {
+		return &table.Error{Source: planTable.Source, Msg: strings.TrimPrefix(err.Error(), executor.ErrInvalidPlan.Error()+": ")}
 	}
-	if current, err = ex.Current(ctx); err != nil {
-		return named(ex, err)
-	}
-	generation := opts.Generation
-	if generation == "" {
-		generation = apply.Generation(plan)
-	}
-	changes, skipped := apply.Diff(plan, current, jobs, apply.Options{Prune: opts.Prune, Generation: generation})
-	results, err := ex.Apply(ctx, changes, opts.DryRun)
-	if err != nil {
-		return named(ex, err)
-	}
-	all := append(results, skipped...)
-	actions, err := apply.ActionsTable(all)
 	if err != nil {
 		return err
 	}
-	failed := apply.Failed(all)
-	if failed > 0 {
-		cmdutil.Warnf(opts.IO, "%s", Summary(ex.Name(), generation, results, skipped, opts.DryRun))
+	actions, err := adapt.ActionsTable(report.All())
+	if err != nil {
+		return err
+	}
+	if report.Failed() > 0 {
+		cmdutil.Warnf(opts.IO, "%s", report.Summary())
 	} else {
-		cmdutil.Summaryf(opts.IO, "%s", Summary(ex.Name(), generation, results, skipped, opts.DryRun))
+		cmdutil.Summaryf(opts.IO, "%s", report.Summary())
 	}
-	// With --manifests standard output carries the YAML: the table goes
-	// only to a file.
-	if !opts.Manifests || opts.Output.Path != "" && opts.Output.Path != "-" {
+	// When the executor writes to standard output the table goes only to a
+	// file.
+	if !opts.writesStdout() || opts.Output.Path != "" && opts.Output.Path != "-" {
 		if err := opts.Output.Write(opts.IO, actions); err != nil {
 			return err
 		}
 	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d changes failed (see the actions table); apply the plan again to retry them", failed, len(results))
-	}
-	return nil
-}
-
-// named prefixes an executor's error with the executor's name, unless the
-// executor said it already.
-func named(ex executor.Executor, err error) error {
-	if strings.HasPrefix(err.Error(), ex.Name()+": ") {
-		return err
-	}
-	return fmt.Errorf("%s: %w", ex.Name(), err)
+	return report.Err()
 }
 
 // check validates the flags before any input is read.
@@ -222,87 +305,62 @@ func (opts *Options) check() error {
 	if opts.Jobs == "" {
 		return cmdutil.Usagef("--jobs FILE is required: the jobs table (image, command) of the plan's jobs")
 	}
-	only := func(flag, executorName string, set bool) error {
-		if set && opts.Executor != executorName {
-			return cmdutil.Usagef("--%s applies to --executor %s only", flag, executorName)
+	kind := executor.Lookup(opts.Executor)
+	switch {
+	case opts.Executor == "":
+		var choices []string
+		for _, k := range executor.Kinds() {
+			choices = append(choices, k.Name+" ("+k.Short+")")
 		}
-		return nil
+		return cmdutil.Usagef("--executor is required: %s", executor.OrList(choices))
+	case kind == nil || opts.Configs[kind.Name] == nil:
+		return cmdutil.Usagef("--executor %q: use %s", opts.Executor, executor.OrList(executor.Names()))
 	}
-	switch opts.Executor {
-	case "print", "exec", "kubernetes":
-	case "":
-		return cmdutil.Usagef("--executor is required: print (changes nothing), exec or kubernetes")
-	default:
-		return cmdutil.Usagef("--executor %q: use print, exec or kubernetes", opts.Executor)
+	changed := opts.Changed
+	if changed == nil {
+		changed = func(string) bool { return false }
 	}
-	for _, c := range []struct {
-		flag, executor string
-		set            bool
-	}{
-		{"manifests", "print", opts.Manifests},
-		{"program", "exec", opts.Program != ""},
-		{"kubeconfig", "kubernetes", opts.Kubeconfig != ""},
-		{"context", "kubernetes", opts.Context != ""},
-	} {
-		if err := only(c.flag, c.executor, c.set); err != nil {
-			return err
+	names := make([]string, 0, len(opts.flagOwners))
+	for name := range opts.flagOwners {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if !changed(name) {
+			continue
 		}
+		owners := opts.flagOwners[name]
+		applies := false
+		var to []string
+		for _, o := range owners {
+			applies = applies || o.kind == kind.Name && (o.needs == "" || changed(o.needs))
+			if o.needs != "" {
+				to = append(to, o.kind+" --"+o.needs)
+			} else {
+				to = append(to, o.kind)
+			}
+		}
+		if applies {
+			continue
+		}
+		if len(to) == 1 {
+			return cmdutil.Usagef("--%s applies to --executor %s only", name, to[0])
+		}
+		return cmdutil.Usagef("--%s applies to --executor %s", name, strings.Join(to, " and to "))
 	}
-	if opts.Executor == "exec" && opts.Program == "" {
-		return cmdutil.Usagef("--executor exec needs --program PATH: the program to run per change")
+	if err := opts.Configs[kind.Name].Check(); err != nil {
+		return err
 	}
-	if opts.Executor == "exec" && opts.ExecTimeout <= 0 {
-		return cmdutil.Usagef("--exec-timeout %s: give a positive duration", opts.ExecTimeout)
-	}
-	if opts.Executor == "kubernetes" && (opts.Current != "" || opts.Cluster != "") {
-		return cmdutil.Usagef("--current and --cluster apply to print and exec: the kubernetes executor reads both from the cluster")
-	}
-	if opts.Namespace != "" && opts.Executor != "kubernetes" && !opts.Manifests {
-		return cmdutil.Usagef("--namespace applies to --executor kubernetes and to print --manifests")
+	if kind.ReadsCluster && (opts.Current != "" || opts.Cluster != "") {
+		return cmdutil.Usagef("--current and --cluster apply to %s: the %s executor reads both from the cluster",
+			executor.AndList(readers(executor.Kinds(), false)), kind.Name)
 	}
 	return nil
 }
 
-// newExecutor builds the executor the flags name.
-func (opts *Options) newExecutor(ctx context.Context, current []executor.Task, capacity map[string]map[string]float64) (executor.Executor, error) {
-	switch opts.Executor {
-	case "print":
-		po := printexec.Options{Current: current, Capacity: capacity}
-		if opts.Manifests {
-			mo := kubernetes.ManifestOptions{Namespace: opts.Namespace}
-			po.Manifests = opts.IO.Out
-			po.Manifest = func(w io.Writer, changes []executor.Change) error { return kubernetes.WriteManifests(w, changes, mo) }
-		}
-		return printexec.New(po)
-	case "exec":
-		e, err := execexec.New(execexec.Options{Program: opts.Program, Timeout: opts.ExecTimeout, Current: current, Capacity: capacity})
-		if err != nil {
-			return nil, cmdutil.Usagef("--program %v", err)
-		}
-		return e, nil
-	}
-	return kubernetes.New(ctx, kubernetes.Options{Kubeconfig: opts.Kubeconfig, Context: opts.Context, Namespace: opts.Namespace,
-		Timeout: opts.Timeout, LeaseWait: opts.LeaseWait})
-}
-
-// Summary is one line saying what apply did, for standard error.
-func Summary(executorName, generation string, results, skipped []executor.Result, dryRun bool) string {
-	count := map[string]int{}
-	outcomes := map[string]int{}
-	for _, r := range results {
-		count[r.Change.Action]++
-		outcomes[r.Outcome]++
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "apply (%s, generation %s", executorName, generation)
-	if dryRun {
-		b.WriteString(", dry run")
-	}
-	fmt.Fprintf(&b, "): %d jobs: ", len(results)+len(skipped))
-	for _, a := range []string{executor.ActionStart, executor.ActionStop, executor.ActionResize, executor.ActionMove} {
-		fmt.Fprintf(&b, "%d %s, ", count[a], a)
-	}
-	fmt.Fprintf(&b, "%d unchanged; changes: %d done, %d planned, %d failed", len(skipped),
-		outcomes[executor.OutcomeDone], outcomes[executor.OutcomePlanned], outcomes[executor.OutcomeFailed])
-	return b.String()
+// writesStdout: the executor writes to standard output (print
+// --manifests), so the actions table goes only to a file.
+func (opts *Options) writesStdout() bool {
+	w, ok := opts.Configs[opts.Executor].(executor.StdoutWriter)
+	return ok && w.WritesStdout()
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/executor"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/place"
 	"github.com/optimus-sched/optimus/solve"
@@ -57,14 +58,14 @@ func flagValues(path, flag string) []string {
 		return strs(solve.CapacityChecks)
 	case flag == "remaining":
 		return []string{"p10", "p50", "p90"}
-	case flag == "format" && strings.HasSuffix(path, " export"):
+	case flag == "format" && (strings.HasSuffix(path, " export") || strings.Contains(path, " snapshot ")):
 		return tableExtensions
 	case flag == "format":
 		return []string{"arrows", "arrow", "parquet", "csv", "text"}
 	case flag == "as":
 		return schema.Names()
 	case flag == "executor":
-		return []string{"print", "exec", "kubernetes"}
+		return executor.Names()
 	case flag == "sampling":
 		return []string{"suggest", "random"}
 	case flag == "knowledge":

@@ -5,9 +5,21 @@ import (
 	"testing"
 
 	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/executor"
 	"github.com/optimus-sched/optimus/place"
 	"github.com/optimus-sched/optimus/solve"
 )
+
+// snapshotSources are the names of the registered snapshot sources, as the
+// shell completes `optimus snapshot` (TestCompletion compares candidates
+// without their descriptions).
+func snapshotSources() string {
+	var names []string
+	for _, s := range executor.Sources() {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, " ")
+}
 
 // The shell completes flag values: policies per command, formats,
 // quantiles, table kinds, dataset and model names, and table files by
@@ -32,7 +44,10 @@ func TestCompletion(t *testing.T) {
 		{[]string{"datasets", "export", ""}, "testbed simulate-testbed pollux-curves pollux-workload-1 schedule-curves :4"},
 		{[]string{"convert", "--as", ""}, "cluster jobs loss speed"},
 		{[]string{"place", "ps-blocks", "--model", ""}, "resnet-50 vgg-16 :4"},
+		{[]string{"apply", "--executor", ""}, strings.Join(executor.Names(), " ") + " :4"},
 		{[]string{"apply", "--executor", ""}, "print exec kubernetes :4"},
+		{[]string{"snapshot", ""}, snapshotSources()},
+		{[]string{"snapshot", "kubernetes", "--format", ""}, "parquet arrow arrows csv :4"},
 		{[]string{"solve", "--cluster", ""}, "parquet arrow arrows csv :8"},
 		{[]string{"fit", "-i", ""}, "parquet arrow arrows csv :8"},
 		{[]string{"chart", "simulation", "--utilisation", ""}, "parquet arrow arrows csv :8"},

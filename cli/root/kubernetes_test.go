@@ -13,17 +13,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/optimus-sched/optimus/apply"
 	"github.com/optimus-sched/optimus/executor"
 	k8s "github.com/optimus-sched/optimus/executor/kubernetes"
 	"github.com/optimus-sched/optimus/executor/kubernetes/ktest"
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
 
 // taskLines renders a plan's tasks as sorted "name@node resources" lines.
 func taskLines(t *testing.T, path string) []string {
 	t.Helper()
-	p, err := apply.PlanFromTable(mustRead(t, path, schema.Plan))
+	p, err := adapt.ReadPlan(mustRead(t, path, schema.Plan))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestApplyAndSnapshotAgainstKubernetes(t *testing.T) {
 	// The testbed's nodes, plus a cordoned one and one NotReady, which
 	// snapshot must leave out.
 	var nodes []ktest.NodeSpec
-	for name, c := range apply.CapacityFromCluster(mustRead(t, tb("cluster"), schema.Cluster)) {
+	for name, c := range adapt.ReadCapacity(mustRead(t, tb("cluster"), schema.Cluster)) {
 		nodes = append(nodes, ktest.NodeSpec{Name: name, Capacity: c})
 	}
 	ktest.AddNodes(t, admin, nodes)
@@ -158,8 +158,8 @@ func TestApplyAndSnapshotAgainstKubernetes(t *testing.T) {
 	if got, want := taskLines(t, o("snap/plan.parquet")), taskLines(t, o("plan.parquet")); !reflect.DeepEqual(got, want) {
 		t.Errorf("snapshot's plan differs from the plan applied:\n got %v\nwant %v", got, want)
 	}
-	if got, want := apply.CapacityFromCluster(mustRead(t, o("snap/cluster.parquet"), schema.Cluster)),
-		apply.CapacityFromCluster(mustRead(t, tb("cluster"), schema.Cluster)); !reflect.DeepEqual(got, want) {
+	if got, want := adapt.ReadCapacity(mustRead(t, o("snap/cluster.parquet"), schema.Cluster)),
+		adapt.ReadCapacity(mustRead(t, tb("cluster"), schema.Cluster)); !reflect.DeepEqual(got, want) {
 		t.Errorf("snapshot's cluster differs from the testbed's:\n got %v\nwant %v", got, want)
 	}
 	plan := mustRead(t, o("plan.parquet"), schema.Plan)

@@ -1,83 +1,35 @@
-package snapshotcmd
+package snapshotcmd_test
 
 import (
-	"math"
 	"testing"
 
-	"github.com/optimus-sched/optimus/apply"
-	"github.com/optimus-sched/optimus/executor/kubernetes"
-	"github.com/optimus-sched/optimus/io/schema"
-	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/snapshotcmd"
+	"github.com/optimus-sched/optimus/executor"
 )
 
-// The plan snapshot writes from the testbed plan's tasks (what apply put
-// on the cluster) has the per-job figures optimus place computed.
-// What snapshot says of the tasks that run (servers, evenness, cross-server
-// traffic) is what place said of them: the testbed's parameter-server plan
-// and the all-reduce plan of 8 jobs of Pollux's workload-1.
-func TestPlanTableMatchesPlace(t *testing.T) {
-	for _, f := range []string{"../../apply/testdata/plan.csv", "../../apply/testdata/allreduce/plan.csv"} {
-		t.Run(f, func(t *testing.T) { planTableMatchesPlace(t, f) })
+// Every registered source is a subcommand with the source's help and flags
+// beside snapshot's own.
+func TestSubcommandPerSource(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	cmd := snapshotcmd.NewCmd(ios)
+	sources := executor.Sources()
+	if len(sources) == 0 || len(cmd.Commands()) != len(sources) {
+		t.Fatalf("%d subcommands for %d sources", len(cmd.Commands()), len(sources))
 	}
-}
-
-func planTableMatchesPlace(t *testing.T, file string) {
-	placed, err := table.ReadFile(file, schema.Plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := apply.PlanFromTable(placed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := PlanTable(p.Tasks, []string{"gpu", "cpu", "memory_gb", "net_gbps"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.NumRows() != len(p.Tasks) {
-		t.Fatalf("%d rows, want %d", got.NumRows(), len(p.Tasks))
-	}
-	want := map[string][3]float64{} // job -> servers, even, cross
-	for i, job := range placed.Strings("job") {
-		even := 0.0
-		if placed.Bools("job_even")[i] {
-			even = 1
+	for _, s := range sources {
+		sub, _, err := cmd.Find([]string{s.Name})
+		if err != nil || sub.Name() != s.Name || sub.Short != s.Short || sub.Long != s.Long {
+			t.Errorf("source %s: subcommand %v, %v", s.Name, sub, err)
+			continue
 		}
-		want[job] = [3]float64{float64(placed.Int64s("job_servers")[i]), even, placed.Float64s("job_cross_traffic")[i]}
-	}
-	for i, job := range got.Strings("job") {
-		even := 0.0
-		if got.Bools("job_even")[i] {
-			even = 1
-		}
-		g := [3]float64{float64(got.Int64s("job_servers")[i]), even, got.Float64s("job_cross_traffic")[i]}
-		w := want[job]
-		if g[0] != w[0] || g[1] != w[1] || math.Abs(g[2]-w[2]) > 1e-12 {
-			t.Errorf("job %s: servers, even, cross %v, place said %v", job, g, w)
+		for _, flag := range []string{"output", "jobs", "format", "timeout"} {
+			if sub.Flags().Lookup(flag) == nil {
+				t.Errorf("snapshot %s has no --%s", s.Name, flag)
+			}
 		}
 	}
-}
-
-func TestClusterTableLeavesOutUnusableNodes(t *testing.T) {
-	var left []string
-	c, resources, err := ClusterTable([]kubernetes.Node{
-		{Name: "a", Capacity: map[string]float64{"gpu": 4, "cpu": 16, "memory_gb": 64, "net_gbps": 10}},
-		{Name: "b", Capacity: map[string]float64{"gpu": 4, "cpu": 16, "memory_gb": 64}, Unusable: "cordoned"},
-		{Name: "c", Capacity: map[string]float64{"gpu": 0, "cpu": 32, "memory_gb": 128}},
-	}, func(name, why string) { left = append(left, name+": "+why) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(left) != 1 || left[0] != "b: cordoned" {
-		t.Errorf("left out %v", left)
-	}
-	if got := c.Strings("node"); len(got) != 2 || got[0] != "a" || got[1] != "c" {
-		t.Errorf("nodes %v", got)
-	}
-	if want := []string{"gpu", "cpu", "memory_gb", "net_gbps"}; len(resources) != 4 || resources[3] != want[3] {
-		t.Errorf("resources %v", resources)
-	}
-	if net := c.Float64s("net_gbps"); net[0] != 10 || net[1] != 0 {
-		t.Errorf("net_gbps %v", net)
+	if k, _, _ := cmd.Find([]string{"kubernetes"}); k.Flags().ShorthandLookup("n") == nil || k.Flags().Lookup("kubeconfig") == nil {
+		t.Errorf("snapshot kubernetes lacks its -n/--namespace or --kubeconfig")
 	}
 }

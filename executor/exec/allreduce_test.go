@@ -8,6 +8,7 @@ import (
 	"github.com/optimus-sched/optimus/executor"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
 
 // An all-reduce plan (apply/testdata/allreduce: 8 jobs of Pollux's
@@ -18,7 +19,7 @@ func TestArgsAllReduce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := apply.PlanFromTable(pt)
+	plan, err := adapt.ReadPlan(pt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +27,7 @@ func TestArgsAllReduce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changes, _ := apply.Diff(plan, nil, apply.JobsFromTable(jt), apply.Options{Generation: "g1"})
+	changes, _ := apply.Diff(plan, nil, adapt.ReadJobs(jt), apply.Options{Generation: "g1"})
 	found := false
 	for _, c := range changes {
 		req := NewRequest(c)

@@ -52,6 +52,9 @@ type Options struct {
 type Executor struct {
 	opts Options
 	path string
+	// afterFunc starts a call's timeout clock (time.AfterFunc); tests
+	// replace it to fire the timeout when they choose.
+	afterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
 var _ executor.Executor = (*Executor)(nil)
@@ -69,7 +72,7 @@ func New(opts Options) (*Executor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", opts.Program, unwrapExecError(err))
 	}
-	return &Executor{opts: opts, path: path}, nil
+	return &Executor{opts: opts, path: path, afterFunc: afterFunc}, nil
 }
 
 // Name is "exec".
@@ -181,8 +184,10 @@ func (e *Executor) run(ctx context.Context, c executor.Change, args []string) (o
 	if err != nil {
 		return executor.OutcomeFailed, "encoding the request: " + err.Error()
 	}
-	ctx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := e.afterFunc(e.opts.Timeout, func() { cancel(errTimedOut) })
+	defer stop()
 	cmd := osexec.CommandContext(ctx, e.path, args...)
 	cmd.Stdin = bytes.NewReader(append(input, '\n'))
 	cmd.Stdout = io.Discard
@@ -196,7 +201,7 @@ func (e *Executor) run(ctx context.Context, c executor.Change, args []string) (o
 	said := strings.TrimSpace(stderr.String())
 	var exitErr *osexec.ExitError
 	switch {
-	case ctx.Err() == context.DeadlineExceeded:
+	case context.Cause(ctx) == errTimedOut:
 		return executor.OutcomeFailed, join(fmt.Sprintf("timed out after %s: process group killed", e.opts.Timeout), said)
 	case ctx.Err() != nil:
 		return executor.OutcomeFailed, join("interrupted: process group killed", said)
@@ -207,6 +212,12 @@ func (e *Executor) run(ctx context.Context, c executor.Change, args []string) (o
 	}
 	return executor.OutcomeDone, said
 }
+
+// errTimedOut is the cause of a call's cancellation when it outlives the
+// timeout.
+var errTimedOut = errors.New("timed out")
+
+func afterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 
 func join(what, said string) string {
 	if said == "" {

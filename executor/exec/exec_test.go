@@ -125,14 +125,36 @@ echo ok >&2
 }
 
 // A hanging program is killed with its children when the timeout passes.
+// The timeout kills the program's whole process group. The test fires the
+// timeout itself once the script has started its child and said why it
+// waits, so the outcome does not depend on how fast the machine runs it.
 func TestExecTimeoutKillsTheProcessGroup(t *testing.T) {
-	pidFile := filepath.Join(t.TempDir(), "pid")
+	ready := filepath.Join(t.TempDir(), "ready")
+	if err := syscall.Mkfifo(ready, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	prog := script(t, "hang", `sleep 60 &
-echo $! > "`+pidFile+`"
 echo "waiting forever" >&2
+echo $! > "`+ready+`"
 wait
 `)
 	e := mustNew(t, Options{Program: prog, Timeout: 300 * time.Millisecond})
+	pids := make(chan string, 1)
+	e.afterFunc = func(d time.Duration, fire func()) func() bool {
+		if d != 300*time.Millisecond {
+			t.Errorf("timeout clock set to %s, want the option's 300ms", d)
+		}
+		go func() {
+			// Opening the FIFO blocks until the script opens it to write.
+			raw, err := os.ReadFile(ready)
+			if err != nil {
+				t.Error(err)
+			}
+			pids <- string(raw)
+			fire()
+		}()
+		return func() bool { return true }
+	}
 	res, err := e.Apply(context.Background(), []executor.Change{change("a", "start")}, false)
 	if err != nil {
 		t.Fatal(err)
@@ -140,16 +162,12 @@ wait
 	if res[0].Outcome != executor.OutcomeFailed || res[0].Message != "timed out after 300ms: process group killed: waiting forever" {
 		t.Errorf("outcome %s, message %q", res[0].Outcome, res[0].Message)
 	}
-	raw, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	pid, err := strconv.Atoi(strings.TrimSpace(<-pids))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The killed child is reaped by init; wait for it to vanish.
-	for range 100 {
+	for range 500 {
 		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 			return
 		}

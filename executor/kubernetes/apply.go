@@ -25,11 +25,11 @@ type state struct {
 }
 
 func (e *Executor) readState(ctx context.Context) (*state, error) {
-	pods, err := e.client.pods(e.namespace).List(ctx, metav1.ListOptions{})
+	pods, err := e.client.Pods(e.namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, e.apiError(err, "list", "pods")
 	}
-	svcs, err := e.client.services(e.namespace).List(ctx, metav1.ListOptions{})
+	svcs, err := e.client.Services(e.namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, e.apiError(err, "list", "services")
 	}
@@ -213,7 +213,7 @@ func (e *Executor) deleteOptions(uid types.UID) metav1.DeleteOptions {
 
 // deleteAll deletes what goes and waits for the pods to be gone.
 func (e *Executor) deleteAll(ctx context.Context, work []*jobWork) {
-	pods := e.client.pods(e.namespace)
+	pods := e.client.Pods(e.namespace)
 	gone := map[types.UID]*jobWork{}
 	for _, w := range work {
 		if !w.writes() {
@@ -232,7 +232,7 @@ func (e *Executor) deleteAll(ctx context.Context, work []*jobWork) {
 			gone[p.UID] = w
 		}
 		if w.delSvc != nil {
-			err := e.client.services(e.namespace).Delete(ctx, w.delSvc.Name, e.deleteOptions(w.delSvc.UID))
+			err := e.client.Services(e.namespace).Delete(ctx, w.delSvc.Name, e.deleteOptions(w.delSvc.UID))
 			if err != nil && !apierrors.IsNotFound(err) {
 				w.failed = true
 				w.notes = append(w.notes, "deleting service "+w.delSvc.Name+" failed: "+e.apiError(err, "delete", "services").Error())
@@ -297,7 +297,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 // has the pods created for it in this apply deleted again. It returns the
 // created pods by UID.
 func (e *Executor) createAll(ctx context.Context, work []*jobWork) map[types.UID]*jobWork {
-	pods := e.client.pods(e.namespace)
+	pods := e.client.Pods(e.namespace)
 	created := map[types.UID]*jobWork{}
 	for _, w := range work {
 		if !w.writes() || w.failed {
@@ -309,7 +309,7 @@ func (e *Executor) createAll(ctx context.Context, work []*jobWork) map[types.UID
 			continue
 		}
 		if w.createSvc != nil {
-			_, err := e.client.services(e.namespace).Create(ctx, w.createSvc, metav1.CreateOptions{})
+			_, err := e.client.Services(e.namespace).Create(ctx, w.createSvc, metav1.CreateOptions{})
 			if err != nil && !apierrors.IsAlreadyExists(err) {
 				w.failed = true
 				w.notes = append(w.notes, "creating service "+w.createSvc.Name+" failed: "+e.apiError(err, "create", "services").Error())

@@ -20,6 +20,7 @@ import (
 	"github.com/optimus-sched/optimus/executor/kubernetes/ktest"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
 
 func TestMain(m *testing.M) {
@@ -80,7 +81,7 @@ func readTestdata(t *testing.T, dir string, extra ...ktest.NodeSpec) (apply.Plan
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := apply.PlanFromTable(pt)
+	plan, err := adapt.ReadPlan(pt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,12 +94,12 @@ func readTestdata(t *testing.T, dir string, extra ...ktest.NodeSpec) (apply.Plan
 		t.Fatal(err)
 	}
 	var nodes []ktest.NodeSpec
-	for node, c := range apply.CapacityFromCluster(ct) {
+	for node, c := range adapt.ReadCapacity(ct) {
 		nodes = append(nodes, ktest.NodeSpec{Name: node, Capacity: c})
 	}
 	nodes = append(nodes, extra...)
 	sort.Slice(nodes, func(a, b int) bool { return nodes[a].Name < nodes[b].Name })
-	return plan, apply.JobsFromTable(jt), nodes
+	return plan, adapt.ReadJobs(jt), nodes
 }
 
 // executor is an executor on the test's namespace whose writes are counted.

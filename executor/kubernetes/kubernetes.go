@@ -5,22 +5,19 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/optimus-sched/optimus/executor"
+	"github.com/optimus-sched/optimus/executor/kubeclient"
 )
 
 // Defaults of Options.
@@ -55,7 +52,7 @@ type Options struct {
 
 // Executor carries plans out on one namespace of a Kubernetes cluster.
 type Executor struct {
-	client    *client
+	client    *kubeclient.Client
 	namespace string
 	opts      Options
 	identity  string
@@ -66,37 +63,9 @@ var _ executor.Executor = (*Executor)(nil)
 
 // New connects to the cluster the options name. It makes no API call.
 func New(ctx context.Context, o Options) (*Executor, error) {
-	cfg := o.RESTConfig
-	ns := o.Namespace
-	if cfg == nil {
-		rules := clientcmd.NewDefaultClientConfigLoadingRules() // KUBECONFIG, ~/.kube/config
-		if o.Kubeconfig != "" {
-			rules.ExplicitPath = o.Kubeconfig
-		}
-		cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: o.Context})
-		var err error
-		if cfg, err = cc.ClientConfig(); err != nil { // falls back to in-cluster config
-			if clientcmd.IsEmptyConfig(err) {
-				return nil, errors.New("kubernetes: no cluster configured: give --kubeconfig, set KUBECONFIG, or run inside a cluster")
-			}
-			return nil, fmt.Errorf("kubernetes: %v", err)
-		}
-		if ns == "" {
-			if ns, _, err = cc.Namespace(); err != nil {
-				return nil, fmt.Errorf("kubernetes: %v", err)
-			}
-		}
-	}
-	if ns == "" {
-		ns = "default"
-	}
-	cfg = rest.CopyConfig(cfg)
-	if cfg.UserAgent == "" {
-		cfg.UserAgent = "optimus"
-	}
-	client, err := newClient(cfg)
+	client, err := kubeclient.Connect(kubeclient.Options{Kubeconfig: o.Kubeconfig, Context: o.Context, Namespace: o.Namespace, RESTConfig: o.RESTConfig})
 	if err != nil {
-		return nil, fmt.Errorf("kubernetes: %v", err)
+		return nil, err
 	}
 	if o.Timeout == 0 {
 		o.Timeout = DefaultTimeout
@@ -111,7 +80,7 @@ func New(ctx context.Context, o Options) (*Executor, error) {
 		_, _ = rand.Read(b[:])
 		id = host + "/" + strconv.Itoa(os.Getpid()) + "/" + hex.EncodeToString(b[:])
 	}
-	return &Executor{client: client, namespace: ns, opts: o, identity: id, host: cfg.Host}, nil
+	return &Executor{client: client, namespace: client.Namespace, opts: o, identity: id, host: client.Host}, nil
 }
 
 // Name is "kubernetes".
@@ -138,7 +107,7 @@ func (e *Executor) Current(ctx context.Context) ([]executor.Task, error) {
 }
 
 func (e *Executor) managedPods(ctx context.Context) ([]corev1.Pod, error) {
-	list, err := e.client.pods(e.namespace).List(ctx, metav1.ListOptions{LabelSelector: ManagedSelector})
+	list, err := e.client.Pods(e.namespace).List(ctx, metav1.ListOptions{LabelSelector: ManagedSelector})
 	if err != nil {
 		return nil, e.apiError(err, "list", "pods")
 	}
@@ -176,20 +145,14 @@ func TaskOf(p *corev1.Pod) (executor.Task, bool) {
 	return t, true
 }
 
-// Node is a node as optimus sees it.
-type Node struct {
-	Name string
-	// Capacity is the node's allocatable in the plan's units: cpu, memory_gb,
-	// gpu, and the resources of its optimus.dev/capacity annotation.
-	Capacity map[string]float64
-	// Unusable says why no task may be placed there ("" when it may):
-	// cordoned, or not Ready.
-	Unusable string
-}
+// Node is a node as optimus sees it: its Capacity holds its allocatable
+// cpu, memory_gb and gpu, and the resources of its optimus.dev/capacity
+// annotation.
+type Node = executor.Node
 
 // Nodes lists the cluster's nodes, sorted by name.
 func (e *Executor) Nodes(ctx context.Context) ([]Node, error) {
-	list, err := e.client.nodes().List(ctx, metav1.ListOptions{})
+	list, err := e.client.Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, e.apiError(err, "list", "nodes")
 	}
@@ -274,40 +237,8 @@ func (e *Executor) Validate(ctx context.Context, plan []executor.Task, jobs map[
 	return nil
 }
 
-// apiError turns a denied request into a message naming what optimus needs.
+// apiError says what was asked of the namespace, and names the permission
+// when the cluster refused it (kubeclient.PermissionError).
 func (e *Executor) apiError(err error, verb, resource string) error {
-	// RBAC refusals are Forbidden and say "cannot"; admission refusals
-	// (a ResourceQuota, a policy webhook) are Forbidden too but are not
-	// about permissions.
-	if apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err) && strings.Contains(err.Error(), " cannot ") {
-		return &PermissionError{Verb: verb, Resource: resource, Namespace: e.namespace, Err: err}
-	}
-	return fmt.Errorf("kubernetes: %s %s in namespace %s: %w", verb, resource, e.namespace, err)
-}
-
-// PermissionError is a request the cluster refused to this user.
-type PermissionError struct {
-	Verb, Resource, Namespace string
-	User                      string // when known
-	Err                       error  // the API's answer, or nil
-}
-
-func (e *PermissionError) Error() string {
-	who := "this user"
-	if e.User != "" {
-		who = "user " + strconv.Quote(e.User)
-	}
-	what := e.Verb + " " + e.Resource
-	if e.Resource == "" { // a list of "verb resource" already
-		what = e.Verb
-	}
-	where := " in namespace " + e.Namespace
-	if e.Resource == "nodes" {
-		where = " (cluster-wide)"
-	}
-	msg := fmt.Sprintf("kubernetes: permission denied: %s may not %s%s; nothing was changed. Grant the Role and ClusterRole in deploy/rbac.yaml (docs/kubernetes.md)", who, what, where)
-	if e.Err != nil {
-		msg += " [" + e.Err.Error() + "]"
-	}
-	return msg
+	return e.client.APIError(err, verb, resource)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/optimus-sched/optimus/apply"
 	"github.com/optimus-sched/optimus/executor"
+	"github.com/optimus-sched/optimus/executor/kubeclient"
 	k8s "github.com/optimus-sched/optimus/executor/kubernetes"
 	"github.com/optimus-sched/optimus/executor/kubernetes/ktest"
 )
@@ -54,7 +55,7 @@ func TestTwoConcurrentAppliesExactlyOneProceeds(t *testing.T) {
 		t.Fatalf("want exactly one apply to proceed: %s: %v; %s: %v", xs[0].id, xs[0].err, xs[1].id, xs[1].err)
 	}
 	t.Logf("%s proceeded; %s: %v", winner.id, loser.id, loser.err)
-	var held *k8s.HeldError
+	var held *kubeclient.HeldError
 	if !errors.As(loser.err, &held) || held.Holder != winner.id {
 		t.Errorf("loser's error does not name the holder %s: %v", winner.id, loser.err)
 	}

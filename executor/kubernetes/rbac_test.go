@@ -14,6 +14,7 @@ import (
 
 	"github.com/optimus-sched/optimus/apply"
 	"github.com/optimus-sched/optimus/executor"
+	"github.com/optimus-sched/optimus/executor/kubeclient"
 	k8s "github.com/optimus-sched/optimus/executor/kubernetes"
 	"github.com/optimus-sched/optimus/executor/kubernetes/ktest"
 )
@@ -89,7 +90,7 @@ func TestUnprivilegedTokenFailsClearlyAndWritesNothing(t *testing.T) {
 	x, c := e.executor(ktest.UserToken, nil)
 	// As optimus apply runs: the first read is refused.
 	_, err := e.run(x, e.plan, false)
-	var pe *k8s.PermissionError
+	var pe *kubeclient.PermissionError
 	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "permission denied: this user may not list pods in namespace "+e.ns) ||
 		!strings.Contains(err.Error(), "deploy/rbac.yaml") {
 		t.Fatalf("unprivileged apply: %v", err)
@@ -151,7 +152,7 @@ func TestPartialRightsFailBeforeAnyWrite(t *testing.T) {
 	x, c := e.executor(ktest.OtherToken, nil)
 	changes, _ := apply.Diff(e.plan, nil, e.jobs, apply.Options{})
 	_, err = x.Apply(ctx, changes, false)
-	var pe *k8s.PermissionError
+	var pe *kubeclient.PermissionError
 	if !errors.As(err, &pe) {
 		t.Fatalf("partial rights: %v", err)
 	}

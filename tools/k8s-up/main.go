@@ -21,10 +21,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/optimus-sched/optimus/apply"
 	"github.com/optimus-sched/optimus/executor/kubernetes/ktest"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
 
 func main() {
@@ -55,7 +55,7 @@ func run(clusterPath, kubeconfig, namespace string) error {
 		if err != nil {
 			return err
 		}
-		capacity := apply.CapacityFromCluster(t)
+		capacity := adapt.ReadCapacity(t)
 		names := make([]string, 0, len(capacity))
 		for n := range capacity {
 			names = append(names, n)

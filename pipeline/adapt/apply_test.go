@@ -1,15 +1,35 @@
-package apply
+package adapt_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/optimus-sched/optimus/apply"
 	"github.com/optimus-sched/optimus/executor"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
 
-func TestPlanFromTable(t *testing.T) {
+// testbed reads apply's testdata: the testbed pipeline's plan and jobs.
+func testbed(t *testing.T) (apply.Plan, map[string]executor.Job) {
+	t.Helper()
+	pt, err := table.ReadFile("../../apply/testdata/plan.csv", schema.Plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := adapt.ReadPlan(pt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jt, err := table.ReadFile("../../apply/testdata/jobs.csv", schema.Jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan, adapt.ReadJobs(jt)
+}
+
+func TestReadPlan(t *testing.T) {
 	plan, jobs := testbed(t)
 	first := plan.Tasks[0]
 	if first.Name() != "resnet50-a-ps-0" || first.Node != "cpu-01" || first.Resources["cpu"] != 3 || first.Resources["memory_gb"] != 9 || first.Resources["gpu"] != 0 {
@@ -23,12 +43,9 @@ func TestPlanFromTable(t *testing.T) {
 		j.Command != "python sockeye.train --encoder rnn --decoder rnn --kv-store dist_sync" {
 		t.Errorf("seq2seq-a: %+v", j)
 	}
-	if g := Generation(plan); g != Generation(clone(plan)) || len(g) != 13 || Generation(moved(plan, "seq2seq-a-worker-1", "gpu-04")) == g {
-		t.Errorf("generation %q: want 13 characters, equal for equal plans, different for a moved task", g)
-	}
 }
 
-func TestPlanFromTableBadRows(t *testing.T) {
+func TestReadPlanBadRows(t *testing.T) {
 	header := "job,role,index,node,kept,status,gpu\n"
 	tests := []struct{ name, csv, want string }{
 		{"role without node", "a,ps,0,,false,running,0\n", `column "node", row 1 (line 2): no value on a row with a role`},
@@ -42,7 +59,7 @@ func TestPlanFromTableBadRows(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
-		_, err = PlanFromTable(pt)
+		_, err = adapt.ReadPlan(pt)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want %q", tt.name, err, tt.want)
 		}
@@ -54,18 +71,18 @@ func TestCheckJobsKnown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = CheckJobsKnown(pt, map[string]executor.Job{"a": {Job: "a"}}, "jobs.csv")
+	err = adapt.CheckJobsKnown(pt, map[string]executor.Job{"a": {Job: "a"}}, "jobs.csv")
 	if want := `plan.csv: column "job", row 2 (line 3): job "ghost" is not in the jobs table jobs.csv`; err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}
 }
 
-func TestCapacityFromCluster(t *testing.T) {
-	ct, err := table.ReadFile("testdata/cluster.csv", schema.Cluster)
+func TestReadCapacity(t *testing.T) {
+	ct, err := table.ReadFile("../../apply/testdata/cluster.csv", schema.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := CapacityFromCluster(ct)
+	c := adapt.ReadCapacity(ct)
 	if len(c) != 13 || c["gpu-01"]["gpu"] != 4 || c["cpu-07"]["memory_gb"] != 128 || c["cpu-07"]["gpu"] != 0 {
 		t.Errorf("capacity %v", c)
 	}
@@ -78,7 +95,7 @@ func TestActionsTable(t *testing.T) {
 			Tasks: []executor.TaskResult{{Task: task, Outcome: executor.OutcomeFailed, Message: "quota"}}},
 		{Change: executor.Change{Job: executor.Job{Job: "a"}, Action: executor.ActionStop}, Outcome: executor.OutcomeSkipped, Message: "not running"},
 	}
-	out, err := ActionsTable(results)
+	out, err := adapt.ActionsTable(results)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +107,7 @@ func TestActionsTable(t *testing.T) {
 	if b.String() != want {
 		t.Errorf("actions table:\n%s\nwant\n%s", b.String(), want)
 	}
-	if Failed(results) != 1 {
-		t.Errorf("Failed = %d, want 1", Failed(results))
+	if apply.Failed(results) != 1 {
+		t.Errorf("Failed = %d, want 1", apply.Failed(results))
 	}
 }

@@ -1,25 +1,27 @@
-package apply
+package adapt
+
+// The tables of optimus apply: the plan, the jobs and the cluster read into
+// package apply's and package executor's types, and the executors' results
+// written as the actions table.
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/optimus-sched/optimus/apply"
 	"github.com/optimus-sched/optimus/executor"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
-	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
 
-// PlanFromTable reads a plan table (optimus place's output). Every task row
+// ReadPlan reads a plan table (optimus place's output). Every task row
 // needs role, index and node; a row with role and node null is a job with no
 // task (waiting or done). Resource columns (the plan's pattern columns) go
 // into each task's Resources. Problems are table errors naming the column
 // and row (exit 2).
-func PlanFromTable(t *table.Table) (Plan, error) {
-	resources := adapt.ResourceColumns(t, schema.Plan)
+func ReadPlan(t *table.Table) (apply.Plan, error) {
+	resources := ResourceColumns(t, schema.Plan)
 	jobs, roles, nodes := t.Strings("job"), t.Strings("role"), t.Strings("node")
 	roleOK, nodeOK, idxOK := t.Valid("role"), t.Valid("node"), t.Valid("index")
 	idx, kept := t.Int64s("index"), t.Bools("kept")
@@ -28,7 +30,7 @@ func PlanFromTable(t *table.Table) (Plan, error) {
 	for r, name := range resources {
 		use[r] = t.Float64s(name)
 	}
-	var p Plan
+	var p apply.Plan
 	seenJob := map[string]int{}      // job -> index in p.Jobs
 	firstTask := map[string]int{}    // task name -> row
 	jobFirstTask := map[string]int{} // job -> row of its first task
@@ -36,30 +38,30 @@ func PlanFromTable(t *table.Table) (Plan, error) {
 	for r := range jobs {
 		if _, ok := seenJob[jobs[r]]; !ok {
 			seenJob[jobs[r]] = len(p.Jobs)
-			p.Jobs = append(p.Jobs, PlanJob{Job: jobs[r], Status: status[r], Reason: reason[r]})
+			p.Jobs = append(p.Jobs, apply.PlanJob{Job: jobs[r], Status: status[r], Reason: reason[r]})
 		}
 		if !roleOK[r] && !nodeOK[r] {
 			if f, ok := jobFirstTask[jobs[r]]; ok {
-				return Plan{}, t.Errorf("role", r, "job %q has a row without a task and a task at row %d", jobs[r], f+1)
+				return apply.Plan{}, t.Errorf("role", r, "job %q has a row without a task and a task at row %d", jobs[r], f+1)
 			}
 			taskless[jobs[r]] = r
 			continue
 		}
 		switch {
 		case !roleOK[r]:
-			return Plan{}, t.Errorf("role", r, "no value on a row with a node: a task row needs its role")
+			return apply.Plan{}, t.Errorf("role", r, "no value on a row with a node: a task row needs its role")
 		case !nodeOK[r] || nodes[r] == "":
-			return Plan{}, t.Errorf("node", r, "no value on a row with a role: a task row needs its node")
+			return apply.Plan{}, t.Errorf("node", r, "no value on a row with a role: a task row needs its node")
 		case !idxOK[r]:
-			return Plan{}, t.Errorf("index", r, "no value: a task row needs its index")
+			return apply.Plan{}, t.Errorf("index", r, "no value: a task row needs its index")
 		}
 		if f, ok := taskless[jobs[r]]; ok {
-			return Plan{}, t.Errorf("role", r, "job %q has a task and a row without one at row %d", jobs[r], f+1)
+			return apply.Plan{}, t.Errorf("role", r, "job %q has a task and a row without one at row %d", jobs[r], f+1)
 		}
 		task := executor.Task{Job: jobs[r], Role: roles[r], Index: int(idx[r]), Node: nodes[r], Kept: kept[r],
 			Resources: make(map[string]float64, len(resources))}
 		if f, dup := firstTask[task.Name()]; dup {
-			return Plan{}, t.Errorf("index", r, "task %s appears twice (first at row %d)", task.Name(), f+1)
+			return apply.Plan{}, t.Errorf("index", r, "task %s appears twice (first at row %d)", task.Name(), f+1)
 		}
 		firstTask[task.Name()] = r
 		if _, ok := jobFirstTask[task.Job]; !ok {
@@ -73,11 +75,11 @@ func PlanFromTable(t *table.Table) (Plan, error) {
 	return p, nil
 }
 
-// CurrentFromTable reads the tasks running now from a previous plan (what
+// ReadCurrent reads the tasks running now from a previous plan (what
 // --current names for the print and exec executors). Rows without a task are
 // ignored, and so are the kept marks: they belong to the previous round.
-func CurrentFromTable(t *table.Table) ([]executor.Task, error) {
-	p, err := PlanFromTable(t)
+func ReadCurrent(t *table.Table) ([]executor.Task, error) {
+	p, err := ReadPlan(t)
 	if err != nil {
 		return nil, err
 	}
@@ -87,9 +89,9 @@ func CurrentFromTable(t *table.Table) ([]executor.Task, error) {
 	return p.Tasks, nil
 }
 
-// JobsFromTable reads what executors need of each job from a jobs table
+// ReadJobs reads what executors need of each job from a jobs table
 // (or any table extending it, such as predictions).
-func JobsFromTable(t *table.Table) map[string]executor.Job {
+func ReadJobs(t *table.Table) map[string]executor.Job {
 	names, model, mode := t.Strings("job"), t.Strings("model"), t.Strings("mode")
 	batch, image, command := t.Int64s("global_batch"), t.Strings("image"), t.Strings("command")
 	jobs := make(map[string]executor.Job, len(names))
@@ -111,10 +113,10 @@ func CheckJobsKnown(planTable *table.Table, jobs map[string]executor.Job, jobsSo
 	return nil
 }
 
-// CapacityFromCluster reads a cluster table into node -> resource ->
+// ReadCapacity reads a cluster table into node -> resource ->
 // capacity, for executor.ValidatePlan.
-func CapacityFromCluster(t *table.Table) map[string]map[string]float64 {
-	resources := adapt.ResourceColumns(t, schema.Cluster)
+func ReadCapacity(t *table.Table) map[string]map[string]float64 {
+	resources := ResourceColumns(t, schema.Cluster)
 	capacity := make(map[string]map[string]float64, t.NumRows())
 	cols := make([][]float64, len(resources))
 	for i, name := range resources {
@@ -129,19 +131,7 @@ func CapacityFromCluster(t *table.Table) map[string]map[string]float64 {
 	return capacity
 }
 
-// Generation names a plan by its tasks: the same tasks on the same nodes give
-// the same generation, so re-applying a plan labels nothing anew.
-func Generation(p Plan) string {
-	rows := make([]string, len(p.Tasks))
-	for i, t := range p.Tasks {
-		rows[i] = t.Name() + "@" + t.Node
-	}
-	sort.Strings(rows)
-	sum := sha256.Sum256([]byte(strings.Join(rows, "\n")))
-	return "g" + hex.EncodeToString(sum[:])[:12]
-}
-
-// ActionsTable turns executor results (and Diff's skipped ones) into the
+// ActionsTable turns executor results (and apply.Diff's skipped ones) into the
 // actions table, sorted by job (stable: a job's rows keep their order). A
 // result with per-task outcomes gives one row per task; one without gives one
 // row for the job, with role, index and node null.
@@ -188,22 +178,4 @@ func ActionsTable(results []executor.Result) (*table.Table, error) {
 		return nil, fmt.Errorf("actions table: %w", err)
 	}
 	return t, nil
-}
-
-// Failed counts the results (and task results) that failed.
-func Failed(results []executor.Result) int {
-	n := 0
-	for _, r := range results {
-		if r.Outcome == executor.OutcomeFailed {
-			n++
-			continue
-		}
-		for _, t := range r.Tasks {
-			if t.Outcome == executor.OutcomeFailed {
-				n++
-				break
-			}
-		}
-	}
-	return n
 }

@@ -1,0 +1,114 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/optimus-sched/optimus/executor"
+)
+
+// RunOptions steer Run.
+type RunOptions struct {
+	// Options are Diff's; an empty Generation is the plan's own
+	// (Generation(plan)).
+	Options
+	// DryRun changes nothing: the executor reports what it would do, with
+	// outcome planned.
+	DryRun bool
+}
+
+// Report is what Run did.
+type Report struct {
+	Executor   string // the executor's name
+	Generation string
+	DryRun     bool
+	// Results holds the executor's result for each change, in Diff's
+	// order; Skipped one result per job that needed no change.
+	Results, Skipped []executor.Result
+}
+
+// Run carries a plan out through an executor, in the order optimus apply
+// does:
+//
+//  1. ex.Validate checks the whole plan against the cluster before
+//     anything is done; an error wrapping executor.ErrInvalidPlan is the
+//     plan's (or the jobs') fault and is returned as is;
+//  2. ex.Current says what runs now (the print and exec executors are
+//     given it when built, the kubernetes executor reads it);
+//  3. Diff derives one change per job;
+//  4. ex.Apply carries the changes out, or with DryRun reports them.
+//
+// Run does no I/O of its own. Errors other than an invalid plan are the
+// executor's, prefixed with its name; a change that failed is not an error
+// but a result (Report.Failed, Report.Err).
+func Run(ctx context.Context, ex executor.Executor, plan Plan, jobs map[string]executor.Job, opts RunOptions) (*Report, error) {
+	if err := ex.Validate(ctx, plan.Tasks, jobs); err != nil {
+		if errors.Is(err, executor.ErrInvalidPlan) {
+			return nil, err
+		}
+		return nil, named(ex, err)
+	}
+	current, err := ex.Current(ctx)
+	if err != nil {
+		return nil, named(ex, err)
+	}
+	if opts.Generation == "" {
+		opts.Generation = Generation(plan)
+	}
+	changes, skipped := Diff(plan, current, jobs, opts.Options)
+	results, err := ex.Apply(ctx, changes, opts.DryRun)
+	if err != nil {
+		return nil, named(ex, err)
+	}
+	return &Report{Executor: ex.Name(), Generation: opts.Generation, DryRun: opts.DryRun, Results: results, Skipped: skipped}, nil
+}
+
+// named prefixes an executor's error with the executor's name, unless the
+// executor said it already.
+func named(ex executor.Executor, err error) error {
+	if strings.HasPrefix(err.Error(), ex.Name()+": ") {
+		return err
+	}
+	return fmt.Errorf("%s: %w", ex.Name(), err)
+}
+
+// All is every job's result: the changes', then the skipped ones.
+func (r *Report) All() []executor.Result {
+	return append(append([]executor.Result(nil), r.Results...), r.Skipped...)
+}
+
+// Failed counts the results that failed (Failed).
+func (r *Report) Failed() int { return Failed(r.All()) }
+
+// Err says how many changes failed, or is nil when none did.
+func (r *Report) Err() error {
+	if n := r.Failed(); n > 0 {
+		return fmt.Errorf("%d of %d changes failed (see the actions table); apply the plan again to retry them", n, len(r.Results))
+	}
+	return nil
+}
+
+// Summary is one line saying what was done: the jobs by action and the
+// changes by outcome.
+func (r *Report) Summary() string {
+	count := map[string]int{}
+	outcomes := map[string]int{}
+	for _, res := range r.Results {
+		count[res.Change.Action]++
+		outcomes[res.Outcome]++
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "apply (%s, generation %s", r.Executor, r.Generation)
+	if r.DryRun {
+		b.WriteString(", dry run")
+	}
+	fmt.Fprintf(&b, "): %d jobs: ", len(r.Results)+len(r.Skipped))
+	for _, a := range []string{executor.ActionStart, executor.ActionStop, executor.ActionResize, executor.ActionMove} {
+		fmt.Fprintf(&b, "%d %s, ", count[a], a)
+	}
+	fmt.Fprintf(&b, "%d unchanged; changes: %d done, %d planned, %d failed", len(r.Skipped),
+		outcomes[executor.OutcomeDone], outcomes[executor.OutcomePlanned], outcomes[executor.OutcomeFailed])
+	return b.String()
+}

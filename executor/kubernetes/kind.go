@@ -1,0 +1,47 @@
+package kubernetes
+
+import (
+	"context"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/optimus-sched/optimus/executor"
+)
+
+func init() {
+	executor.Register(&executor.Kind{
+		Name:  "kubernetes",
+		Short: "pods on a Kubernetes cluster",
+		Long: `pods bound to their planned nodes and a headless Service per job, in
+--namespace of the cluster --kubeconfig (or KUBECONFIG, or in-cluster) names`,
+		Order:        2,
+		ReadsCluster: true,
+		NewConfig:    func() executor.Config { return &Config{Timeout: DefaultTimeout, LeaseWait: DefaultLeaseWait} },
+	})
+}
+
+// Config is the kubernetes executor's configuration from optimus apply's
+// flags: the fields of Options a user sets.
+type Config struct {
+	Kubeconfig, Context, Namespace string
+	Timeout, LeaseWait             time.Duration
+}
+
+// AddFlags defines --kubeconfig, --context, --namespace, --timeout and
+// --lease-wait.
+func (c *Config) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.Kubeconfig, "kubeconfig", c.Kubeconfig, "the kubeconfig `FILE` (default: KUBECONFIG, ~/.kube/config, then in-cluster)")
+	fs.StringVar(&c.Context, "context", c.Context, "the kubeconfig `CONTEXT` (default: its current context)")
+	fs.StringVar(&c.Namespace, "namespace", c.Namespace, "the `NAMESPACE` of the pods and Services (default: the context's, else default)")
+	fs.DurationVar(&c.Timeout, "timeout", c.Timeout, "how long (`DURATION`) to wait for replaced pods to go and new pods to run (negative: do not wait)")
+	fs.DurationVar(&c.LeaseWait, "lease-wait", c.LeaseWait, "how long (`DURATION`) to wait for another apply's lease on the namespace (negative: fail at once)")
+}
+
+// Check accepts every combination.
+func (c *Config) Check() error { return nil }
+
+// New connects to the cluster (no API call yet).
+func (c *Config) New(ctx context.Context, _ executor.Env) (executor.Executor, error) {
+	return New(ctx, Options{Kubeconfig: c.Kubeconfig, Context: c.Context, Namespace: c.Namespace, Timeout: c.Timeout, LeaseWait: c.LeaseWait})
+}

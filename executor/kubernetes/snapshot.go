@@ -1,0 +1,65 @@
+package kubernetes
+
+import (
+	"context"
+
+	"github.com/spf13/pflag"
+
+	"github.com/optimus-sched/optimus/executor"
+)
+
+func init() {
+	executor.RegisterSource(&executor.Source{
+		Name:  "kubernetes",
+		Short: "Read a Kubernetes cluster into cluster, plan and jobs tables",
+		Long: `Snapshot reads a Kubernetes cluster (--kubeconfig, the KUBECONFIG variable, or the
+in-cluster service account) and writes into DIR:
+
+  cluster.parquet  one row per node that may take tasks, with its allocatable gpu
+                   (nvidia.com/gpu), cpu (cores) and memory_gb (GiB), and the resources its
+                   optimus.dev/capacity annotation declares. Cordoned and NotReady nodes are
+                   left out, and said so on standard error.
+  plan.parquet     the plan running now: one row per optimus-managed pod (label
+                   app.kubernetes.io/managed-by=optimus) of the namespace, read back from its
+                   labels and its optimus.dev/resources annotation. Give it to
+                   place --current and apply.
+  jobs.parquet     with --jobs: the user's jobs table with ps and workers set to what runs
+                   now (0 for a job with no pod). A job is matched by name: the pods' label
+                   optimus.dev/job equals the jobs table's job column. Running jobs missing
+                   from the table are named on standard error.
+
+The jobs' loss and speed tables are the user's own; they are matched by the same job name.`,
+		Example: `  optimus snapshot kubernetes --jobs jobs.parquet -o snap
+  optimus snapshot kubernetes --namespace training -o snap`,
+		NewConfig: func() executor.SourceConfig { return &SnapshotConfig{} },
+	})
+}
+
+// SnapshotConfig is the kubernetes snapshot source's configuration.
+type SnapshotConfig struct {
+	Kubeconfig, Context, Namespace string
+}
+
+// AddFlags defines --kubeconfig, --context and --namespace (-n).
+func (c *SnapshotConfig) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.Kubeconfig, "kubeconfig", "", "kubeconfig `FILE` (default: $KUBECONFIG, ~/.kube/config, or in-cluster)")
+	fs.StringVar(&c.Context, "context", "", "kubeconfig `CONTEXT` (default: its current context)")
+	fs.StringVarP(&c.Namespace, "namespace", "n", "", "`NAMESPACE` of optimus' pods (default: the context's namespace, else default)")
+}
+
+// Read lists the nodes and the optimus-managed pods of the namespace.
+func (c *SnapshotConfig) Read(ctx context.Context) (*executor.Snapshot, error) {
+	x, err := New(ctx, Options{Kubeconfig: c.Kubeconfig, Context: c.Context, Namespace: c.Namespace})
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := x.Nodes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tasks, err := x.Current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &executor.Snapshot{Nodes: nodes, Tasks: tasks, Where: "namespace " + x.Namespace()}, nil
+}

@@ -1,0 +1,55 @@
+package print
+
+import (
+	"context"
+	"io"
+
+	"github.com/spf13/pflag"
+
+	"github.com/optimus-sched/optimus/executor"
+	"github.com/optimus-sched/optimus/executor/kubernetes"
+)
+
+func init() {
+	executor.Register(&executor.Kind{
+		Name:  "print",
+		Short: "changes nothing",
+		Long: `changes nothing: every action is planned; with --manifests the Kubernetes
+objects the kubernetes executor would create go to standard output as YAML
+(for kubectl apply -f -), and the actions table only to -o`,
+		Order:     0,
+		NewConfig: func() executor.Config { return &Config{} },
+	})
+}
+
+// Config is the print executor's configuration from optimus apply's flags.
+type Config struct {
+	// Manifests writes the objects the kubernetes executor would create
+	// (kubernetes.WriteManifests) to standard output, in Namespace.
+	Manifests bool
+	Namespace string
+}
+
+// AddFlags defines --manifests and --namespace (with --manifests only).
+func (c *Config) AddFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&c.Manifests, "manifests", false, "write the Kubernetes objects the kubernetes executor would create to standard output as YAML")
+	fs.StringVar(&c.Namespace, "namespace", "", "the `NAMESPACE` of the pods and Services in the manifests (default: default)")
+	_ = fs.SetAnnotation("namespace", executor.Needs, []string{"manifests"})
+}
+
+// Check accepts every combination.
+func (c *Config) Check() error { return nil }
+
+// WritesStdout: the manifests go to standard output.
+func (c *Config) WritesStdout() bool { return c.Manifests }
+
+// New builds the print executor.
+func (c *Config) New(_ context.Context, env executor.Env) (executor.Executor, error) {
+	o := Options{Current: env.Current, Capacity: env.Capacity}
+	if c.Manifests {
+		mo := kubernetes.ManifestOptions{Namespace: c.Namespace}
+		o.Manifests = env.Stdout
+		o.Manifest = func(w io.Writer, changes []executor.Change) error { return kubernetes.WriteManifests(w, changes, mo) }
+	}
+	return New(o)
+}

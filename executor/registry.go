@@ -1,0 +1,138 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// Kind is one kind of executor: what optimus apply's --executor names. Each
+// executor package registers its Kind from init (Register); apply's usage,
+// help, --executor validation, the flags each executor owns and the shell's
+// completion all derive from the registered kinds, so adding an executor is
+// adding one package and linking it in (package executor/all).
+type Kind struct {
+	Name string
+	// Short says in a few words what it does, for lists ("changes
+	// nothing").
+	Short string
+	// Long is its paragraph in apply's help, wrapped at 74 columns.
+	Long string
+	// Order places it in lists, lowest first (print, which changes nothing,
+	// comes first); kinds of equal Order go by name.
+	Order int
+	// ReadsCluster: the executor reads what runs now and the nodes from
+	// the cluster itself, so apply's --current and --cluster do not apply.
+	ReadsCluster bool
+	// NewConfig returns the executor's configuration with its defaults,
+	// unbound; apply binds its flags, checks it and builds the executor
+	// from it.
+	NewConfig func() Config
+}
+
+// Config is one executor's configuration, as its flags set it.
+type Config interface {
+	// AddFlags defines the executor's own flags on fs. Two kinds may
+	// define the same flag (with the same type): apply sets both. A flag
+	// annotated with Needs applies to this kind only along with the flag
+	// the annotation names.
+	AddFlags(fs *pflag.FlagSet)
+	// Check validates the configuration once the flags are parsed, before
+	// any input is read; its errors are the user's (UsageError).
+	Check() error
+	// New builds the executor.
+	New(ctx context.Context, env Env) (Executor, error)
+}
+
+// StdoutWriter is a Config whose executor may write to Env.Stdout: apply
+// then writes the actions table only to a file (-o).
+type StdoutWriter interface {
+	WritesStdout() bool
+}
+
+// Env is what apply hands every executor it builds.
+type Env struct {
+	// Current is what runs now, from --current (nil: nothing), and
+	// Capacity each node's capacity per resource, from --cluster (nil: not
+	// checked); kinds that ReadsCluster get neither.
+	Current  []Task
+	Capacity map[string]map[string]float64
+	// Stdout is optimus' standard output (print --manifests writes there).
+	Stdout io.Writer
+}
+
+// Needs is the annotation (pflag.FlagSet.SetAnnotation) of an executor's
+// flag that applies only along with another of its flags: print's
+// --namespace needs --manifests.
+const Needs = "optimus.dev/needs"
+
+// UsageError is a configuration the user got wrong: optimus exits 2.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// InvalidInput marks the error as the caller's (cli/cmdutil.ExitCode).
+func (e *UsageError) InvalidInput() bool { return true }
+
+// Usagef returns a UsageError.
+func Usagef(format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+var kinds = map[string]*Kind{}
+
+// Register adds an executor kind; each executor package calls it from
+// init.
+func Register(k *Kind) {
+	if _, dup := kinds[k.Name]; dup {
+		panic("executor: kind " + k.Name + " registered twice")
+	}
+	if k.Name == "" || k.Short == "" || k.Long == "" || k.NewConfig == nil {
+		panic("executor: kind " + k.Name + " needs a name, Short, Long and NewConfig")
+	}
+	kinds[k.Name] = k
+}
+
+// Kinds lists the registered kinds by Order, then name.
+func Kinds() []*Kind {
+	out := make([]*Kind, 0, len(kinds))
+	for _, k := range kinds {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Order != out[j].Order {
+			return out[i].Order < out[j].Order
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// Names lists the registered kinds' names, in Kinds' order.
+func Names() []string {
+	var names []string
+	for _, k := range Kinds() {
+		names = append(names, k.Name)
+	}
+	return names
+}
+
+// Lookup returns the kind called name, or nil.
+func Lookup(name string) *Kind { return kinds[name] }
+
+// OrList joins names as "a, b or c".
+func OrList(names []string) string { return list(names, " or ") }
+
+// AndList joins names as "a, b and c".
+func AndList(names []string) string { return list(names, " and ") }
+
+func list(names []string, last string) string {
+	if len(names) <= 1 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + last + names[len(names)-1]
+}

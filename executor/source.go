@@ -1,0 +1,74 @@
+package executor
+
+import (
+	"context"
+	"sort"
+
+	"github.com/spf13/pflag"
+)
+
+// Source is one kind of cluster optimus snapshot reads back into the tables
+// the pipeline starts from (the cluster, the plan running now, the jobs'
+// running ps and workers). Each source registers itself from init
+// (RegisterSource), usually beside the executor of the same cluster; the
+// snapshot command makes one subcommand per source, with its help and
+// flags.
+type Source struct {
+	Name    string
+	Short   string // one line, for the subcommand's help
+	Long    string // what it reads and how, for the subcommand's help
+	Example string
+	// NewConfig returns the source's configuration with its defaults;
+	// snapshot binds its flags and reads the cluster through it.
+	NewConfig func() SourceConfig
+}
+
+// SourceConfig is one source's configuration, as its flags set it.
+type SourceConfig interface {
+	AddFlags(fs *pflag.FlagSet)
+	// Read reads the cluster's nodes and the tasks optimus runs there.
+	Read(ctx context.Context) (*Snapshot, error)
+}
+
+// Snapshot is what runs on a cluster.
+type Snapshot struct {
+	Nodes []Node // by name
+	Tasks []Task // by job, role and index
+	// Where says what was read, for messages ("namespace training").
+	Where string
+}
+
+// Node is a node as optimus sees it.
+type Node struct {
+	Name string
+	// Capacity is the node's allocatable in the plan's units: gpu, cpu,
+	// memory_gb and the other resources the cluster declares.
+	Capacity map[string]float64
+	// Unusable says why no task may be placed there ("" when it may):
+	// cordoned, or not Ready.
+	Unusable string
+}
+
+var sources = map[string]*Source{}
+
+// RegisterSource adds a snapshot source; each source's file calls it from
+// init.
+func RegisterSource(s *Source) {
+	if _, dup := sources[s.Name]; dup {
+		panic("executor: snapshot source " + s.Name + " registered twice")
+	}
+	if s.Name == "" || s.Short == "" || s.NewConfig == nil {
+		panic("executor: snapshot source " + s.Name + " needs a name, Short and NewConfig")
+	}
+	sources[s.Name] = s
+}
+
+// Sources lists the registered snapshot sources by name.
+func Sources() []*Source {
+	out := make([]*Source, 0, len(sources))
+	for _, s := range sources {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
