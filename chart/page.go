@@ -79,8 +79,12 @@ type sectionHTML struct {
 }
 
 // Render writes the page as one self-contained HTML document, echarts
-// inlined. Identical pages give identical bytes.
+// inlined (ErrNoAssets in a build without it). Identical pages give
+// identical bytes.
 func (p *Page) Render(w io.Writer) error {
+	if err := CheckAssets(); err != nil {
+		return err
+	}
 	var sections []sectionHTML
 	manifest := []manifestEntry{} // [] rather than null for a page without charts
 	for _, s := range p.Sections {

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/optimus-sched/optimus/chart"
+	"github.com/optimus-sched/optimus/chart/charttest"
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/cli/root"
 	"github.com/optimus-sched/optimus/io/schema"
@@ -127,6 +129,7 @@ func draw(t *testing.T, args []string, out string) []byte {
 // Every kind draws the testbed's tables into a page that needs no network,
 // with the series and data counts the tables imply.
 func TestKindsOnTestbed(t *testing.T) {
+	charttest.NeedAssets(t, chart.CheckAssets())
 	d := pipeline(t)
 	out := t.TempDir()
 	plan, err := table.ReadFile(d+"/plan.parquet", schema.Plan)
@@ -256,6 +259,7 @@ func equal(a, b []int) bool {
 
 // Identical input gives identical bytes.
 func TestPagesAreDeterministic(t *testing.T) {
+	charttest.NeedAssets(t, chart.CheckAssets())
 	d := pipeline(t)
 	out := t.TempDir()
 	for kind, args := range kindArgs(d) {
@@ -278,6 +282,7 @@ func writeFile(t *testing.T, path, text string) string {
 // Wrong tables and missing columns exit 2 naming what is wrong, and write
 // nothing; an empty table gives a page that says so.
 func TestBadInput(t *testing.T) {
+	charttest.NeedAssets(t, chart.CheckAssets())
 	d := pipeline(t)
 	dir := t.TempDir()
 	tb := d + "/testbed"
