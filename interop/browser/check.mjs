@@ -11,8 +11,7 @@
 // Usage: node check.mjs [--screenshots DIR] [--json FILE] PAGE.html...
 // Exit status 0 when every page passes, 1 otherwise.
 import { chromium } from "playwright-core";
-import { mkdtempSync, rmSync, statSync, writeFileSync, mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { statSync, writeFileSync, mkdirSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -31,50 +30,49 @@ if (pages.length === 0) {
 }
 const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
 
-// The flags the project runs Chromium with (as root, in CI); the fresh
-// --user-data-dir is the profile directory given to launchPersistentContext.
+// The flags the project runs Chromium with (as root, in CI). One browser
+// checks every page, each in a context of its own (a fresh profile: no
+// cache, storage or routes shared with the pages before it); launching
+// Chromium once per page cost more than most pages' checks.
 const chromiumArgs = [
   "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
   "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ];
 
 // Counts the pixels of a PNG that differ from the background (white), by
-// drawing it on a canvas in a blank page of the same browser.
-async function inkOf(ctx, png) {
-  const p = await ctx.newPage();
-  try {
-    return await p.evaluate(async (b64) => {
-      const img = new Image();
-      img.src = "data:image/png;base64," + b64;
-      await img.decode();
-      const c = document.createElement("canvas");
-      c.width = img.width; c.height = img.height;
-      const g = c.getContext("2d");
-      g.drawImage(img, 0, 0);
-      const d = g.getImageData(0, 0, c.width, c.height).data;
-      let ink = 0;
-      const colours = new Set();
-      for (let i = 0; i < d.length; i += 4) {
-        if (d[i] < 245 || d[i + 1] < 245 || d[i + 2] < 245) ink++;
-        if (colours.size < 64) colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
-      }
-      return { width: c.width, height: c.height, ink, colours: colours.size };
-    }, png.toString("base64"));
-  } finally {
-    await p.close();
-  }
+// drawing it on a canvas in inkPage, a blank page of the same browser in a
+// context of its own (so never one of the pages under check).
+async function inkOf(inkPage, png) {
+  return await inkPage.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = "data:image/png;base64," + b64;
+    await img.decode();
+    const c = document.createElement("canvas");
+    c.width = img.width; c.height = img.height;
+    const g = c.getContext("2d");
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    let ink = 0;
+    const colours = new Set();
+    for (let i = 0; i < d.length; i += 4) {
+      if (d[i] < 245 || d[i + 1] < 245 || d[i + 2] < 245) ink++;
+      if (colours.size < 64) colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+    }
+    return { width: c.width, height: c.height, ink, colours: colours.size };
+  }, png.toString("base64"));
 }
 
-async function checkPage(file) {
+// A page's load and each step may take long on a busy machine; the check
+// is of what the page does, not how fast.
+const timeout = 120_000;
+
+async function checkPage(browser, inkPage, file) {
   const path = resolve(file);
   const url = pathToFileURL(path).href;
-  const profile = mkdtempSync(join(tmpdir(), "optimus-chromium-"));
   const problems = [];
   const result = { page: basename(path), bytes: statSync(path).size, charts: [], problems };
-  const ctx = await chromium.launchPersistentContext(profile, {
-    executablePath, headless: true, args: chromiumArgs, offline: true,
-    viewport: { width: 1300, height: 900 }, deviceScaleFactor: 1,
-  });
+  const ctx = await browser.newContext({ offline: true, viewport: { width: 1300, height: 900 }, deviceScaleFactor: 1 });
+  ctx.setDefaultTimeout(timeout);
   try {
     // Everything but the page itself (and the screenshots decoded from data:
     // URLs) is blocked and reported.
@@ -88,7 +86,7 @@ async function checkPage(file) {
     page.on("console", (m) => { if (m.type() === "error") problems.push("console error: " + m.text()); });
     page.on("pageerror", (e) => problems.push("page error: " + e.message));
     page.on("requestfailed", (r) => { if (r.url() !== url) problems.push("request failed: " + r.url()); });
-    await page.goto(url, { waitUntil: "load" });
+    await page.goto(url, { waitUntil: "load", timeout });
     const drawn = await page.evaluate(() => {
       const m = document.getElementById("optimus-charts");
       if (!m) return { error: "no chart manifest (#optimus-charts)" };
@@ -118,7 +116,7 @@ async function checkPage(file) {
       if (ws !== gs) problems.push(`${w.id}: echarts holds series ${gs}, the page meant ${ws}`);
       if (w.series.reduce((n, s) => n + s.data, 0) === 0) problems.push(`${w.id}: no data at all`);
       const png = await page.locator("#" + w.id).screenshot();
-      const ink = await inkOf(ctx, png);
+      const ink = await inkOf(inkPage, png);
       chart.ink = ink.ink / (ink.width * ink.height);
       chart.colours = ink.colours;
       // A drawn chart has axes, labels and marks: well over 1% of its area
@@ -126,7 +124,7 @@ async function checkPage(file) {
       if (chart.ink < 0.01 || ink.colours < 4) problems.push(`${w.id}: the chart looks blank (${(100 * chart.ink).toFixed(2)}% inked, ${ink.colours} colours)`);
     }
     const full = await page.screenshot({ fullPage: true });
-    const ink = await inkOf(ctx, full);
+    const ink = await inkOf(inkPage, full);
     result.ink = ink.ink / (ink.width * ink.height);
     if (ink.ink === 0) problems.push("the page screenshot is blank");
     if (shots) {
@@ -137,15 +135,18 @@ async function checkPage(file) {
     problems.push("check failed: " + e.message);
   } finally {
     await ctx.close();
-    rmSync(profile, { recursive: true, force: true });
   }
   return result;
 }
 
+const browser = await chromium.launch({ executablePath, headless: true, args: chromiumArgs, timeout });
+const inkCtx = await browser.newContext({ offline: true });
+inkCtx.setDefaultTimeout(timeout);
+const inkPage = await inkCtx.newPage();
 let failed = 0;
 const results = [];
 for (const f of pages) {
-  const r = await checkPage(f);
+  const r = await checkPage(browser, inkPage, f);
   results.push(r);
   const summary = r.charts.map((c) => `${c.id}[${c.series.map((s) => s.data).join(",")}]`).join(" ");
   if (r.problems.length) {
@@ -156,6 +157,7 @@ for (const f of pages) {
     console.log(`ok   ${r.page} (${r.bytes} bytes): ${r.charts.length} charts drawn: ${summary}`);
   }
 }
+await browser.close();
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify(results, null, 2) + "\n");
 console.log(failed ? `browser: ${failed} of ${pages.length} pages failed` : `browser: ${pages.length} pages passed`);
 process.exit(failed ? 1 : 0);
