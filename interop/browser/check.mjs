@@ -39,11 +39,14 @@ const chromiumArgs = [
   "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ];
 
-// Counts the pixels of a PNG that differ from the background (white), by
+// Counts the pixels of a PNG that differ from the background (white), in
+// the whole image and in each of rects ({x, y, w, h} in its pixels), by
 // drawing it on a canvas in inkPage, a blank page of the same browser in a
-// context of its own (so never one of the pages under check).
-async function inkOf(inkPage, png) {
-  return await inkPage.evaluate(async (b64) => {
+// context of its own (so never one of the pages under check). One
+// screenshot of the whole page, cut into its charts here, costs far less
+// than a screenshot of each chart.
+async function inkOf(inkPage, png, rects) {
+  return await inkPage.evaluate(async ([b64, rects]) => {
     const img = new Image();
     img.src = "data:image/png;base64," + b64;
     await img.decode();
@@ -51,15 +54,21 @@ async function inkOf(inkPage, png) {
     c.width = img.width; c.height = img.height;
     const g = c.getContext("2d");
     g.drawImage(img, 0, 0);
-    const d = g.getImageData(0, 0, c.width, c.height).data;
-    let ink = 0;
-    const colours = new Set();
-    for (let i = 0; i < d.length; i += 4) {
-      if (d[i] < 245 || d[i + 1] < 245 || d[i + 2] < 245) ink++;
-      if (colours.size < 64) colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
-    }
-    return { width: c.width, height: c.height, ink, colours: colours.size };
-  }, png.toString("base64"));
+    const count = (x, y, w, h) => {
+      x = Math.max(0, Math.round(x)); y = Math.max(0, Math.round(y));
+      w = Math.min(c.width - x, Math.round(w)); h = Math.min(c.height - y, Math.round(h));
+      if (w <= 0 || h <= 0) return { width: 0, height: 0, ink: 0, colours: 0 };
+      const d = g.getImageData(x, y, w, h).data;
+      let ink = 0;
+      const colours = new Set();
+      for (let i = 0; i < d.length; i += 4) {
+        if (d[i] < 245 || d[i + 1] < 245 || d[i + 2] < 245) ink++;
+        if (colours.size < 64) colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+      }
+      return { width: w, height: h, ink, colours: colours.size };
+    };
+    return { page: count(0, 0, c.width, c.height), rects: rects.map((r) => count(r.x, r.y, r.w, r.h)) };
+  }, [png.toString("base64"), rects]);
 }
 
 // A page's load and each step may take long on a busy machine; the check
@@ -107,6 +116,16 @@ async function checkPage(browser, inkPage, file) {
       problems.push(drawn.error);
       return result;
     }
+    // The page as drawn, and where each chart lies on it (CSS pixels are
+    // screenshot pixels at deviceScaleFactor 1).
+    const full = await page.screenshot({ fullPage: true });
+    const rects = await page.evaluate((ids) => ids.map((id) => {
+      const el = document.getElementById(id);
+      if (!el) return { x: 0, y: 0, w: 0, h: 0 };
+      const r = el.getBoundingClientRect();
+      return { x: r.left + window.scrollX, y: r.top + window.scrollY, w: r.width, h: r.height };
+    }), drawn.want.map((w) => w.id));
+    const inks = await inkOf(inkPage, full, rects);
     for (let i = 0; i < drawn.want.length; i++) {
       const w = drawn.want[i], g = drawn.got[i];
       const chart = { id: w.id, series: g.series || [] };
@@ -115,18 +134,15 @@ async function checkPage(browser, inkPage, file) {
       const ws = JSON.stringify(w.series), gs = JSON.stringify(g.series);
       if (ws !== gs) problems.push(`${w.id}: echarts holds series ${gs}, the page meant ${ws}`);
       if (w.series.reduce((n, s) => n + s.data, 0) === 0) problems.push(`${w.id}: no data at all`);
-      const png = await page.locator("#" + w.id).screenshot();
-      const ink = await inkOf(inkPage, png);
-      chart.ink = ink.ink / (ink.width * ink.height);
+      const ink = inks.rects[i];
+      chart.ink = ink.width * ink.height > 0 ? ink.ink / (ink.width * ink.height) : 0;
       chart.colours = ink.colours;
       // A drawn chart has axes, labels and marks: well over 1% of its area
       // inked and more than a handful of colours.
       if (chart.ink < 0.01 || ink.colours < 4) problems.push(`${w.id}: the chart looks blank (${(100 * chart.ink).toFixed(2)}% inked, ${ink.colours} colours)`);
     }
-    const full = await page.screenshot({ fullPage: true });
-    const ink = await inkOf(inkPage, full);
-    result.ink = ink.ink / (ink.width * ink.height);
-    if (ink.ink === 0) problems.push("the page screenshot is blank");
+    result.ink = inks.page.ink / (inks.page.width * inks.page.height);
+    if (inks.page.ink === 0) problems.push("the page screenshot is blank");
     if (shots) {
       mkdirSync(shots, { recursive: true });
       writeFileSync(join(shots, basename(path).replace(/\.html$/, "") + ".png"), full);
