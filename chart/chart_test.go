@@ -1,6 +1,8 @@
 package chart
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -78,5 +80,24 @@ func TestManyJobsAreCapped(t *testing.T) {
 	}
 	if text := strings.Join(page.Sections[0].Text, " "); !strings.Contains(text, fmt.Sprintf("first %d of %d jobs", MaxJobCharts, n)) {
 		t.Errorf("the page does not say it left jobs out: %s", text)
+	}
+}
+
+// A build without echarts renders no page (never one that is blank
+// offline), and says how to get one.
+func TestRenderWithoutAssets(t *testing.T) {
+	saved := echartsJS
+	defer func() { echartsJS = saved }()
+	echartsJS = ""
+	page, err := Lookup("loss").BuildPage(Tables{Main: {lossTable(t, "a", []float64{3, 2, 1.5, 1.3})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := page.Render(&buf); !errors.Is(err, ErrNoAssets) || buf.Len() != 0 {
+		t.Fatalf("Render: %v and %d bytes, want ErrNoAssets and nothing", err, buf.Len())
+	}
+	if got, want := CheckAssets().Error(), "this build has no chart assets: run make assets, then rebuild"; got != want {
+		t.Errorf("CheckAssets: %q, want %q", got, want)
 	}
 }

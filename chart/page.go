@@ -120,7 +120,8 @@ type sectionHTML struct {
 }
 
 // Render writes the page as one self-contained HTML document, echarts
-// inlined. Identical pages give identical bytes.
+// inlined (ErrNoAssets in a build without it). Identical pages give
+// identical bytes.
 //
 // The page runs two scripts, both constant: echarts and page.js. Data
 // reaches the page only as JSON data blocks (type="application/json",
@@ -129,6 +130,9 @@ type sectionHTML struct {
 // its output, data included, into raw JavaScript. A Content-Security-Policy
 // allows exactly those two scripts by their hashes (see csp).
 func (p *Page) Render(w io.Writer) error {
+	if err := CheckAssets(); err != nil {
+		return err
+	}
 	var sections []sectionHTML
 	manifest := []manifestEntry{} // [] rather than null for a page without charts
 	for _, s := range p.Sections {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"github.com/optimus-sched/optimus/chart/charttest"
 	htmlpkg "html"
 	"regexp"
 	"strings"
@@ -63,6 +64,7 @@ var (
 // those by their hashes; everything from the tables is in JSON data blocks
 // that give the names back unchanged.
 func TestHostileNamesAreOnlyData(t *testing.T) {
+	charttest.NeedAssets(t, CheckAssets())
 	for _, name := range hostileNames {
 		names := map[string]string{"a": name, "b": name + "2", "c": "c" + name}
 		pages := map[string]*Page{}
@@ -137,6 +139,7 @@ func collectStrings(v any, seen map[string]bool) {
 // Every formatter a chart binds is one page.js defines, and no option
 // holds go-echarts' function marker: no chart carries code as data.
 func TestChartsBindOnlyPageFunctions(t *testing.T) {
+	charttest.NeedAssets(t, CheckAssets())
 	pages := map[string]*Page{}
 	p, err := Lookup("loss").BuildPage(Tables{Main: {lossTable(t, "j", []float64{3, 2, 1.5, 1.3})}})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optimus-sched/optimus/chart/charttest"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 )
@@ -109,6 +110,7 @@ func simPage(t *testing.T, in Tables) *Page {
 }
 
 func TestSimulationCDF(t *testing.T) {
+	charttest.NeedAssets(t, CheckAssets())
 	jobs := csvTable(t, schema.SimJobs, "sim_jobs.csv", simJobsCSV)
 	p := simPage(t, Tables{Main: {jobs}})
 	// optimus pools its 6 jobs of both seeds: JCTs 900, 900, 1100, 1300,
@@ -146,6 +148,7 @@ func equalPoints(a, b [][]float64) bool {
 // A job frees its tasks when it finishes, not at the next round; the bands
 // are stacked in workload order.
 func TestSimulationAllocationOverTime(t *testing.T) {
+	charttest.NeedAssets(t, CheckAssets())
 	jobs := csvTable(t, schema.SimJobs, "sim_jobs.csv", simJobsCSV)
 	alloc := csvTable(t, schema.SimAllocations, "sim_allocations.csv", simAllocCSV)
 	p := simPage(t, Tables{Main: {jobs}, "allocations": {alloc}})
@@ -184,6 +187,7 @@ func TestSimulationAllocationOverTime(t *testing.T) {
 }
 
 func TestSimulationUtilisation(t *testing.T) {
+	charttest.NeedAssets(t, CheckAssets())
 	jobs := csvTable(t, schema.SimJobs, "sim_jobs.csv", simJobsCSV)
 	util := csvTable(t, schema.SimUtilisation, "sim_utilisation.csv", simUtilCSV)
 	p := simPage(t, Tables{Main: {jobs}, "utilisation": {util}})

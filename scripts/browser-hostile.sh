@@ -19,10 +19,13 @@ bin=$(cd "$(dirname "${1:-bin/optimus}")" && pwd)/$(basename "${1:-bin/optimus}"
 root=$(cd "$(dirname "$0")/.." && pwd)
 chromium=${CHROMIUM:-/usr/bin/chromium}
 
+. "$root/scripts/test-status.sh"
+
 missing() {
   if [ "${REQUIRE_INTEROP:-0}" = 1 ]; then
     echo "browser-hostile: $1 (REQUIRE_INTEROP=1)" >&2; exit 1
   fi
+  test_status "browser-hostile: skipped ($1)"
   echo "browser-hostile: skipped ($1)" >&2; exit 0
 }
 command -v node >/dev/null && command -v npm >/dev/null || missing "Node.js and npm are required"
@@ -33,7 +36,7 @@ command -v node >/dev/null && command -v npm >/dev/null || missing "Node.js and 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$root/interop/browser"
-[ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund --loglevel=error >&2
+"$root/scripts/npm-ci.sh" "$root/interop/browser"
 export CHROMIUM="$chromium"
 o() { "$bin" "$@" -q; }
 
@@ -88,3 +91,4 @@ done
 grep -q "dataset has control" "$tmp/no-csp.log" && grep -q "CSP violation: script-src" "$tmp/inline.log" || {
   cat "$tmp/no-csp.log" "$tmp/inline.log" >&2; echo "browser-hostile: a broken page failed for the wrong reasons" >&2; exit 1; }
 echo "browser-hostile: an inline handler without the policy is caught; the policy refuses an inline script"
+test_status "browser-hostile: ran (6 pages of hostile names, 2 broken copies caught)"

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Browser check of the HTML pages optimus writes: runs the demo pipeline
-# (scripts/demo.sh) into a temporary folder, which draws every chart kind and
-# the report, and loads each page in headless Chromium from file:// with no
-# network (interop/browser/check.mjs, playwright-core from npm driving
-# Debian's /usr/bin/chromium). A deliberately broken copy of a page must
-# fail the same check, so that the check is known to be able to fail.
+# Browser check of the HTML pages optimus writes: the demo pipeline's pages
+# (scripts/demo.sh draws every chart kind and the report) and two more drawn
+# here (an empty table; fitted and oracle runs of one seed), each loaded in
+# headless Chromium from file:// with no network (interop/browser/check.mjs,
+# playwright-core from npm driving Debian's /usr/bin/chromium). A
+# deliberately broken copy of a page must fail the same check, so that the
+# check is known to be able to fail.
 # Usage: scripts/browser.sh BIN [SHOTDIR]   (SHOTDIR keeps the screenshots)
+# With DEMO_OUT=DIR it checks the demo's outputs in DIR, which must come from
+# this BIN (make test passes the demo's out/, made or found current there);
+# without it the demo runs into a temporary folder first.
 # Without Node.js 18+, npm or Chromium the check is skipped with a notice,
 # unless REQUIRE_INTEROP=1 (as .ci/run sets), when that is an error.
 set -euo pipefail
@@ -13,11 +17,13 @@ bin=$(cd "$(dirname "${1:-bin/optimus}")" && pwd)/$(basename "${1:-bin/optimus}"
 shots=${2:-}
 root=$(cd "$(dirname "$0")/.." && pwd)
 chromium=${CHROMIUM:-/usr/bin/chromium}
+. "$root/scripts/test-status.sh"
 
 missing() {
   if [ "${REQUIRE_INTEROP:-0}" = 1 ]; then
     echo "browser: $1 (REQUIRE_INTEROP=1)" >&2; exit 1
   fi
+  test_status "browser: skipped ($1)"
   echo "browser: skipped ($1; rerun 'make browser' once it is installed)" >&2; exit 0
 }
 command -v node >/dev/null && command -v npm >/dev/null || missing "Node.js and npm are required"
@@ -28,21 +34,29 @@ major=$(node -p 'process.versions.node.split(".")[0]')
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$root/scripts/demo.sh" "$bin" "$tmp/out" >/dev/null
+if [ -n "${DEMO_OUT:-}" ]; then
+  out=$(cd "$DEMO_OUT" && pwd)
+else
+  out=$tmp/out
+  "$root/scripts/demo.sh" "$bin" "$out" >/dev/null
+fi
+[ -f "$out/report.html" ] || { echo "browser: no report.html in $out (run scripts/demo.sh $bin $out)" >&2; exit 1; }
 
+"$root/scripts/npm-ci.sh" "$root/interop/browser"
 cd "$root/interop/browser"
-npm ci --no-audit --no-fund --loglevel=error >&2
 export CHROMIUM="$chromium"
+# Pages drawn here go to $tmp/charts, never into the demo's folder.
+mkdir -p "$tmp/charts"
 # A page of an empty table, which says so and draws nothing.
 printf 'job,step,value\n' > "$tmp/empty-loss.csv"
-"$bin" chart loss -i "$tmp/empty-loss.csv" -o "$tmp/out/charts/empty-loss.html"
-grep -q "is empty (0 rows)" "$tmp/out/charts/empty-loss.html"
+"$bin" chart loss -i "$tmp/empty-loss.csv" -o "$tmp/charts/empty-loss.html"
+grep -q "is empty (0 rows)" "$tmp/charts/empty-loss.html"
 # --- simulation chart: fitted and oracle runs (solid, dashed) of one seed
 # picked with --seed, beside the demo's fitted-only simulation.html.
 "$bin" simulate --seeds 1-2 --knowledge fitted,oracle -q --dir "$tmp/sim-knowledge" -o "$tmp/sim-knowledge/summary.csv"
 "$bin" chart simulation -i "$tmp/sim-knowledge/sim_jobs.parquet" --allocations "$tmp/sim-knowledge/sim_allocations.parquet" \
-  --utilisation "$tmp/sim-knowledge/sim_utilisation.parquet" --seed 2 -o "$tmp/out/charts/simulation-knowledge.html"
-pages=("$tmp"/out/charts/*.html "$tmp/out/report.html")
+  --utilisation "$tmp/sim-knowledge/sim_utilisation.parquet" --seed 2 -o "$tmp/charts/simulation-knowledge.html"
+pages=("$out"/charts/*.html "$tmp"/charts/*.html "$out/report.html")
 node check.mjs ${shots:+--screenshots "$shots"} --json "$tmp/browser.json" "${pages[@]}"
 
 # The negative control: a page that fetches a script from the network and
@@ -50,7 +64,7 @@ node check.mjs ${shots:+--screenshots "$shots"} --json "$tmp/browser.json" "${pa
 # (Without its Content-Security-Policy, which would refuse both before they
 # run; scripts/browser-hostile.sh checks the policy.)
 sed -e '/http-equiv="Content-Security-Policy"/d' -e 's#</head>#<script src="https://cdn.example.invalid/echarts.min.js"></script><script>throw new Error("deliberate")</script></head>#' \
-  "$tmp/out/charts/plan.html" > "$tmp/broken.html"
+  "$out/charts/plan.html" > "$tmp/broken.html"
 if node check.mjs "$tmp/broken.html" > "$tmp/broken.log"; then
   cat "$tmp/broken.log" >&2
   echo "browser: the check passed a broken page; it cannot be trusted" >&2
@@ -59,3 +73,4 @@ fi
 grep -q "request left the page" "$tmp/broken.log" && grep -q "deliberate" "$tmp/broken.log" || {
   cat "$tmp/broken.log" >&2; echo "browser: the broken page failed for the wrong reasons" >&2; exit 1; }
 echo "browser: a broken page (network request, script error) is caught"
+test_status "browser: ran (${#pages[@]} pages passed, a broken page caught)"

@@ -4,6 +4,9 @@
 # python3-matplotlib) and fails on any cell error. Also checks that the
 # notebooks are committed with their outputs cleared.
 # Usage: scripts/notebook.sh BIN
+# With DEMO_OUT=DIR it reads the demo's outputs in DIR, which must come from
+# this BIN (make test passes the demo's out/, made or found current there);
+# without it the demo runs into a temporary folder first.
 # Without those packages the check is skipped with a notice, unless
 # REQUIRE_INTEROP=1 (as .ci/run sets), when that is an error.
 set -euo pipefail
@@ -11,11 +14,13 @@ bin=$(cd "$(dirname "${1:-bin/optimus}")" && pwd)/$(basename "${1:-bin/optimus}"
 root=$(cd "$(dirname "$0")/.." && pwd)
 # Debian's python, not one of pyenv's that may come first on PATH.
 py=${NOTEBOOK_PYTHON:-/usr/bin/python3}
+. "$root/scripts/test-status.sh"
 
 missing() {
   if [ "${REQUIRE_INTEROP:-0}" = 1 ]; then
     echo "notebook: $1 (REQUIRE_INTEROP=1)" >&2; exit 1
   fi
+  test_status "notebook: skipped ($1)"
   echo "notebook: skipped ($1; rerun 'make notebook' once it is installed)" >&2; exit 0
 }
 [ -x "$py" ] || missing "$py is required"
@@ -25,13 +30,19 @@ missing() {
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$root/scripts/demo.sh" "$bin" "$tmp/out" >/dev/null
+if [ -n "${DEMO_OUT:-}" ]; then
+  out=$(cd "$DEMO_OUT" && pwd)
+else
+  out=$tmp/out
+  "$root/scripts/demo.sh" "$bin" "$out" >/dev/null
+fi
 
-export OPTIMUS_OUT="$tmp/out" OPTIMUS_BIN="$bin" MPLCONFIGDIR="$tmp/mpl" PYDEVD_DISABLE_FILE_VALIDATION=1
+export OPTIMUS_OUT="$out" OPTIMUS_BIN="$bin" MPLCONFIGDIR="$tmp/mpl" PYDEVD_DISABLE_FILE_VALIDATION=1
 unset MPLBACKEND  # the kernel's inline backend, whose figures land in the outputs
 keep=${NOTEBOOK_KEEP:-}  # a folder to keep the executed notebooks in
 export PATH="/usr/bin:$PATH"
-"$py" - "$keep" "$root"/examples/*.ipynb <<'PY'
+notebooks=("$root"/examples/*.ipynb)
+"$py" - "$keep" "${notebooks[@]}" <<'PY'
 import os, sys, time
 import nbformat
 from nbclient import NotebookClient
@@ -66,3 +77,4 @@ for path in sys.argv[2:]:
           f"{images} figures, {time.monotonic() - start:.0f} s")
 sys.exit(1 if failed else 0)
 PY
+test_status "notebook: ran (${#notebooks[@]} notebooks without a cell error)"

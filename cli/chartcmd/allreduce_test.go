@@ -6,6 +6,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/optimus-sched/optimus/chart"
+	"github.com/optimus-sched/optimus/chart/charttest"
 )
 
 // All-reduce jobs in the charts: Pollux's imagenet-11 (workload-1's
@@ -13,6 +16,7 @@ import (
 // the nodes its workers spanned, not by a p that is always 0; the
 // all-reduce plan of 8 of its jobs shows workers only.
 func TestChartsOfAllReduceJobs(t *testing.T) {
+	charttest.NeedAssets(t, chart.CheckAssets())
 	d := t.TempDir()
 	optimus.MustRun(t, nil, "datasets", "export", "pollux-workload-1", "-o", d, "-q")
 	optimus.MustRun(t, nil, "fit", "--speed", d+"/speed.parquet", "--jobs", d+"/jobs.parquet", "-o", d+"/models.parquet", "-q")

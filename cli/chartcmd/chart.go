@@ -115,6 +115,9 @@ func NewCmdKind(ios *iostreams.IOStreams, k *chart.Kind, runF func(*Options) err
 // Run reads the kind's tables, builds its page and writes it.
 func Run(opts *Options) error {
 	k := opts.Kind
+	if err := chart.CheckAssets(); err != nil {
+		return err // before reading anything: this binary cannot draw
+	}
 	if opts.Output == "" && opts.IO.IsStdoutTTY() {
 		return cmdutil.Usagef("name the HTML file to write with -o FILE.html")
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optimus-sched/optimus/chart"
+	"github.com/optimus-sched/optimus/chart/charttest"
 	"github.com/optimus-sched/optimus/cli/clitest"
 	"github.com/optimus-sched/optimus/cli/root"
 	"github.com/optimus-sched/optimus/io/schema"
@@ -103,6 +105,7 @@ func draw(t *testing.T, args []string, out string) []byte {
 // Every kind draws the testbed's tables into a page that needs no network,
 // with the series and data counts the tables imply.
 func TestKindsOnTestbed(t *testing.T) {
+	charttest.NeedAssets(t, chart.CheckAssets())
 	d := pipeline(t)
 	out := t.TempDir()
 	plan, err := table.ReadFile(d+"/plan.parquet", schema.Plan)
@@ -232,6 +235,7 @@ func equal(a, b []int) bool {
 
 // Identical input gives identical bytes.
 func TestPagesAreDeterministic(t *testing.T) {
+	charttest.NeedAssets(t, chart.CheckAssets())
 	d := pipeline(t)
 	out := t.TempDir()
 	for kind, args := range kindArgs(d) {
@@ -254,6 +258,7 @@ func writeFile(t *testing.T, path, text string) string {
 // Wrong tables and missing columns exit 2 naming what is wrong, and write
 // nothing; an empty table gives a page that says so.
 func TestBadInput(t *testing.T) {
+	charttest.NeedAssets(t, chart.CheckAssets())
 	d := pipeline(t)
 	dir := t.TempDir()
 	tb := d + "/testbed"

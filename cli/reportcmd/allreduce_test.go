@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/optimus-sched/optimus/chart"
+	"github.com/optimus-sched/optimus/chart/charttest"
 )
 
 // A report of all-reduce jobs: Pollux's workload-1's speed samples and
@@ -12,6 +15,7 @@ import (
 // and a simulation of the whole workload under Tiresias. Speeds are drawn by
 // nodes, not by a p that is always 0, and the plan shows workers only.
 func TestReportOfAllReduceJobs(t *testing.T) {
+	charttest.NeedAssets(t, chart.CheckAssets())
 	dir := t.TempDir()
 	pw, ar := filepath.Join(dir, "pw"), "../../apply/testdata/allreduce"
 	for _, args := range [][]string{

@@ -108,6 +108,9 @@ func readSimulation(dir string, read func(flag, path string, want *schema.Table,
 
 // Run reads the tables given, builds the report and writes it.
 func Run(opts *Options) error {
+	if err := chart.CheckAssets(); err != nil {
+		return err // before reading anything: this binary cannot draw
+	}
 	if opts.Output == "" && opts.IO.IsStdoutTTY() {
 		return cmdutil.Usagef("name the HTML file to write with -o FILE.html")
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optimus-sched/optimus/chart"
+	"github.com/optimus-sched/optimus/chart/charttest"
 	"github.com/optimus-sched/optimus/cli/clitest"
 	"github.com/optimus-sched/optimus/cli/root"
 )
@@ -16,6 +18,7 @@ var optimus = clitest.Command(root.NewCmd)
 // A report of some of the tables has the parts those tables allow: here the
 // cluster and a plan without an allocation, so no decisions and no fits.
 func TestReportOfSomeTables(t *testing.T) {
+	charttest.NeedAssets(t, chart.CheckAssets())
 	dir := t.TempDir()
 	tb := filepath.Join(dir, "testbed")
 	for _, args := range [][]string{
@@ -63,6 +66,7 @@ func TestReportOfSomeTables(t *testing.T) {
 // A report of a simulation alone: its JCT CDF, and the per-round tables a
 // simulation with --intervals=false leaves empty say so.
 func TestReportOfASimulation(t *testing.T) {
+	charttest.NeedAssets(t, chart.CheckAssets())
 	dir := t.TempDir()
 	sim := filepath.Join(dir, "sim")
 	for _, args := range [][]string{

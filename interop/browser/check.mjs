@@ -11,8 +11,7 @@
 // Usage: node check.mjs [--screenshots DIR] [--json FILE] PAGE.html...
 // Exit status 0 when every page passes, 1 otherwise.
 import { chromium } from "playwright-core";
-import { mkdtempSync, rmSync, statSync, writeFileSync, mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { statSync, writeFileSync, mkdirSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -31,50 +30,58 @@ if (pages.length === 0) {
 }
 const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
 
-// The flags the project runs Chromium with (as root, in CI); the fresh
-// --user-data-dir is the profile directory given to launchPersistentContext.
+// The flags the project runs Chromium with (as root, in CI). One browser
+// checks every page, each in a context of its own (a fresh profile: no
+// cache, storage or routes shared with the pages before it); launching
+// Chromium once per page cost more than most pages' checks.
 const chromiumArgs = [
   "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
   "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ];
 
-// Counts the pixels of a PNG that differ from the background (white), by
-// drawing it on a canvas in a blank page of the same browser.
-async function inkOf(ctx, png) {
-  const p = await ctx.newPage();
-  try {
-    return await p.evaluate(async (b64) => {
-      const img = new Image();
-      img.src = "data:image/png;base64," + b64;
-      await img.decode();
-      const c = document.createElement("canvas");
-      c.width = img.width; c.height = img.height;
-      const g = c.getContext("2d");
-      g.drawImage(img, 0, 0);
-      const d = g.getImageData(0, 0, c.width, c.height).data;
+// Counts the pixels of a PNG that differ from the background (white), in
+// the whole image and in each of rects ({x, y, w, h} in its pixels), by
+// drawing it on a canvas in inkPage, a blank page of the same browser in a
+// context of its own (so never one of the pages under check). One
+// screenshot of the whole page, cut into its charts here, costs far less
+// than a screenshot of each chart.
+async function inkOf(inkPage, png, rects) {
+  return await inkPage.evaluate(async ([b64, rects]) => {
+    const img = new Image();
+    img.src = "data:image/png;base64," + b64;
+    await img.decode();
+    const c = document.createElement("canvas");
+    c.width = img.width; c.height = img.height;
+    const g = c.getContext("2d");
+    g.drawImage(img, 0, 0);
+    const count = (x, y, w, h) => {
+      x = Math.max(0, Math.round(x)); y = Math.max(0, Math.round(y));
+      w = Math.min(c.width - x, Math.round(w)); h = Math.min(c.height - y, Math.round(h));
+      if (w <= 0 || h <= 0) return { width: 0, height: 0, ink: 0, colours: 0 };
+      const d = g.getImageData(x, y, w, h).data;
       let ink = 0;
       const colours = new Set();
       for (let i = 0; i < d.length; i += 4) {
         if (d[i] < 245 || d[i + 1] < 245 || d[i + 2] < 245) ink++;
         if (colours.size < 64) colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
       }
-      return { width: c.width, height: c.height, ink, colours: colours.size };
-    }, png.toString("base64"));
-  } finally {
-    await p.close();
-  }
+      return { width: w, height: h, ink, colours: colours.size };
+    };
+    return { page: count(0, 0, c.width, c.height), rects: rects.map((r) => count(r.x, r.y, r.w, r.h)) };
+  }, [png.toString("base64"), rects]);
 }
 
-async function checkPage(file) {
+// A page's load and each step may take long on a busy machine; the check
+// is of what the page does, not how fast.
+const timeout = 120_000;
+
+async function checkPage(browser, inkPage, file) {
   const path = resolve(file);
   const url = pathToFileURL(path).href;
-  const profile = mkdtempSync(join(tmpdir(), "optimus-chromium-"));
   const problems = [];
   const result = { page: basename(path), bytes: statSync(path).size, charts: [], problems };
-  const ctx = await chromium.launchPersistentContext(profile, {
-    executablePath, headless: true, args: chromiumArgs, offline: true,
-    viewport: { width: 1300, height: 900 }, deviceScaleFactor: 1,
-  });
+  const ctx = await browser.newContext({ offline: true, viewport: { width: 1300, height: 900 }, deviceScaleFactor: 1 });
+  ctx.setDefaultTimeout(timeout);
   try {
     // Everything but the page itself (and the screenshots decoded from data:
     // URLs) is blocked and reported.
@@ -88,7 +95,7 @@ async function checkPage(file) {
     page.on("console", (m) => { if (m.type() === "error") problems.push("console error: " + m.text()); });
     page.on("pageerror", (e) => problems.push("page error: " + e.message));
     page.on("requestfailed", (r) => { if (r.url() !== url) problems.push("request failed: " + r.url()); });
-    await page.goto(url, { waitUntil: "load" });
+    await page.goto(url, { waitUntil: "load", timeout });
     const drawn = await page.evaluate(() => {
       const m = document.getElementById("optimus-charts");
       if (!m) return { error: "no chart manifest (#optimus-charts)" };
@@ -109,6 +116,16 @@ async function checkPage(file) {
       problems.push(drawn.error);
       return result;
     }
+    // The page as drawn, and where each chart lies on it (CSS pixels are
+    // screenshot pixels at deviceScaleFactor 1).
+    const full = await page.screenshot({ fullPage: true });
+    const rects = await page.evaluate((ids) => ids.map((id) => {
+      const el = document.getElementById(id);
+      if (!el) return { x: 0, y: 0, w: 0, h: 0 };
+      const r = el.getBoundingClientRect();
+      return { x: r.left + window.scrollX, y: r.top + window.scrollY, w: r.width, h: r.height };
+    }), drawn.want.map((w) => w.id));
+    const inks = await inkOf(inkPage, full, rects);
     for (let i = 0; i < drawn.want.length; i++) {
       const w = drawn.want[i], g = drawn.got[i];
       const chart = { id: w.id, series: g.series || [] };
@@ -117,18 +134,15 @@ async function checkPage(file) {
       const ws = JSON.stringify(w.series), gs = JSON.stringify(g.series);
       if (ws !== gs) problems.push(`${w.id}: echarts holds series ${gs}, the page meant ${ws}`);
       if (w.series.reduce((n, s) => n + s.data, 0) === 0) problems.push(`${w.id}: no data at all`);
-      const png = await page.locator("#" + w.id).screenshot();
-      const ink = await inkOf(ctx, png);
-      chart.ink = ink.ink / (ink.width * ink.height);
+      const ink = inks.rects[i];
+      chart.ink = ink.width * ink.height > 0 ? ink.ink / (ink.width * ink.height) : 0;
       chart.colours = ink.colours;
       // A drawn chart has axes, labels and marks: well over 1% of its area
       // inked and more than a handful of colours.
       if (chart.ink < 0.01 || ink.colours < 4) problems.push(`${w.id}: the chart looks blank (${(100 * chart.ink).toFixed(2)}% inked, ${ink.colours} colours)`);
     }
-    const full = await page.screenshot({ fullPage: true });
-    const ink = await inkOf(ctx, full);
-    result.ink = ink.ink / (ink.width * ink.height);
-    if (ink.ink === 0) problems.push("the page screenshot is blank");
+    result.ink = inks.page.ink / (inks.page.width * inks.page.height);
+    if (inks.page.ink === 0) problems.push("the page screenshot is blank");
     if (shots) {
       mkdirSync(shots, { recursive: true });
       writeFileSync(join(shots, basename(path).replace(/\.html$/, "") + ".png"), full);
@@ -137,15 +151,18 @@ async function checkPage(file) {
     problems.push("check failed: " + e.message);
   } finally {
     await ctx.close();
-    rmSync(profile, { recursive: true, force: true });
   }
   return result;
 }
 
+const browser = await chromium.launch({ executablePath, headless: true, args: chromiumArgs, timeout });
+const inkCtx = await browser.newContext({ offline: true });
+inkCtx.setDefaultTimeout(timeout);
+const inkPage = await inkCtx.newPage();
 let failed = 0;
 const results = [];
 for (const f of pages) {
-  const r = await checkPage(f);
+  const r = await checkPage(browser, inkPage, f);
   results.push(r);
   const summary = r.charts.map((c) => `${c.id}[${c.series.map((s) => s.data).join(",")}]`).join(" ");
   if (r.problems.length) {
@@ -156,6 +173,7 @@ for (const f of pages) {
     console.log(`ok   ${r.page} (${r.bytes} bytes): ${r.charts.length} charts drawn: ${summary}`);
   }
 }
+await browser.close();
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify(results, null, 2) + "\n");
 console.log(failed ? `browser: ${failed} of ${pages.length} pages failed` : `browser: ${pages.length} pages passed`);
 process.exit(failed ? 1 : 0);
