@@ -146,6 +146,27 @@ func recoverCorrupt(source string, format Format, t **Table, err *error) {
 	}
 }
 
+// decoderPanic is a decoder's panic on corrupt input, recovered in the
+// goroutine where it happened (a recover works only there) and handed
+// back as an error; decode reports it as recoverCorrupt does.
+type decoderPanic struct{ value any }
+
+func (p *decoderPanic) Error() string { return fmt.Sprint(p.value) }
+
+// guard runs decode, turning its panic into a *decoderPanic: every
+// goroutine that decodes input runs its work through it.
+func guard(decode func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if onRecover != nil {
+				onRecover(r, debug.Stack())
+			}
+			err = &decoderPanic{r}
+		}
+	}()
+	return decode()
+}
+
 // decode runs a binary decoder (read), checks the raw table's names and
 // metadata and validates it against want.
 func decode(source string, format Format, want *schema.Table, read func() (*Table, error)) (t *Table, err error) {
@@ -154,6 +175,10 @@ func decode(source string, format Format, want *schema.Table, read func() (*Tabl
 	raw, err := read()
 	if err == errUnrecognised {
 		return nil, Errorf(source, "unrecognised input: expected a table (Arrow, Parquet or CSV)")
+	}
+	var dp *decoderPanic
+	if errors.As(err, &dp) {
+		return nil, Errorf(source, "corrupt %s data: %v", format, dp.value)
 	}
 	var te *truncatedError
 	if errors.As(err, &te) {
@@ -267,11 +292,15 @@ func decodeParquet(r parquet.ReaderAtSeeker) (*Table, error) {
 	decoded := make([]arrow.Array, len(readers))
 	errs := make([]error, len(readers))
 	decode := func(i int) {
-		var size int
-		decoded[i], size, errs[i] = readParquetColumn(fr, readers[i], groups, sc.Field(i).Type)
-		if size > 64<<20 {
-			runtime.GC()
-		}
+		errs[i] = guard(func() error {
+			var size int
+			var err error
+			decoded[i], size, err = readParquetColumn(fr, readers[i], groups, sc.Field(i).Type)
+			if size > 64<<20 {
+				runtime.GC()
+			}
+			return err
+		})
 	}
 	if parquetBytes(pf) <= parallelDecodeBytes {
 		forEachColumn(len(readers), decode)
