@@ -64,7 +64,7 @@ func ReadFile(path string, want *schema.Table) (*Table, error) {
 		// Parquet is read where it lies, column chunk by column chunk,
 		// rather than copied into memory whole first.
 		return decode(path, format, want, func() (*Table, error) {
-			return decodeParquet(io.NewSectionReader(f, 0, info.Size()))
+			return decodeParquet(io.NewSectionReader(f, 0, info.Size()), info.Size(), path)
 		})
 	}
 	var buf bytes.Buffer
@@ -120,7 +120,7 @@ func Decode(data []byte, format Format, source string, want *schema.Table) (*Tab
 		case ArrowFile:
 			return decodeArrowFile(data)
 		case Parquet:
-			return decodeParquet(bytes.NewReader(data))
+			return decodeParquet(bytes.NewReader(data), int64(len(data)), source)
 		}
 		return nil, errUnrecognised
 	})
@@ -175,6 +175,10 @@ func decode(source string, format Format, want *schema.Table, read func() (*Tabl
 	raw, err := read()
 	if err == errUnrecognised {
 		return nil, Errorf(source, "unrecognised input: expected a table (Arrow, Parquet or CSV)")
+	}
+	var be *BudgetError
+	if errors.As(err, &be) {
+		return nil, err
 	}
 	var dp *decoderPanic
 	if errors.As(err, &dp) {
@@ -257,12 +261,15 @@ func decodeArrowFile(data []byte) (*Table, error) {
 	return fromRecords(r.Schema(), recs)
 }
 
-func decodeParquet(r parquet.ReaderAtSeeker) (*Table, error) {
+func decodeParquet(r parquet.ReaderAtSeeker, size int64, source string) (*Table, error) {
 	pf, err := file.NewParquetReader(r)
 	if err != nil {
 		return nil, err
 	}
 	defer pf.Close()
+	if err := checkParquetClaims(pf, r, size, source); err != nil {
+		return nil, err
+	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, mem)
 	if err != nil {
 		return nil, err
