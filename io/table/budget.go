@@ -23,13 +23,15 @@ import (
 //     values;
 //   - Arrow IPC: the input itself, which holds every buffer (compressed
 //     buffers are checked against what they can inflate to);
-//   - CSV: the text, and the cells it splits into;
+//   - CSV: the text, and the cells it splits into (three times the text
+//     again);
 //   - standard input: its bytes, read up to the budget and no further.
 //
 // The budget is, in order: SetMemoryBudget's (the root command's
 // --max-memory flag), the Go runtime's soft memory limit (GOMEMLIMIT),
-// or DefaultMemoryBudget, lowered to half the address space the process
-// may map (ulimit -v) when that is smaller.
+// or DefaultMemoryBudget, lowered to a third of the address space the process
+// may map (ulimit -v) when that is smaller (the runtime reserves address
+// space well beyond its heap).
 var memoryBudget atomic.Int64
 
 // DefaultMemoryBudget is the budget when neither --max-memory nor
@@ -51,8 +53,8 @@ func MemoryBudget() int64 {
 		return n
 	}
 	n := int64(DefaultMemoryBudget)
-	if as := addressSpaceLimit(); as > 0 && as/2 < n {
-		n = as / 2
+	if as := addressSpaceLimit(); as > 0 && as/3 < n {
+		n = as / 3
 	}
 	return n
 }

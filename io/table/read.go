@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"syscall"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -67,13 +69,20 @@ func ReadFile(path string, want *schema.Table) (*Table, error) {
 			return decodeParquet(io.NewSectionReader(f, 0, info.Size()), info.Size(), path)
 		})
 	}
+	budget := MemoryBudget()
 	var buf bytes.Buffer
 	if info.Mode().IsRegular() {
+		if err := checkBudget(path, info.Size()); err != nil {
+			return nil, err
+		}
 		buf.Grow(int(info.Size()) + bytes.MinRead)
 	}
 	buf.Write(head)
-	if _, err := buf.ReadFrom(f); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if _, err := buf.ReadFrom(io.LimitReader(f, budget+1-int64(len(head)))); err != nil {
+		return nil, readError(path, err)
+	}
+	if int64(buf.Len()) > budget {
+		return nil, &BudgetError{Source: path, Budget: budget}
 	}
 	return Decode(buf.Bytes(), format, path, want)
 }
@@ -81,11 +90,58 @@ func ReadFile(path string, want *schema.Table) (*Table, error) {
 // Read reads a table of any format from r, recognising the format by its
 // first bytes, and validates it against want (see ReadFile).
 func Read(r io.Reader, source string, want *schema.Table) (*Table, error) {
-	data, err := io.ReadAll(r)
+	data, err := ReadAll(r, source)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", source, err)
+		return nil, err
 	}
 	return Decode(data, Sniff(data), source, want)
+}
+
+// ReadAll reads a table's bytes from r (standard input, say) for Decode.
+// Its first bytes are judged before the rest is read: input that is no
+// table format (binary that is neither Arrow nor Parquet) is refused at
+// once, however long it goes on; and no more than the memory budget is
+// read. Empty input is nil data and no error.
+func ReadAll(r io.Reader, source string) ([]byte, error) {
+	if f, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
+		if info, err := f.Stat(); err == nil && info.IsDir() {
+			return nil, Errorf(source, "is a directory: redirect a table file, not a directory")
+		}
+	}
+	head := make([]byte, textHeadBytes)
+	n, err := io.ReadFull(r, head)
+	head = head[:n]
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, readError(source, err)
+	}
+	if n < textHeadBytes {
+		return head, nil // all of it: Decode judges it
+	}
+	// The head less the character its end may split.
+	if Sniff(head) == CSV {
+		if err := checkText(bytes.TrimPrefix(head[:n-utf8.UTFMax], utf8BOM), source); err != nil {
+			return nil, err
+		}
+	}
+	budget := MemoryBudget()
+	var buf bytes.Buffer
+	buf.Write(head)
+	if _, err := buf.ReadFrom(io.LimitReader(r, budget+1-int64(n))); err != nil {
+		return nil, readError(source, err)
+	}
+	if int64(buf.Len()) > budget {
+		return nil, &BudgetError{Source: source, Budget: budget}
+	}
+	return buf.Bytes(), nil
+}
+
+// readError locates a read error; reading a directory is the user's
+// mistake, not the machine's.
+func readError(source string, err error) error {
+	if errors.Is(err, syscall.EISDIR) {
+		return Errorf(source, "is a directory: redirect a table file, not a directory")
+	}
+	return fmt.Errorf("%s: %w", source, err)
 }
 
 func describeHead(data []byte) string {
