@@ -177,6 +177,11 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 		}
 		return nil
 	}
+	// Each column is added once (the header's names are distinct), so
+	// without a search for it by name.
+	add := func(name string, a arrow.Array, nullable bool, key string) {
+		out.appendChecked(arrow.Field{Name: name, Type: a.DataType(), Nullable: nullable}, a, key)
+	}
 
 	if s != nil {
 		out.Name, out.Version = s.Name, s.Version
@@ -201,7 +206,7 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 				v = filled(c, rows)
 			} else {
 				if a, ok := in.take(c, key); ok {
-					out.setChecked(c.Name, a, c.Nullable, key)
+					add(c.Name, a, c.Nullable, key)
 					continue
 				}
 				var e *Error
@@ -214,7 +219,7 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 				}
 				checkColumn(c, v, loc)
 			}
-			out.setChecked(c.Name, v.array(), c.Nullable, key)
+			add(c.Name, v.array(), c.Nullable, key)
 		}
 	}
 	patterns := 0
@@ -256,7 +261,7 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 				c := patternColumn(in.name, pat)
 				key := ruleKey(c)
 				if a, ok := in.take(c, key); ok {
-					out.setChecked(in.name, a, false, key)
+					add(in.name, a, false, key)
 					continue
 				}
 				v, e := in.convert(typ)
@@ -271,13 +276,13 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 					continue
 				}
 				checkColumn(c, v, loc)
-				out.setChecked(in.name, v.array(), false, key)
+				add(in.name, v.array(), false, key)
 				continue
 			}
 		}
 		key := naturalKey(in.name, typ)
 		if a, ok := in.take(schema.Column{Name: in.name, Type: typ, Nullable: true, AllowNaN: true}, key); ok {
-			out.setChecked(in.name, a, nullable, key)
+			add(in.name, a, nullable, key)
 			continue
 		}
 		v, e := in.convert(typ)
@@ -285,7 +290,7 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 			p.add(e)
 			continue
 		}
-		out.setChecked(in.name, v.array(), nullable, key)
+		add(in.name, v.array(), nullable, key)
 	}
 	if s != nil && patterns < s.MinPatternColumns {
 		e := Errorf(source, "no %s columns: a %s table needs at least one (%s)", patternNoun(s), s.Name, s.Patterns[0].Doc)
