@@ -239,19 +239,32 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 			}
 		}
 		nullable := true
+		holdsNumber := false
 		if s != nil {
 			pat, ok := s.MatchPattern(in.name)
 			// A text column where a catch-all pattern expects numbers (a
 			// cluster's resources) is a label only when it holds no number:
 			// one that does is a resource with a bad value, or stored as
 			// text, not a label that makes the resource vanish.
-			if ok && pat.Prefix == "" && typ == schema.String && in.firstNumber != nil {
-				if r := in.firstNumber(); r >= 0 {
-					if in.arrowType != nil {
-						loc(in.name, r, "%s is text (the column has type %s): a %s column holds numbers (%s); a label column holds no number",
-							strconv.Quote(clip(stringAt(in.arr, r))), in.arrowType, patternNoun(s), pat.Type)
-						continue
-					}
+			// A known resource name (gpu) is a resource whatever it
+			// holds; so is any column of a table without rows, whose
+			// type its values cannot show.
+			known := ok && pat.Prefix == "" && slices.Contains(pat.Known, in.name)
+			if ok && pat.Prefix == "" && typ == schema.String && (in.firstNumber != nil || known) {
+				r := -1
+				if in.firstNumber != nil {
+					r = in.firstNumber()
+				}
+				holdsNumber = r >= 0
+				if known && r < 0 && rows > 0 {
+					r = 0
+				}
+				switch {
+				case r >= 0 && in.arrowType != nil:
+					loc(in.name, r, "%s is text (the column has type %s): a %s column holds numbers (%s); a label column holds no number",
+						strconv.Quote(clip(stringAt(in.arr, r))), in.arrowType, patternNoun(s), pat.Type)
+					continue
+				case r >= 0 || rows == 0 && in.arrowType == nil:
 					typ = pat.Type
 				}
 			}
@@ -269,7 +282,10 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 					if lines != nil && e.Row > 0 {
 						e.Line = lines[e.Row-1]
 					}
-					if pat.Prefix == "" && e.Row > 0 {
+					switch {
+					case known && !holdsNumber && e.Row > 0:
+						e.Msg += fmt.Sprintf(": %s is a %s column, which holds numbers", in.name, patternNoun(s))
+					case pat.Prefix == "" && e.Row > 0:
 						e.Msg += fmt.Sprintf(": the column holds numbers, so it is a %s column (a label column holds no number)", patternNoun(s))
 					}
 					p.add(e)
