@@ -2,6 +2,8 @@ package table
 
 import (
 	"errors"
+	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,4 +120,67 @@ func TestParseBytes(t *testing.T) {
 			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
 		}
 	}
+}
+
+var hostileOut = flag.String("hostile-out", "", "TestWriteHostileParquet: write the crafted hostile Parquet files into this `dir` (cli/root/testdata/hostile)")
+
+// TestWriteHostileParquet writes the crafted files that the commands'
+// tests (cli/root) read; it does nothing without -hostile-out.
+func TestWriteHostileParquet(t *testing.T) {
+	if *hostileOut == "" {
+		t.Skip("no -hostile-out")
+	}
+	files := map[string][]byte{
+		"rows-1e12.parquet": craftParquet(1e12, plainColumn("gpu", []int64{1}, 1, 1e12)),
+		"rle-2e8.parquet":   craftParquet(2e8, rleColumn("a", 1, 2e8), rleColumn("b", 2, 2e8), rleColumn("c", 3, 2e8)),
+		"rle-1e6.parquet":   craftParquet(1e6, rleColumn("gpu", 4, 1e6)),
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(*hostileOut, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// ReadAll judges standard input by its first bytes: endless zero bytes
+// are refused after the first few kilobytes, not read whole.
+func TestReadAllSniffsBeforeBuffering(t *testing.T) {
+	var err error
+	n := allocated(func() { _, err = ReadAll(zeros{}, "stdin") })
+	if err == nil || err.Error() != "stdin: unrecognised input: not Arrow, Parquet or CSV text" {
+		t.Errorf("error %v", err)
+	}
+	if n > 1<<20 {
+		t.Errorf("allocated %d kB", n>>10)
+	}
+	// Text is read up to the budget and no further.
+	SetMemoryBudget(1 << 20)
+	defer SetMemoryBudget(0)
+	_, err = ReadAll(io.LimitReader(letters{}, 8<<20), "stdin")
+	if err == nil || err.Error() != "stdin: needs more than 1 MB to decode; raise --max-memory" {
+		t.Errorf("error %v", err)
+	}
+	// A directory on standard input is the user's mistake.
+	d, err := os.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	_, err = ReadAll(d, "stdin")
+	if err == nil || !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("directory: %v", err)
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+type letters struct{}
+
+func (letters) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'a'
+	}
+	return len(p), nil
 }
