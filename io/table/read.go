@@ -493,6 +493,15 @@ func fromRecords(sc *arrow.Schema, recs []arrow.RecordBatch) (*Table, error) {
 		if len(chunks) == 0 {
 			a = array.MakeArrayOfNull(mem, f.Type, 0)
 		} else {
+			// The IPC reader does not check a string column's offsets
+			// against its bytes: corrupt ones would be read out of range.
+			for _, c := range chunks {
+				if v, ok := c.(interface{ ValidateFull() error }); ok {
+					if err := v.ValidateFull(); err != nil {
+						return nil, fmt.Errorf("column %q: %v", f.Name, err)
+					}
+				}
+			}
 			var err error
 			if a, err = oneArray(chunks); err != nil {
 				return nil, err
