@@ -251,9 +251,9 @@ func ReadOptionalInput(ios *iostreams.IOStreams, path string, want *schema.Table
 	if ios.IsStdinTTY() {
 		return nil, nil
 	}
-	data, err := io.ReadAll(ios.In)
+	data, err := table.ReadAll(ios.In, "stdin")
 	if err != nil {
-		return nil, fmt.Errorf("stdin: %w", err)
+		return nil, err
 	}
 	if len(data) == 0 {
 		return nil, nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/optimus-sched/optimus/io/escape"
+	"github.com/optimus-sched/optimus/io/table"
 	"runtime/debug"
 	"strings"
 
@@ -21,6 +22,13 @@ const ExitBug = 3
 // the rest and ExitBug for a panic. optimus' main runs its root command
 // through it, and tests run single commands the same way.
 func Execute(ios *iostreams.IOStreams, cmd *cobra.Command, args []string) (code int) {
+	// The memory budget and soft limit a command sets (--max-memory) last
+	// as long as it does: tests run many commands in one process.
+	limit := debug.SetMemoryLimit(-1)
+	defer func() {
+		debug.SetMemoryLimit(limit)
+		table.SetMemoryBudget(0)
+	}()
 	defer func() {
 		// A panic is a bug, whatever the input: say so, with the stack,
 		// and exit 3, not Go's 2, which means invalid input here.

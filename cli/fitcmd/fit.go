@@ -119,6 +119,9 @@ func Run(opts *Options) error {
 	if err := opts.Output.Validate(); err != nil {
 		return err
 	}
+	if opts.Parallel < 1 {
+		return cmdutil.Usagef("--parallel %d: fit at least 1 job at a time", opts.Parallel)
+	}
 	in, err := readInputs(opts)
 	if err != nil {
 		return err

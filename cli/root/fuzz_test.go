@@ -1,6 +1,7 @@
 package root
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +18,9 @@ var (
 	fuzzOnce  sync.Once
 	fuzzDir   string
 	fuzzFiles map[string][]byte
+	// fuzzParquet are the same tables as Parquet: a mutated one runs the
+	// decoders that read columns side by side, each on its goroutine.
+	fuzzParquet map[string][]byte
 )
 
 func fuzzSetup(f *testing.F) {
@@ -41,6 +45,7 @@ func fuzzSetup(f *testing.F) {
 			}
 		}
 		fuzzFiles = map[string][]byte{}
+		fuzzParquet = map[string][]byte{}
 		for _, n := range []string{"cluster", "jobs", "loss", "speed", "models", "predictions", "allocation", "plan",
 			"sim/workload", "sim/profiles", "sim/cluster", "sim/profile_speeds"} {
 			data, err := os.ReadFile(p(n + ".csv"))
@@ -48,6 +53,15 @@ func fuzzSetup(f *testing.F) {
 				f.Fatal(err)
 			}
 			fuzzFiles[n] = data
+			t, err := table.ReadFile(p(n+".csv"), nil)
+			if err != nil {
+				f.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := table.Write(&buf, table.Parquet, t); err != nil {
+				f.Fatal(err)
+			}
+			fuzzParquet[n] = buf.Bytes()
 		}
 	})
 }
@@ -117,6 +131,13 @@ func FuzzCommand(f *testing.F) {
 			f.Add(uint8(i), []byte(strings.Join(append(lines, lines[1]), "")))
 			f.Add(uint8(i), []byte(strings.Replace(string(valid), ",1,", ",9223372036854775807,", 1)))
 		}
+		pq := fuzzParquet[c.mutates]
+		f.Add(uint8(i), pq)
+		for _, at := range []int{len(pq) / 4, len(pq) / 3, len(pq) / 2} {
+			b := bytes.Clone(pq)
+			b[at] ^= 0x80
+			f.Add(uint8(i), b)
+		}
 	}
 	// OPTIMUS_FUZZ_COMMAND=solve (say) fuzzes only the command lines that
 	// start with that word, for a session of its own.
@@ -132,7 +153,13 @@ func FuzzCommand(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
 		c := commands[int(which)%len(commands)]
 		dir := t.TempDir()
-		in := filepath.Join(dir, filepath.Base(c.mutates)+".csv")
+		// Named by what the input looks like, so that mutated Parquet is
+		// read as Parquet (in place, its columns side by side).
+		ext := map[table.Format]string{table.Parquet: ".parquet", table.ArrowFile: ".arrow", table.ArrowStream: ".arrows"}[table.Sniff(data)]
+		if ext == "" {
+			ext = ".csv"
+		}
+		in := filepath.Join(dir, filepath.Base(c.mutates)+ext)
 		if err := os.WriteFile(in, data, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,9 @@
 package root
 
 import (
+	"math"
+	"runtime/debug"
+
 	"github.com/spf13/cobra"
 
 	"github.com/optimus-sched/optimus/cli/applycmd"
@@ -21,6 +24,7 @@ import (
 	"github.com/optimus-sched/optimus/cli/snapshotcmd"
 	"github.com/optimus-sched/optimus/cli/solvecmd"
 	"github.com/optimus-sched/optimus/cli/versioncmd"
+	"github.com/optimus-sched/optimus/io/table"
 )
 
 // NewCmd returns the root command with every subcommand.
@@ -47,10 +51,17 @@ decided when standard error is a terminal: -q/--quiet keeps errors only (for cro
 		Version:       versioncmd.String(),
 	}
 	var quiet, verbose bool
+	var maxMemory string
 	cmd.PersistentFlags().BoolVarP(&quiet, "quiet", "q", false, "print errors only on standard error (no warnings, summaries or progress)")
 	cmd.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "print what each step decided on standard error even when it is not a terminal")
+	cmd.PersistentFlags().StringVar(&maxMemory, "max-memory", "",
+		"the memory budget (`SIZE`: 512MB, 8GB): an input that needs more to decode is refused (exit 2) rather than exhausting the machine, "+
+			"and the Go runtime keeps its heap within it. Default: GOMEMLIMIT when set, else 4GB (a third of ulimit -v when that is less)")
 	cmd.PersistentPreRunE = func(c *cobra.Command, args []string) error {
 		cmdutil.StartCommand(versioncmd.String(), c, args)
+		if err := setMemoryBudget(maxMemory); err != nil {
+			return err
+		}
 		switch {
 		case quiet && verbose:
 			return cmdutil.Usagef("--quiet and --verbose contradict each other: give one")
@@ -105,6 +116,29 @@ decided when standard error is a terminal: -q/--quiet keeps errors only (for cro
 // bidi characters (from names it quotes) escaped (escape.Terminal).
 func Main(ios *iostreams.IOStreams, args []string) int {
 	return cmdutil.Execute(ios, NewCmd(ios), args)
+}
+
+// setMemoryBudget applies --max-memory (see its help): the readers'
+// budget, and the runtime's soft memory limit, which an address-space
+// limit lowers too, so that the collector works harder before the
+// allocator fails.
+func setMemoryBudget(flag string) error {
+	table.SetMemoryBudget(0)
+	if flag != "" {
+		n, err := table.ParseBytes(flag)
+		if err != nil {
+			return cmdutil.Usagef("--max-memory: %v", err)
+		}
+		table.SetMemoryBudget(n)
+		debug.SetMemoryLimit(n)
+		return nil
+	}
+	if limit := debug.SetMemoryLimit(-1); limit == math.MaxInt64 {
+		if b := table.MemoryBudget(); b < table.DefaultMemoryBudget {
+			debug.SetMemoryLimit(b)
+		}
+	}
+	return nil
 }
 
 // Run runs optimus in-process on stdin, with buffers for standard output

@@ -91,6 +91,10 @@ type Pattern struct {
 	Unit   string
 	Doc    string
 	Min    *float64
+	// Known are the usual names of a catch-all pattern's columns: a
+	// column of one of these names belongs to the pattern whatever it
+	// holds (text in it is an error, never a label).
+	Known []string
 }
 
 // Table declares one table.

@@ -21,7 +21,8 @@ var Cluster = &Table{
 	},
 	Patterns: []Pattern{
 		{Prefix: "", Type: Float64, Min: zero,
-			Doc: "Capacity of one resource on this node, in the resource's own unit (gpu: devices, cpu: cores, memory_gb: GB, net_gbps: Gbit/s)."},
+			Doc:   "Capacity of one resource on this node, in the resource's own unit (gpu: devices, cpu: cores, memory_gb: GB, net_gbps: Gbit/s).",
+			Known: []string{"gpu", "cpu", "memory_gb", "net_gbps"}},
 	},
 	MinPatternColumns: 1,
 }

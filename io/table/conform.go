@@ -177,6 +177,11 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 		}
 		return nil
 	}
+	// Each column is added once (the header's names are distinct), so
+	// without a search for it by name.
+	add := func(name string, a arrow.Array, nullable bool, key string) {
+		out.appendChecked(arrow.Field{Name: name, Type: a.DataType(), Nullable: nullable}, a, key)
+	}
 
 	if s != nil {
 		out.Name, out.Version = s.Name, s.Version
@@ -201,7 +206,7 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 				v = filled(c, rows)
 			} else {
 				if a, ok := in.take(c, key); ok {
-					out.setChecked(c.Name, a, c.Nullable, key)
+					add(c.Name, a, c.Nullable, key)
 					continue
 				}
 				var e *Error
@@ -214,7 +219,7 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 				}
 				checkColumn(c, v, loc)
 			}
-			out.setChecked(c.Name, v.array(), c.Nullable, key)
+			add(c.Name, v.array(), c.Nullable, key)
 		}
 	}
 	patterns := 0
@@ -234,19 +239,32 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 			}
 		}
 		nullable := true
+		holdsNumber := false
 		if s != nil {
 			pat, ok := s.MatchPattern(in.name)
 			// A text column where a catch-all pattern expects numbers (a
 			// cluster's resources) is a label only when it holds no number:
 			// one that does is a resource with a bad value, or stored as
 			// text, not a label that makes the resource vanish.
-			if ok && pat.Prefix == "" && typ == schema.String && in.firstNumber != nil {
-				if r := in.firstNumber(); r >= 0 {
-					if in.arrowType != nil {
-						loc(in.name, r, "%s is text (the column has type %s): a %s column holds numbers (%s); a label column holds no number",
-							strconv.Quote(clip(stringAt(in.arr, r))), in.arrowType, patternNoun(s), pat.Type)
-						continue
-					}
+			// A known resource name (gpu) is a resource whatever it
+			// holds; so is any column of a table without rows, whose
+			// type its values cannot show.
+			known := ok && pat.Prefix == "" && slices.Contains(pat.Known, in.name)
+			if ok && pat.Prefix == "" && typ == schema.String && (in.firstNumber != nil || known) {
+				r := -1
+				if in.firstNumber != nil {
+					r = in.firstNumber()
+				}
+				holdsNumber = r >= 0
+				if known && r < 0 && rows > 0 {
+					r = 0
+				}
+				switch {
+				case r >= 0 && in.arrowType != nil:
+					loc(in.name, r, "%s is text (the column has type %s): a %s column holds numbers (%s); a label column holds no number",
+						strconv.Quote(clip(stringAt(in.arr, r))), in.arrowType, patternNoun(s), pat.Type)
+					continue
+				case r >= 0 || rows == 0 && in.arrowType == nil:
 					typ = pat.Type
 				}
 			}
@@ -256,7 +274,7 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 				c := patternColumn(in.name, pat)
 				key := ruleKey(c)
 				if a, ok := in.take(c, key); ok {
-					out.setChecked(in.name, a, false, key)
+					add(in.name, a, false, key)
 					continue
 				}
 				v, e := in.convert(typ)
@@ -264,20 +282,23 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 					if lines != nil && e.Row > 0 {
 						e.Line = lines[e.Row-1]
 					}
-					if pat.Prefix == "" && e.Row > 0 {
+					switch {
+					case known && !holdsNumber && e.Row > 0:
+						e.Msg += fmt.Sprintf(": %s is a %s column, which holds numbers", in.name, patternNoun(s))
+					case pat.Prefix == "" && e.Row > 0:
 						e.Msg += fmt.Sprintf(": the column holds numbers, so it is a %s column (a label column holds no number)", patternNoun(s))
 					}
 					p.add(e)
 					continue
 				}
 				checkColumn(c, v, loc)
-				out.setChecked(in.name, v.array(), false, key)
+				add(in.name, v.array(), false, key)
 				continue
 			}
 		}
 		key := naturalKey(in.name, typ)
 		if a, ok := in.take(schema.Column{Name: in.name, Type: typ, Nullable: true, AllowNaN: true}, key); ok {
-			out.setChecked(in.name, a, nullable, key)
+			add(in.name, a, nullable, key)
 			continue
 		}
 		v, e := in.convert(typ)
@@ -285,7 +306,7 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 			p.add(e)
 			continue
 		}
-		out.setChecked(in.name, v.array(), nullable, key)
+		add(in.name, v.array(), nullable, key)
 	}
 	if s != nil && patterns < s.MinPatternColumns {
 		e := Errorf(source, "no %s columns: a %s table needs at least one (%s)", patternNoun(s), s.Name, s.Patterns[0].Doc)

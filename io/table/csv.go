@@ -29,19 +29,14 @@ import (
 // header (see Recognise), and declared columns take their declared types.
 
 func decodeCSV(data []byte, source string, want *schema.Table) (*Table, error) {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a spreadsheet's byte-order mark
-	head := textHead(data)
-	if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head) && !mostlyText(head) {
-		return nil, Errorf(source, "unrecognised input: not Arrow, Parquet or CSV text")
+	data = bytes.TrimPrefix(data, utf8BOM)
+	if err := checkText(textHead(data), source); err != nil {
+		return nil, err
 	}
-	if !utf8.Valid(head) {
-		// Text in another encoding (Latin-1, say): where, so that it can
-		// be found and saved as UTF-8. Past the first 4 kB each value is
-		// checked, and located, on its own.
-		at := invalidUTF8At(head)
-		line := 1 + bytes.Count(data[:at], []byte("\n"))
-		return nil, &Error{Source: source, Line: line,
-			Msg: fmt.Sprintf("line %d: not valid UTF-8 text (byte %d): save the file as UTF-8", line, at+1)}
+	// The text, its cells as strings (a header each, and their bytes) and
+	// as values: about four times the text.
+	if err := checkBudget(source, 4*int64(len(data))); err != nil {
+		return nil, err
 	}
 	r := csv.NewReader(bytes.NewReader(data))
 	header, err := r.Read()
@@ -60,8 +55,14 @@ func decodeCSV(data []byte, source string, want *schema.Table) (*Table, error) {
 	if err := checkNames(source, header); err != nil {
 		return nil, err
 	}
+	// Sized for a row per line (quoted line ends make fewer): a column
+	// grown by doubling would hold twice its cells while it is copied.
+	rowsAtMost := bytes.Count(data, []byte("\n")) + 1
 	cells := make([][]string, len(header))
-	var lines []int
+	for i := range cells {
+		cells[i] = make([]string, 0, rowsAtMost)
+	}
+	lines := make([]int, 0, rowsAtMost)
 	for {
 		rec, err := r.Read()
 		if err == io.EOF {
@@ -94,6 +95,32 @@ func decodeCSV(data []byte, source string, want *schema.Table) (*Table, error) {
 	return build(source, s, rows, cols, lines, nil)
 }
 
+// utf8BOM is a spreadsheet's byte-order mark.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// textHeadBytes is how much of the start of an input tells text from
+// binary.
+const textHeadBytes = 4096
+
+// checkText refuses a CSV input whose head (its first textHeadBytes, after
+// a byte-order mark) is binary or text not in UTF-8.
+func checkText(head []byte, source string) error {
+	head = textHead(head)
+	if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head) && !mostlyText(head) {
+		return Errorf(source, "unrecognised input: not Arrow, Parquet or CSV text")
+	}
+	if !utf8.Valid(head) {
+		// Text in another encoding (Latin-1, say): where, so that it can
+		// be found and saved as UTF-8. Past the head each value is
+		// checked, and located, on its own.
+		at := invalidUTF8At(head)
+		line := 1 + bytes.Count(head[:at], []byte("\n"))
+		return &Error{Source: source, Line: line,
+			Msg: fmt.Sprintf("line %d: not valid UTF-8 text (byte %d): save the file as UTF-8", line, at+1)}
+	}
+	return nil
+}
+
 // invalidUTF8At is the offset of data's first byte that is not valid UTF-8.
 func invalidUTF8At(data []byte) int {
 	for i := 0; i < len(data); {
@@ -121,10 +148,10 @@ func mostlyText(head []byte) bool {
 // textHead is the start of data that tells text from binary: its first
 // 4 kB, less a character the cut splits.
 func textHead(data []byte) []byte {
-	if len(data) <= 4096 {
+	if len(data) <= textHeadBytes {
 		return data
 	}
-	head := data[:4096]
+	head := data[:textHeadBytes]
 	i := len(head) - 1
 	for i > 0 && len(head)-i < utf8.UTFMax && !utf8.RuneStart(head[i]) {
 		i--

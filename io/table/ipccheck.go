@@ -1,6 +1,7 @@
 package table
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -55,14 +56,14 @@ func checkArrowStream(data []byte) error {
 		var metaLen int32
 		switch cont {
 		case 0:
-			return nil // end of stream (before Arrow 0.15)
+			return checkStreamEnd(data, p+4) // end of stream (before Arrow 0.15)
 		case 0xffffffff:
 			if len(data)-p < 8 {
 				return truncatedf("the stream stops inside a message header")
 			}
 			metaLen = int32(binary.LittleEndian.Uint32(data[p+4:]))
 			if metaLen == 0 {
-				return nil // end of stream
+				return checkStreamEnd(data, p+8) // end of stream
 			}
 			p += 8
 		default: // a stream written before Arrow 0.15: no continuation marker
@@ -97,6 +98,20 @@ func checkArrowStream(data []byte) error {
 		return truncatedf("the stream ends after a whole message, without its end-of-stream marker")
 	}
 	return truncatedf("the stream stops inside a message header")
+}
+
+// checkStreamEnd refuses data after a stream's end-of-stream marker,
+// which ends at byte end: the reader would stop at the marker and drop
+// it, silently (a second table concatenated onto the first, say).
+func checkStreamEnd(data []byte, end int) error {
+	if extra := len(data) - end; extra > 0 {
+		what := "data"
+		if bytes.HasPrefix(data[end:], arrowStreamMagic) {
+			what = "another Arrow IPC stream (two tables concatenated?)"
+		}
+		return fmt.Errorf("%d bytes of %s follow its end-of-stream marker, from byte %d: one input holds one table", extra, what, end)
+	}
+	return nil
 }
 
 // errTruncated marks an Arrow stream that ends before its end-of-stream

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"syscall"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -64,16 +66,23 @@ func ReadFile(path string, want *schema.Table) (*Table, error) {
 		// Parquet is read where it lies, column chunk by column chunk,
 		// rather than copied into memory whole first.
 		return decode(path, format, want, func() (*Table, error) {
-			return decodeParquet(io.NewSectionReader(f, 0, info.Size()))
+			return decodeParquet(io.NewSectionReader(f, 0, info.Size()), info.Size(), path)
 		})
 	}
+	budget := MemoryBudget()
 	var buf bytes.Buffer
 	if info.Mode().IsRegular() {
+		if err := checkBudget(path, info.Size()); err != nil {
+			return nil, err
+		}
 		buf.Grow(int(info.Size()) + bytes.MinRead)
 	}
 	buf.Write(head)
-	if _, err := buf.ReadFrom(f); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if _, err := buf.ReadFrom(io.LimitReader(f, budget+1-int64(len(head)))); err != nil {
+		return nil, readError(path, err)
+	}
+	if int64(buf.Len()) > budget {
+		return nil, &BudgetError{Source: path, Budget: budget}
 	}
 	return Decode(buf.Bytes(), format, path, want)
 }
@@ -81,11 +90,58 @@ func ReadFile(path string, want *schema.Table) (*Table, error) {
 // Read reads a table of any format from r, recognising the format by its
 // first bytes, and validates it against want (see ReadFile).
 func Read(r io.Reader, source string, want *schema.Table) (*Table, error) {
-	data, err := io.ReadAll(r)
+	data, err := ReadAll(r, source)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", source, err)
+		return nil, err
 	}
 	return Decode(data, Sniff(data), source, want)
+}
+
+// ReadAll reads a table's bytes from r (standard input, say) for Decode.
+// Its first bytes are judged before the rest is read: input that is no
+// table format (binary that is neither Arrow nor Parquet) is refused at
+// once, however long it goes on; and no more than the memory budget is
+// read. Empty input is nil data and no error.
+func ReadAll(r io.Reader, source string) ([]byte, error) {
+	if f, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
+		if info, err := f.Stat(); err == nil && info.IsDir() {
+			return nil, Errorf(source, "is a directory: redirect a table file, not a directory")
+		}
+	}
+	head := make([]byte, textHeadBytes)
+	n, err := io.ReadFull(r, head)
+	head = head[:n]
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, readError(source, err)
+	}
+	if n < textHeadBytes {
+		return head, nil // all of it: Decode judges it
+	}
+	// The head less the character its end may split.
+	if Sniff(head) == CSV {
+		if err := checkText(bytes.TrimPrefix(head[:n-utf8.UTFMax], utf8BOM), source); err != nil {
+			return nil, err
+		}
+	}
+	budget := MemoryBudget()
+	var buf bytes.Buffer
+	buf.Write(head)
+	if _, err := buf.ReadFrom(io.LimitReader(r, budget+1-int64(n))); err != nil {
+		return nil, readError(source, err)
+	}
+	if int64(buf.Len()) > budget {
+		return nil, &BudgetError{Source: source, Budget: budget}
+	}
+	return buf.Bytes(), nil
+}
+
+// readError locates a read error; reading a directory is the user's
+// mistake, not the machine's.
+func readError(source string, err error) error {
+	if errors.Is(err, syscall.EISDIR) {
+		return Errorf(source, "is a directory: redirect a table file, not a directory")
+	}
+	return fmt.Errorf("%s: %w", source, err)
 }
 
 func describeHead(data []byte) string {
@@ -120,7 +176,7 @@ func Decode(data []byte, format Format, source string, want *schema.Table) (*Tab
 		case ArrowFile:
 			return decodeArrowFile(data)
 		case Parquet:
-			return decodeParquet(bytes.NewReader(data))
+			return decodeParquet(bytes.NewReader(data), int64(len(data)), source)
 		}
 		return nil, errUnrecognised
 	})
@@ -146,6 +202,27 @@ func recoverCorrupt(source string, format Format, t **Table, err *error) {
 	}
 }
 
+// decoderPanic is a decoder's panic on corrupt input, recovered in the
+// goroutine where it happened (a recover works only there) and handed
+// back as an error; decode reports it as recoverCorrupt does.
+type decoderPanic struct{ value any }
+
+func (p *decoderPanic) Error() string { return fmt.Sprint(p.value) }
+
+// guard runs decode, turning its panic into a *decoderPanic: every
+// goroutine that decodes input runs its work through it.
+func guard(decode func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if onRecover != nil {
+				onRecover(r, debug.Stack())
+			}
+			err = &decoderPanic{r}
+		}
+	}()
+	return decode()
+}
+
 // decode runs a binary decoder (read), checks the raw table's names and
 // metadata and validates it against want.
 func decode(source string, format Format, want *schema.Table, read func() (*Table, error)) (t *Table, err error) {
@@ -154,6 +231,14 @@ func decode(source string, format Format, want *schema.Table, read func() (*Tabl
 	raw, err := read()
 	if err == errUnrecognised {
 		return nil, Errorf(source, "unrecognised input: expected a table (Arrow, Parquet or CSV)")
+	}
+	var be *BudgetError
+	if errors.As(err, &be) {
+		return nil, err
+	}
+	var dp *decoderPanic
+	if errors.As(err, &dp) {
+		return nil, Errorf(source, "corrupt %s data: %v", format, dp.value)
 	}
 	var te *truncatedError
 	if errors.As(err, &te) {
@@ -232,12 +317,15 @@ func decodeArrowFile(data []byte) (*Table, error) {
 	return fromRecords(r.Schema(), recs)
 }
 
-func decodeParquet(r parquet.ReaderAtSeeker) (*Table, error) {
+func decodeParquet(r parquet.ReaderAtSeeker, size int64, source string) (*Table, error) {
 	pf, err := file.NewParquetReader(r)
 	if err != nil {
 		return nil, err
 	}
 	defer pf.Close()
+	if err := checkParquetClaims(pf, r, size, source); err != nil {
+		return nil, err
+	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, mem)
 	if err != nil {
 		return nil, err
@@ -267,11 +355,15 @@ func decodeParquet(r parquet.ReaderAtSeeker) (*Table, error) {
 	decoded := make([]arrow.Array, len(readers))
 	errs := make([]error, len(readers))
 	decode := func(i int) {
-		var size int
-		decoded[i], size, errs[i] = readParquetColumn(fr, readers[i], groups, sc.Field(i).Type)
-		if size > 64<<20 {
-			runtime.GC()
-		}
+		errs[i] = guard(func() error {
+			var size int
+			var err error
+			decoded[i], size, err = readParquetColumn(fr, readers[i], groups, sc.Field(i).Type)
+			if size > 64<<20 {
+				runtime.GC()
+			}
+			return err
+		})
 	}
 	if parquetBytes(pf) <= parallelDecodeBytes {
 		forEachColumn(len(readers), decode)
@@ -401,6 +493,15 @@ func fromRecords(sc *arrow.Schema, recs []arrow.RecordBatch) (*Table, error) {
 		if len(chunks) == 0 {
 			a = array.MakeArrayOfNull(mem, f.Type, 0)
 		} else {
+			// The IPC reader does not check a string column's offsets
+			// against its bytes: corrupt ones would be read out of range.
+			for _, c := range chunks {
+				if v, ok := c.(interface{ ValidateFull() error }); ok {
+					if err := v.ValidateFull(); err != nil {
+						return nil, fmt.Errorf("column %q: %v", f.Name, err)
+					}
+				}
+			}
 			var err error
 			if a, err = oneArray(chunks); err != nil {
 				return nil, err

@@ -194,6 +194,19 @@ func (t *Table) setChecked(name string, a arrow.Array, nullable bool, checked st
 		t.fields[i], t.cols[i], t.checked[i] = f, a, checked
 		return
 	}
+	t.appendChecked(f, a, checked)
+}
+
+// appendChecked adds a column that t does not have (setChecked without
+// the search for it by name, which makes building a table of n columns
+// quadratic).
+func (t *Table) appendChecked(f arrow.Field, a arrow.Array, checked string) {
+	if a.Len() != t.rows {
+		panic(fmt.Sprintf("table %s: column %q has %d rows, table has %d", t.Name, f.Name, a.Len(), t.rows))
+	}
+	for len(t.checked) < len(t.fields) {
+		t.checked = append(t.checked, "")
+	}
 	t.fields = append(t.fields, f)
 	t.cols = append(t.cols, a)
 	t.checked = append(t.checked, checked)
