@@ -3,8 +3,8 @@ package executor
 import (
 	"context"
 	"fmt"
+	"github.com/optimus-sched/optimus/registry"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -22,8 +22,9 @@ type Kind struct {
 	Short string
 	// Long is its paragraph in apply's help, wrapped at 74 columns.
 	Long string
-	// Order places it in lists, lowest first (print, which changes nothing,
-	// comes first); kinds of equal Order go by name.
+	// Order places it in lists, lowest first, 0 after every kind with one
+	// (print, which changes nothing, comes first);
+	// kinds of equal Order go by name.
 	Order int
 	// ReadsCluster: the executor reads what runs now and the nodes from
 	// the cluster itself, so apply's --current and --cluster do not apply.
@@ -83,46 +84,28 @@ func Usagef(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
 }
 
-var kinds = map[string]*Kind{}
+var kinds = registry.New[*Kind]("executor")
 
 // Register adds an executor kind; each executor package calls it from
 // init.
 func Register(k *Kind) {
-	if _, dup := kinds[k.Name]; dup {
-		panic("executor: kind " + k.Name + " registered twice")
-	}
 	if k.Name == "" || k.Short == "" || k.Long == "" || k.NewConfig == nil {
 		panic("executor: kind " + k.Name + " needs a name, Short, Long and NewConfig")
 	}
-	kinds[k.Name] = k
+	kinds.Add(k.Name, k.Order, k)
 }
 
 // Kinds lists the registered kinds by Order, then name.
-func Kinds() []*Kind {
-	out := make([]*Kind, 0, len(kinds))
-	for _, k := range kinds {
-		out = append(out, k)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Order != out[j].Order {
-			return out[i].Order < out[j].Order
-		}
-		return out[i].Name < out[j].Name
-	})
-	return out
-}
+func Kinds() []*Kind { return kinds.List() }
 
 // Names lists the registered kinds' names, in Kinds' order.
-func Names() []string {
-	var names []string
-	for _, k := range Kinds() {
-		names = append(names, k.Name)
-	}
-	return names
-}
+func Names() []string { return kinds.Names() }
 
 // Lookup returns the kind called name, or nil.
-func Lookup(name string) *Kind { return kinds[name] }
+func Lookup(name string) *Kind {
+	k, _ := kinds.Lookup(name)
+	return k
+}
 
 // OrList joins names as "a, b or c".
 func OrList(names []string) string { return list(names, " or ") }

@@ -2,7 +2,7 @@ package executor
 
 import (
 	"context"
-	"sort"
+	"github.com/optimus-sched/optimus/registry"
 
 	"github.com/spf13/pflag"
 )
@@ -49,26 +49,16 @@ type Node struct {
 	Unusable string
 }
 
-var sources = map[string]*Source{}
+var sources = registry.New[*Source]("snapshot source")
 
 // RegisterSource adds a snapshot source; each source's file calls it from
 // init.
 func RegisterSource(s *Source) {
-	if _, dup := sources[s.Name]; dup {
-		panic("executor: snapshot source " + s.Name + " registered twice")
-	}
 	if s.Name == "" || s.Short == "" || s.NewConfig == nil {
 		panic("executor: snapshot source " + s.Name + " needs a name, Short and NewConfig")
 	}
-	sources[s.Name] = s
+	sources.Add(s.Name, 0, s)
 }
 
 // Sources lists the registered snapshot sources by name.
-func Sources() []*Source {
-	out := make([]*Source, 0, len(sources))
-	for _, s := range sources {
-		out = append(out, s)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
+func Sources() []*Source { return sources.List() }

@@ -2,10 +2,10 @@ package metrics
 
 import (
 	"fmt"
+	"github.com/optimus-sched/optimus/registry"
 	"io"
 	"math"
 	"path"
-	"sort"
 	"strings"
 )
 
@@ -102,37 +102,24 @@ type Source struct {
 	New func(opts map[string]string) (any, error)
 }
 
-var sources = map[string]*Source{}
+var sources = registry.New[*Source]("metric source")
 
 // register adds a source; each source's file calls it from init.
 func register(s *Source) {
-	if _, dup := sources[s.Name]; dup {
-		panic("metrics: source " + s.Name + " registered twice")
-	}
-	sources[s.Name] = s
+	sources.Add(s.Name, 0, s)
 }
 
 // Sources lists the registered sources by name.
-func Sources() []*Source {
-	out := make([]*Source, 0, len(sources))
-	for _, s := range sources {
-		out = append(out, s)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
+func Sources() []*Source { return sources.List() }
 
 // Lookup returns the source called name, or nil.
-func Lookup(name string) *Source { return sources[name] }
+func Lookup(name string) *Source {
+	s, _ := sources.Lookup(name)
+	return s
+}
 
 // Names lists the sources' names, sorted.
-func Names() []string {
-	var names []string
-	for _, s := range Sources() {
-		names = append(names, s.Name)
-	}
-	return names
-}
+func Names() []string { return sources.Names() }
 
 // Reader returns the source's reader for opts (missing options take their
 // defaults; unknown ones are an error).

@@ -1,8 +1,8 @@
 package place
 
 import (
-	"cmp"
 	"fmt"
+	"github.com/optimus-sched/optimus/registry"
 	"slices"
 	"strings"
 
@@ -37,7 +37,7 @@ type PolicyEntry struct {
 }
 
 var (
-	policies = map[Policy]*PolicyEntry{}
+	policies = registry.New[*PolicyEntry]("placement policy")
 	// Policies lists every placement policy, the default first (Optimus),
 	// in the registry's order.
 	Policies []Policy
@@ -49,13 +49,10 @@ var coreMethods = []string{MethodKept, MethodSolve}
 // registerPolicy adds a policy to the registry; each policy's file calls it
 // from init.
 func registerPolicy(e *PolicyEntry) {
-	if _, dup := policies[e.Name]; dup || e.Name == "" {
-		panic(fmt.Sprintf("place: policy %q registered twice or without a name", e.Name))
-	}
 	if e.placeJob == nil || e.Short == "" || e.Long == "" || len(e.Methods) == 0 {
 		panic(fmt.Sprintf("place: policy %q needs a place function, a Short and a Long help and its methods", e.Name))
 	}
-	policies[e.Name] = e
+	policies.Add(string(e.Name), e.Order, e)
 	Policies = Policies[:0]
 	methods := slices.Clone(coreMethods)
 	for _, e := range PolicyEntries() {
@@ -70,25 +67,13 @@ func registerPolicy(e *PolicyEntry) {
 }
 
 // PolicyEntries lists the registered policies in the registry's order.
-func PolicyEntries() []*PolicyEntry {
-	out := make([]*PolicyEntry, 0, len(policies))
-	for _, e := range policies {
-		out = append(out, e)
-	}
-	slices.SortFunc(out, func(a, b *PolicyEntry) int {
-		if (a.Order == 0) != (b.Order == 0) {
-			if a.Order == 0 {
-				return 1
-			}
-			return -1
-		}
-		return cmp.Or(cmp.Compare(a.Order, b.Order), strings.Compare(string(a.Name), string(b.Name)))
-	})
-	return out
-}
+func PolicyEntries() []*PolicyEntry { return policies.List() }
 
 // LookupPolicy returns the policy called name, or nil.
-func LookupPolicy(name Policy) *PolicyEntry { return policies[name] }
+func LookupPolicy(name Policy) *PolicyEntry {
+	e, _ := policies.Lookup(string(name))
+	return e
+}
 
 // ParsePolicy returns the policy called name.
 func ParsePolicy(name string) (Policy, error) {

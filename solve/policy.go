@@ -1,9 +1,8 @@
 package solve
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
+	"github.com/optimus-sched/optimus/registry"
 	"strings"
 
 	"github.com/optimus-sched/optimus/io/schema"
@@ -34,7 +33,7 @@ type PolicyEntry struct {
 }
 
 var (
-	policies = map[Policy]*PolicyEntry{}
+	policies = registry.New[*PolicyEntry]("allocation policy")
 	// Policies lists every policy, the default first (Optimus), in the
 	// registry's order.
 	Policies []Policy
@@ -43,13 +42,10 @@ var (
 // registerPolicy adds a policy to the registry; each policy's file calls it
 // from init.
 func registerPolicy(e *PolicyEntry) {
-	if _, dup := policies[e.Name]; dup || e.Name == "" {
-		panic(fmt.Sprintf("solve: policy %q registered twice or without a name", e.Name))
-	}
 	if e.plan == nil || e.Short == "" || e.Long == "" {
 		panic(fmt.Sprintf("solve: policy %q needs a plan function, a Short and a Long help", e.Name))
 	}
-	policies[e.Name] = e
+	policies.Add(string(e.Name), e.Order, e)
 	Policies = Policies[:0]
 	var names []string
 	for _, e := range PolicyEntries() {
@@ -60,25 +56,13 @@ func registerPolicy(e *PolicyEntry) {
 }
 
 // PolicyEntries lists the registered policies in the registry's order.
-func PolicyEntries() []*PolicyEntry {
-	out := make([]*PolicyEntry, 0, len(policies))
-	for _, e := range policies {
-		out = append(out, e)
-	}
-	slices.SortFunc(out, func(a, b *PolicyEntry) int {
-		if (a.Order == 0) != (b.Order == 0) {
-			if a.Order == 0 {
-				return 1
-			}
-			return -1
-		}
-		return cmp.Or(cmp.Compare(a.Order, b.Order), strings.Compare(string(a.Name), string(b.Name)))
-	})
-	return out
-}
+func PolicyEntries() []*PolicyEntry { return policies.List() }
 
 // LookupPolicy returns the policy called name, or nil.
-func LookupPolicy(name Policy) *PolicyEntry { return policies[name] }
+func LookupPolicy(name Policy) *PolicyEntry {
+	e, _ := policies.Lookup(string(name))
+	return e
+}
 
 // ParsePolicy returns the policy called name.
 func ParsePolicy(name string) (Policy, error) {

@@ -16,7 +16,7 @@ func init() {
 		Long: `runs --program once per job change: PROGRAM ACTION JOB --generation G
 --ps P --workers W, with the change as JSON on standard input, never
 through a shell; exit status 0 is done, its standard error the message`,
-		Order:     1,
+		Order:     2,
 		NewConfig: func() executor.Config { return &Config{Timeout: DefaultTimeout} },
 	})
 }

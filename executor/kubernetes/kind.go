@@ -15,7 +15,7 @@ func init() {
 		Short: "pods on a Kubernetes cluster",
 		Long: `pods bound to their planned nodes and a headless Service per job, in
 --namespace of the cluster --kubeconfig (or KUBECONFIG, or in-cluster) names`,
-		Order:        2,
+		Order:        3,
 		ReadsCluster: true,
 		NewConfig:    func() executor.Config { return &Config{Timeout: DefaultTimeout, LeaseWait: DefaultLeaseWait} },
 	})
