@@ -84,13 +84,7 @@ func ParsePolicy(name string) (Policy, error) {
 }
 
 // PolicyNames joins the policies' names with sep.
-func PolicyNames(sep string) string {
-	names := make([]string, len(Policies))
-	for i, p := range Policies {
-		names[i] = string(p)
-	}
-	return strings.Join(names, sep)
-}
+func PolicyNames(sep string) string { return strings.Join(policies.Names(), sep) }
 
 // Validate checks the options as a command gives them: a policy of the
 // registry and at least one candidate node (Place itself takes "" for
