@@ -27,7 +27,15 @@ type Report struct {
 	// Results holds the executor's result for each change, in Diff's
 	// order; Skipped one result per job that needed no change.
 	Results, Skipped []executor.Result
+	// Notes are what the executor says about how it checked the plan
+	// (Noter), for the summary.
+	Notes []string
 }
+
+// Noter is an executor that says how it checked the plan, for apply's
+// summary ("allocatable less the requests of 3 pods optimus does not
+// manage on 2 nodes").
+type Noter interface{ Notes() []string }
 
 // Run carries a plan out through an executor, in the order optimus apply
 // does:
@@ -62,7 +70,11 @@ func Run(ctx context.Context, ex executor.Executor, plan Plan, jobs map[string]e
 	if err != nil {
 		return nil, named(ex, err)
 	}
-	return &Report{Executor: ex.Name(), Generation: opts.Generation, DryRun: opts.DryRun, Results: results, Skipped: skipped}, nil
+	r := &Report{Executor: ex.Name(), Generation: opts.Generation, DryRun: opts.DryRun, Results: results, Skipped: skipped}
+	if n, ok := ex.(Noter); ok {
+		r.Notes = n.Notes()
+	}
+	return r, nil
 }
 
 // named prefixes an executor's error with the executor's name, unless the
@@ -110,5 +122,8 @@ func (r *Report) Summary() string {
 	}
 	fmt.Fprintf(&b, "%d unchanged; changes: %d done, %d planned, %d failed", len(r.Skipped),
 		outcomes[executor.OutcomeDone], outcomes[executor.OutcomePlanned], outcomes[executor.OutcomeFailed])
+	for _, n := range r.Notes {
+		b.WriteString("; " + n)
+	}
 	return b.String()
 }

@@ -28,6 +28,11 @@ type ValidateOptions struct {
 	// so are a node's tasks using more of a resource than it has; a resource
 	// a node does not list is not checked.
 	Capacity map[string]map[string]float64
+	// Reserved is what others use of each node's Capacity (node ->
+	// resource -> amount): the plan gets what is left. ReservedBy names
+	// the others in the message ("pods optimus does not manage").
+	Reserved   map[string]map[string]float64
+	ReservedBy string
 }
 
 // capacitySlack absorbs rounding in sums of fractional demands.
@@ -86,7 +91,11 @@ func ValidatePlan(plan []Task, jobs map[string]Job, o ValidateOptions) error {
 		sort.Strings(resources)
 		for _, r := range resources {
 			have, listed := o.Capacity[n][r]
-			if listed && use[n][r] > have+capacitySlack*math.Max(1, have) {
+			taken := o.Reserved[n][r]
+			if listed && use[n][r] > have-taken+capacitySlack*math.Max(1, have) {
+				if taken > 0 {
+					return Invalidf("node %q: the plan's tasks use %g %s, the node has %g (allocatable %g less %g requested by %s)", n, use[n][r], r, math.Max(0, have-taken), have, taken, o.ReservedBy)
+				}
 				return Invalidf("node %q: the plan's tasks use %g %s, the node has %g", n, use[n][r], r, have)
 			}
 		}

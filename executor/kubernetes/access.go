@@ -8,13 +8,16 @@ import (
 )
 
 // Needed lists every permission the executor uses: pods and Services it
-// manages, the Lease that serialises applies, and nodes read cluster-wide
-// (what deploy/rbac.yaml grants).
+// manages, the Lease that serialises applies, and read cluster-wide the
+// nodes, every namespace's pods (what others request of the nodes:
+// ForeignUsage) and the namespace itself (what deploy/rbac.yaml grants).
 var Needed = slices.Concat(
 	access("", "pods", false, "get", "list", "create", "delete"),
 	access("", "services", false, "get", "list", "create", "delete"),
 	access("coordination.k8s.io", "leases", false, "get", "create", "update"),
 	access("", "nodes", true, "list"),
+	access("", "pods", true, "list"),
+	access("", "namespaces", true, "get"),
 )
 
 // access is the permissions to do verbs on a resource of group, in the

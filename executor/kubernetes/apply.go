@@ -67,7 +67,7 @@ func (w *jobWork) writes() bool {
 func (e *Executor) plan(c executor.Change, st *state) *jobWork {
 	w := &jobWork{change: c, tasks: map[string]string{}}
 	job := c.Job.Job
-	want, err := Pods(c, ManifestOptions{Namespace: e.namespace})
+	want, err := Pods(c, e.manifestOptions())
 	if err != nil {
 		w.conflict = err.Error()
 		return w
@@ -95,7 +95,7 @@ func (e *Executor) plan(c executor.Change, st *state) *jobWork {
 		return w
 	}
 	if len(want) > 0 && svc == nil {
-		w.createSvc = Service(c.Job, ManifestOptions{Namespace: e.namespace})
+		w.createSvc = Service(c.Job, e.manifestOptions())
 	}
 	if len(want) == 0 && svc != nil {
 		w.delSvc = svc

@@ -26,22 +26,39 @@ func init() {
 type Config struct {
 	Kubeconfig, Context, Namespace string
 	Timeout, LeaseWait             time.Duration
+	// PodTemplates is the directory of the jobs' pod templates
+	// (LoadTemplates); "" for none.
+	PodTemplates string
 }
 
-// AddFlags defines --kubeconfig, --context, --namespace, --timeout and
-// --lease-wait.
+// AddFlags defines --kubeconfig, --context, --namespace, --timeout,
+// --lease-wait and --pod-templates.
 func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Kubeconfig, "kubeconfig", c.Kubeconfig, "the kubeconfig `FILE` (default: KUBECONFIG, ~/.kube/config, then in-cluster)")
 	fs.StringVar(&c.Context, "context", c.Context, "the kubeconfig `CONTEXT` (default: its current context)")
 	fs.StringVar(&c.Namespace, "namespace", c.Namespace, "the `NAMESPACE` of the pods and Services (default: the context's, else default)")
 	fs.DurationVar(&c.Timeout, "timeout", c.Timeout, "how long (`DURATION`) to wait for replaced pods to go and new pods to run (negative: do not wait)")
 	fs.DurationVar(&c.LeaseWait, "lease-wait", c.LeaseWait, "how long (`DURATION`) to wait for another apply's lease on the namespace (negative: fail at once)")
+	AddTemplatesFlag(fs, &c.PodTemplates)
 }
 
-// Check accepts every combination.
-func (c *Config) Check() error { return nil }
+// AddTemplatesFlag defines --pod-templates.
+func AddTemplatesFlag(fs *pflag.FlagSet, dir *string) {
+	fs.StringVar(dir, "pod-templates", *dir, "the `DIR` of pod templates: <job>.yaml, else <model>.yaml, else default.yaml (docs/kubernetes.md)")
+}
 
-// New connects to the cluster (no API call yet).
+// Check refuses a namespace Kubernetes cannot have.
+func (c *Config) Check() error { return CheckNamespace(c.Namespace) }
+
+// New reads the pod templates and connects to the cluster (no API call
+// yet).
 func (c *Config) New(ctx context.Context, _ executor.Env) (executor.Executor, error) {
-	return New(ctx, Options{Kubeconfig: c.Kubeconfig, Context: c.Context, Namespace: c.Namespace, Timeout: c.Timeout, LeaseWait: c.LeaseWait})
+	var ts *Templates
+	if c.PodTemplates != "" {
+		var err error
+		if ts, err = LoadTemplates(c.PodTemplates); err != nil {
+			return nil, err
+		}
+	}
+	return New(ctx, Options{Kubeconfig: c.Kubeconfig, Context: c.Context, Namespace: c.Namespace, Timeout: c.Timeout, LeaseWait: c.LeaseWait, Templates: ts})
 }

@@ -48,6 +48,8 @@ type Options struct {
 	Identity string
 	// RESTConfig, when set, is used instead of loading a kubeconfig.
 	RESTConfig *rest.Config
+	// Templates are the jobs' pod templates (LoadTemplates); nil: none.
+	Templates *Templates
 }
 
 // Executor carries plans out on one namespace of a Kubernetes cluster.
@@ -57,6 +59,7 @@ type Executor struct {
 	opts      Options
 	identity  string
 	host      string
+	notes     []string // for apply's summary (Notes)
 }
 
 var _ executor.Executor = (*Executor)(nil)
@@ -152,13 +155,13 @@ type Node = executor.Node
 
 // Nodes lists the cluster's nodes, sorted by name.
 func (e *Executor) Nodes(ctx context.Context) ([]Node, error) {
-	list, err := e.client.Nodes().List(ctx, metav1.ListOptions{})
+	list, err := e.listNodes(ctx)
 	if err != nil {
-		return nil, e.apiError(err, "list", "nodes")
+		return nil, err
 	}
-	nodes := make([]Node, 0, len(list.Items))
-	for i := range list.Items {
-		n, err := NodeOf(&list.Items[i])
+	nodes := make([]Node, 0, len(list))
+	for i := range list {
+		n, err := NodeOf(&list[i])
 		if err != nil {
 			return nil, err
 		}
@@ -167,6 +170,23 @@ func (e *Executor) Nodes(ctx context.Context) ([]Node, error) {
 	sort.Slice(nodes, func(a, b int) bool { return nodes[a].Name < nodes[b].Name })
 	return nodes, nil
 }
+
+func (e *Executor) listNodes(ctx context.Context) ([]corev1.Node, error) {
+	list, err := e.client.Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, e.apiError(err, "list", "nodes")
+	}
+	return list.Items, nil
+}
+
+// manifestOptions are the options the executor builds its objects with.
+func (e *Executor) manifestOptions() ManifestOptions {
+	return ManifestOptions{Namespace: e.namespace, Templates: e.opts.Templates}
+}
+
+// Notes are what the last Validate said for apply's summary: the foreign
+// pods' requests it subtracted.
+func (e *Executor) Notes() []string { return e.notes }
 
 // NodeOf reads a node's allocatable and state.
 func NodeOf(n *corev1.Node) (Node, error) {
@@ -199,42 +219,64 @@ func NodeOf(n *corev1.Node) (Node, error) {
 	return out, nil
 }
 
-// Validate checks the whole plan against the cluster before any write:
-// every job is in jobs with an image and a command that splits, every task's
-// node exists, is not cordoned and is Ready (a kept task's node is not
-// re-checked: nothing is written there), a node's tasks fit its allocatable,
-// GPUs come whole, and the names are valid Kubernetes names. Problems of the
-// plan wrap executor.ErrInvalidPlan.
+// Validate checks the whole plan against the cluster before any write
+// (docs/kubernetes.md, "Validate: before any write"): the namespace exists;
+// every job is in jobs with an image and a command that splits; every
+// task's node exists, is not cordoned and is Ready, has no NoSchedule or
+// NoExecute taint the pod does not tolerate and the labels its
+// nodeSelector wants (a kept task's node is not re-checked: nothing is
+// written there); each node's pods fit its allocatable less what pods
+// optimus does not manage request there (ForeignUsage); GPUs come whole;
+// and every object's name is one Kubernetes accepts. Problems of the plan
+// wrap executor.ErrInvalidPlan.
 func (e *Executor) Validate(ctx context.Context, plan []executor.Task, jobs map[string]executor.Job) error {
-	nodes, err := e.Nodes(ctx)
+	if err := e.CheckNamespace(ctx); err != nil {
+		return err
+	}
+	raw, err := e.listNodes(ctx)
 	if err != nil {
 		return err
 	}
-	capacity := make(map[string]map[string]float64, len(nodes))
-	unusable := map[string]string{}
-	for _, n := range nodes {
-		capacity[n.Name] = n.Capacity
-		unusable[n.Name] = n.Unusable
-	}
-	if err := executor.ValidatePlan(plan, jobs, executor.ValidateOptions{NeedImage: true, Capacity: capacity}); err != nil {
+	foreign, err := e.ForeignUsage(ctx)
+	if err != nil {
 		return err
 	}
-	named := map[string]bool{}
-	for _, t := range plan {
-		if !named[t.Job] {
-			named[t.Job] = true
-			if err := CheckNames(t.Job); err != nil {
-				return executor.Invalidf("%v", err)
-			}
+	e.notes = nil
+	if note := foreign.Note(); note != "" {
+		e.notes = append(e.notes, note)
+	}
+	capacity := make(map[string]map[string]float64, len(raw))
+	unusable := map[string]string{}
+	byName := make(map[string]*corev1.Node, len(raw))
+	for i := range raw {
+		n, err := NodeOf(&raw[i])
+		if err != nil {
+			return err
 		}
+		capacity[n.Name] = listedCapacity(&raw[i], n.Capacity)
+		unusable[n.Name] = n.Unusable
+		byName[n.Name] = &raw[i]
+	}
+	if err := executor.ValidatePlan(plan, jobs, executor.ValidateOptions{NeedImage: true}); err != nil {
+		return err
+	}
+	for _, t := range plan {
 		if g := t.Resources["gpu"]; g != math.Trunc(g) {
 			return executor.Invalidf("task %s: %g GPUs: Kubernetes allocates whole GPUs (nvidia.com/gpu)", t.Name(), g)
+		}
+		if _, ok := capacity[t.Node]; !ok {
+			return executor.Invalidf("task %s: node %q is not in the cluster", t.Name(), t.Node)
 		}
 		if why := unusable[t.Node]; why != "" && !t.Kept {
 			return executor.Invalidf("task %s: node %q is %s", t.Name(), t.Node, why)
 		}
 	}
-	return nil
+	eff, err := e.validatePods(plan, jobs, byName)
+	if err != nil {
+		return err
+	}
+	return executor.ValidatePlan(eff, jobs, executor.ValidateOptions{NeedImage: true, Capacity: capacity,
+		Reserved: foreign.Use, ReservedBy: "pods optimus does not manage"})
 }
 
 // apiError says what was asked of the namespace, and names the permission

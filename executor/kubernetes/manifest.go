@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -55,6 +56,7 @@ const (
 // Frameworks, chosen per job by FrameworkOf.
 const (
 	FrameworkMXNet      = "mxnet"
+	FrameworkPyTorch    = "pytorch"
 	FrameworkTensorFlow = "tensorflow"
 )
 
@@ -82,9 +84,11 @@ const ResourceGPU corev1.ResourceName = "nvidia.com/gpu"
 // into the cluster table and Validate checks the plan against them.
 const AnnotCapacity = "optimus.dev/capacity"
 
-// ManifestOptions say where the objects go. The zero value works.
+// ManifestOptions say where the objects go and what the pods carry
+// besides optimus' own parts. The zero value works.
 type ManifestOptions struct {
-	Namespace string // "" is "default"
+	Namespace string     // "" is "default"
+	Templates *Templates // the jobs' pod templates; nil: none
 }
 
 func (o ManifestOptions) namespace() string {
@@ -94,17 +98,70 @@ func (o ManifestOptions) namespace() string {
 	return o.Namespace
 }
 
+// CheckNamespace reports a namespace Kubernetes cannot have: a namespace
+// is a DNS-1123 label (so no "/", "..", spaces or newlines reach a path,
+// a URL or YAML). "" is fine: it means the default.
+func CheckNamespace(ns string) error {
+	if ns == "" {
+		return nil
+	}
+	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+		return executor.Usagef("--namespace %q is not a Kubernetes namespace name: %s", ns, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// checkNode reports a node name Kubernetes cannot have (a DNS-1123
+// subdomain).
+func checkNode(t executor.Task) error {
+	if errs := validation.IsDNS1123Subdomain(t.Node); len(errs) > 0 {
+		return fmt.Errorf("task %s: node %q is not a Kubernetes node name: %s", t.Name(), t.Node, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// checkImage reports an image reference no registry accepts: one with
+// white space or control characters (a newline would also break the YAML
+// or the line it is printed on).
+func checkImage(j executor.Job) error {
+	for _, r := range j.Image {
+		if unicode.IsSpace(r) || unicode.IsControl(r) || r == unicode.ReplacementChar {
+			return fmt.Errorf("job %q: image %q has white space or a control character: an image reference has none", j.Job, j.Image)
+		}
+	}
+	if len(j.Image) > 4096 {
+		return fmt.Errorf("job %q: image of %d bytes: too long for an image reference", j.Job, len(j.Image))
+	}
+	return nil
+}
+
 // FrameworkOf decides which peer environment a job's tasks get: MXNet's
 // DMLC_* variables (and a scheduler task) when the job's image or command
-// names mxnet or uses MXNet's --kv-store flag, TensorFlow's TF_CONFIG
-// otherwise.
+// names mxnet or uses MXNet's --kv-store flag; PyTorch's torchrun/DDP
+// variables when it names torch (torchrun, pytorch, torch.distributed);
+// TensorFlow's TF_CONFIG otherwise.
 func FrameworkOf(j executor.Job) string {
 	s := strings.ToLower(j.Image + " " + j.Command)
-	if strings.Contains(s, "mxnet") || strings.Contains(s, "--kv-store") {
+	switch {
+	case strings.Contains(s, "mxnet") || strings.Contains(s, "--kv-store"):
 		return FrameworkMXNet
+	case strings.Contains(s, "torch"):
+		return FrameworkPyTorch
 	}
 	return FrameworkTensorFlow
 }
+
+// SchedulerRequests are what an MXNet job's scheduler pod requests (and is
+// limited to), in the plan's units, taken out of the first PS's share
+// (shareWithScheduler): the ps-lite scheduler only brokers the peers'
+// addresses.
+var SchedulerRequests = map[string]float64{"cpu": 0.25, "memory_gb": 0.5}
+
+// MinRequests are what a task requests of cpu and memory when neither the
+// plan nor its pod template says (no limit): every pod optimus creates
+// requests something, so a namespace's cpu or memory ResourceQuota admits
+// it and it is not BestEffort, the first evicted.
+var MinRequests = map[string]float64{"cpu": 0.1, "memory_gb": 0.25}
 
 // CheckNames reports a job name Kubernetes cannot use: it names the job's
 // Service, so it must be a DNS-1035 label (lower-case letters, digits and
@@ -144,8 +201,14 @@ func Pods(c executor.Change, o ManifestOptions) ([]*corev1.Pod, error) {
 		return nil, nil
 	}
 	j := c.Job
+	if err := CheckNamespace(o.Namespace); err != nil {
+		return nil, err
+	}
 	if j.Image == "" {
 		return nil, fmt.Errorf("job %q has no image: the jobs table's image column is empty", j.Job)
+	}
+	if err := checkImage(j); err != nil {
+		return nil, err
 	}
 	if err := CheckNames(j.Job); err != nil {
 		return nil, err
@@ -158,6 +221,9 @@ func Pods(c executor.Change, o ManifestOptions) ([]*corev1.Pod, error) {
 	sortTasks(tasks)
 	var ps, workers []string
 	for _, t := range tasks {
+		if err := checkNode(t); err != nil {
+			return nil, err
+		}
 		addr := t.Name() + "." + j.Job + ":" + strconv.Itoa(Port)
 		if t.Role == executor.RolePS {
 			ps = append(ps, addr)
@@ -166,21 +232,31 @@ func Pods(c executor.Change, o ManifestOptions) ([]*corev1.Pod, error) {
 		}
 	}
 	fw := FrameworkOf(j)
+	if fw == FrameworkPyTorch && len(ps) > 0 {
+		return nil, fmt.Errorf("job %q: a PyTorch job (torchrun/DDP) is all-reduce, but the plan gives it %d parameter servers: set its mode to allreduce", j.Job, len(ps))
+	}
+	tpl := o.Templates.For(j)
+	peers := peers{ps: ps, workers: workers}
+	withScheduler := fw == FrameworkMXNet && len(ps) > 0
+	var schedDemand map[string]float64
 	var pods []*corev1.Pod
-	for _, t := range tasks {
+	for i, t := range tasks {
 		if t.Job != j.Job {
 			return nil, fmt.Errorf("task %s is in the change of job %q", t.Name(), j.Job)
 		}
-		p, err := pod(j, t, c.Generation, o, requirements(t), envFor(fw, j, t.Role, t.Index, len(ps), len(workers), ps, workers), args)
+		demand := t.Resources
+		if withScheduler && i == 0 { // sorted: the first PS
+			demand, schedDemand = shareWithScheduler(t.Resources)
+		}
+		p, err := pod(j, t, c.Generation, o, tpl, requirements(demand), envFor(fw, j, t, peers), args)
 		if err != nil {
 			return nil, err
 		}
 		pods = append(pods, p)
 	}
-	if fw == FrameworkMXNet && len(ps) > 0 {
-		first := tasks[0] // sorted: ps before worker
-		sched := executor.Task{Job: j.Job, Role: RoleScheduler, Index: 0, Node: first.Node}
-		p, err := pod(j, sched, c.Generation, o, corev1.ResourceRequirements{}, envFor(fw, j, RoleScheduler, 0, len(ps), len(workers), ps, workers), args)
+	if withScheduler {
+		sched := executor.Task{Job: j.Job, Role: RoleScheduler, Index: 0, Node: tasks[0].Node}
+		p, err := pod(j, sched, c.Generation, o, tpl, requirements(schedDemand), envFor(fw, j, sched, peers), args)
 		if err != nil {
 			return nil, err
 		}
@@ -188,6 +264,33 @@ func Pods(c executor.Change, o ManifestOptions) ([]*corev1.Pod, error) {
 	}
 	return pods, nil
 }
+
+// shareWithScheduler splits the first PS's demands between it and the MXNet
+// scheduler pod beside it, so that the job requests on that node what the
+// plan gave it: the scheduler takes SchedulerRequests, at most half of what
+// the PS has of a resource. Of a resource the plan gives the PS none of,
+// the scheduler requests SchedulerRequests on top (Validate counts them).
+func shareWithScheduler(ps map[string]float64) (psShare, sched map[string]float64) {
+	psShare = make(map[string]float64, len(ps))
+	for r, v := range ps {
+		psShare[r] = v
+	}
+	sched = map[string]float64{}
+	for r, want := range SchedulerRequests {
+		have := ps[r]
+		if have <= 0 {
+			sched[r] = want
+			continue
+		}
+		take := math.Min(want, have/2)
+		sched[r] = take
+		psShare[r] = have - take
+	}
+	return psShare, sched
+}
+
+// peers are a job's task addresses (<task>.<job>:Port) by role.
+type peers struct{ ps, workers []string }
 
 // sortTasks orders tasks by role (ps first) and index.
 func sortTasks(ts []executor.Task) {
@@ -202,17 +305,17 @@ func sortTasks(ts []executor.Task) {
 	})
 }
 
-func pod(j executor.Job, t executor.Task, generation string, o ManifestOptions, res corev1.ResourceRequirements, env []corev1.EnvVar, args []string) (*corev1.Pod, error) {
+func pod(j executor.Job, t executor.Task, generation string, o ManifestOptions, tpl *Template, res corev1.ResourceRequirements, env []corev1.EnvVar, args []string) (*corev1.Pod, error) {
 	name := t.Name()
 	if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
-		return nil, fmt.Errorf("task %s cannot name a pod: %s", name, strings.Join(errs, "; "))
+		return nil, fmt.Errorf("job %q: task %s cannot name a pod (a pod's name is also its hostname, a DNS-1123 label): %s; a job with this task needs a name of at most %d characters", j.Job, name, strings.Join(errs, "; "), validation.DNS1123LabelMaxLength-(len(name)-len(j.Job)))
 	}
 	resJSON, err := json.Marshal(t.Resources) // map keys sorted: stable
 	if err != nil {
 		return nil, err
 	}
 	c := corev1.Container{
-		Name:      "task",
+		Name:      TaskContainer,
 		Image:     j.Image,
 		Env:       env,
 		Resources: res,
@@ -221,7 +324,7 @@ func pod(j executor.Job, t executor.Task, generation string, o ManifestOptions, 
 	if len(args) > 0 {
 		c.Command = args
 	}
-	p := &corev1.Pod{
+	meta := corev1.Pod{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      name,
@@ -243,11 +346,20 @@ func pod(j executor.Job, t executor.Task, generation string, o ManifestOptions, 
 			Hostname:      name,
 			Subdomain:     j.Job,
 			RestartPolicy: corev1.RestartPolicyOnFailure,
-			Containers:    []corev1.Container{c},
 		},
 	}
 	if j.GlobalBatch > 0 {
-		p.Annotations[AnnotGlobalBatch] = strconv.FormatInt(j.GlobalBatch, 10)
+		meta.Annotations[AnnotGlobalBatch] = strconv.FormatInt(j.GlobalBatch, 10)
+	}
+	p := fill(tpl, meta, c)
+	if tpl == nil {
+		ensureRequests(&p.Spec.Containers[0])
+	} else {
+		for i := range p.Spec.Containers {
+			if p.Spec.Containers[i].Name == TaskContainer {
+				ensureRequests(&p.Spec.Containers[i])
+			}
+		}
 	}
 	// The hash covers what the pod runs and where, not the plan's
 	// generation: re-applying an equal plan of a later generation is a no-op.
@@ -267,6 +379,27 @@ func pod(j executor.Job, t executor.Task, generation string, o ManifestOptions, 
 	return p, nil
 }
 
+// ensureRequests gives the task container MinRequests of what neither the
+// plan nor the template requests.
+func ensureRequests(c *corev1.Container) {
+	for _, m := range ResourceMap {
+		v, ok := MinRequests[m.Plan]
+		if !ok {
+			continue
+		}
+		if _, set := c.Resources.Requests[m.Kube]; set {
+			continue
+		}
+		if _, set := c.Resources.Limits[m.Kube]; set {
+			continue // the API server defaults the request to the limit
+		}
+		if c.Resources.Requests == nil {
+			c.Resources.Requests = corev1.ResourceList{}
+		}
+		c.Resources.Requests[m.Kube] = quantity(v*m.Factor, m.Whole)
+	}
+}
+
 // generationLabel is the generation itself when it is a valid label value,
 // else a short hash of it (the annotation keeps it whole).
 func generationLabel(g string) string {
@@ -279,10 +412,10 @@ func generationLabel(g string) string {
 
 // requirements are a task's requests, equal to its limits (Guaranteed QoS),
 // for the resources ResourceMap knows; zero demands are left out.
-func requirements(t executor.Task) corev1.ResourceRequirements {
+func requirements(demand map[string]float64) corev1.ResourceRequirements {
 	list := corev1.ResourceList{}
 	for _, m := range ResourceMap {
-		v := t.Resources[m.Plan]
+		v := demand[m.Plan]
 		if v <= 0 {
 			continue
 		}
@@ -308,7 +441,9 @@ func quantity(v float64, whole bool) resource.Quantity {
 // envFor is a task's environment: OPTIMUS_* for every job, and the peer
 // variables its framework reads (of the roles the job has: an all-reduce
 // job, workers only, names no PS).
-func envFor(fw string, j executor.Job, role string, index, numPS, numWorkers int, ps, workers []string) []corev1.EnvVar {
+func envFor(fw string, j executor.Job, t executor.Task, pr peers) []corev1.EnvVar {
+	role, index := t.Role, t.Index
+	numPS, numWorkers := len(pr.ps), len(pr.workers)
 	env := []corev1.EnvVar{
 		{Name: "OPTIMUS_JOB", Value: j.Job},
 		{Name: "OPTIMUS_ROLE", Value: role},
@@ -329,6 +464,8 @@ func envFor(fw string, j executor.Job, role string, index, numPS, numWorkers int
 			corev1.EnvVar{Name: "DMLC_PS_ROOT_URI", Value: j.Job + "-" + RoleScheduler + "-0." + j.Job},
 			corev1.EnvVar{Name: "DMLC_PS_ROOT_PORT", Value: strconv.Itoa(Port)},
 		)
+	case fw == FrameworkPyTorch:
+		env = append(env, torchEnv(t, pr)...)
 	default:
 		cfg := struct {
 			Cluster map[string][]string `json:"cluster"`
@@ -336,9 +473,9 @@ func envFor(fw string, j executor.Job, role string, index, numPS, numWorkers int
 				Type  string `json:"type"`
 				Index int    `json:"index"`
 			} `json:"task"`
-		}{Cluster: map[string][]string{"worker": workers}}
-		if len(ps) > 0 { // an all-reduce job's cluster has workers only
-			cfg.Cluster["ps"] = ps
+		}{Cluster: map[string][]string{"worker": pr.workers}}
+		if numPS > 0 { // an all-reduce job's cluster has workers only
+			cfg.Cluster["ps"] = pr.ps
 		}
 		cfg.Task.Type, cfg.Task.Index = role, index
 		b, _ := json.Marshal(cfg) // plain strings and ints: cannot fail
@@ -347,10 +484,48 @@ func envFor(fw string, j executor.Job, role string, index, numPS, numWorkers int
 	return env
 }
 
+// torchEnv is what torchrun and torch.distributed read: each worker pod is
+// one torchrun node (NODE_RANK = its index of NNODES = the job's workers)
+// running LOCAL_WORLD_SIZE processes, one per GPU it was given (at least
+// one); WORLD_SIZE counts the processes of all pods and RANK is the global
+// rank of the pod's first process (exact for a plain one-process
+// `python train.py`; torchrun sets each child's own). MASTER_ADDR is
+// worker 0 through the job's headless Service. The PET_* variables are
+// torchrun's own flags (--nnodes, --node-rank, --nproc-per-node,
+// --master-addr, --master-port) given by environment, so a bare
+// `torchrun train.py` needs no flag; flags on the command line win.
+func torchEnv(t executor.Task, pr peers) []corev1.EnvVar {
+	local := int(math.Max(1, math.Round(t.Resources["gpu"])))
+	nodes := len(pr.workers)
+	master := strings.TrimSuffix(pr.workers[0], ":"+strconv.Itoa(Port))
+	port := strconv.Itoa(Port)
+	kv := [][2]string{
+		{"MASTER_ADDR", master},
+		{"MASTER_PORT", port},
+		{"WORLD_SIZE", strconv.Itoa(nodes * local)},
+		{"RANK", strconv.Itoa(t.Index * local)},
+		{"NODE_RANK", strconv.Itoa(t.Index)},
+		{"LOCAL_WORLD_SIZE", strconv.Itoa(local)},
+		{"PET_NNODES", strconv.Itoa(nodes)},
+		{"PET_NODE_RANK", strconv.Itoa(t.Index)},
+		{"PET_NPROC_PER_NODE", strconv.Itoa(local)},
+		{"PET_MASTER_ADDR", master},
+		{"PET_MASTER_PORT", port},
+	}
+	env := make([]corev1.EnvVar, len(kv))
+	for i, p := range kv {
+		env[i] = corev1.EnvVar{Name: p[0], Value: p[1]}
+	}
+	return env
+}
+
 // WriteManifests writes, for each change with wanted tasks, the job's
 // headless Service and its pods as a `---`-separated YAML stream that
 // `kubectl apply -f -` accepts. Stop changes write nothing.
 func WriteManifests(w io.Writer, changes []executor.Change, o ManifestOptions) error {
+	if err := CheckNamespace(o.Namespace); err != nil {
+		return err
+	}
 	first := true
 	emit := func(obj any) error {
 		b, err := yaml.Marshal(obj)

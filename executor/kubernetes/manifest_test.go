@@ -156,12 +156,13 @@ func setJob(c *executor.Change, job string) {
 	}
 }
 
-// An MXNet job (the testbed's image) gets DMLC_* and a scheduler beside ps-0.
+// The framework rule: mxnet or --kv-store, else torch, else TensorFlow.
 func TestFrameworkOf(t *testing.T) {
 	for image, want := range map[string]string{
 		"example.com/optimus/mxnet-train:1.9": k8s.FrameworkMXNet,
 		"tensorflow/tensorflow:2.16.1":        k8s.FrameworkTensorFlow,
-		"pytorch/pytorch:2.3":                 k8s.FrameworkTensorFlow,
+		"pytorch/pytorch:2.3":                 k8s.FrameworkPyTorch,
+		"me/train":                            k8s.FrameworkTensorFlow,
 	} {
 		if got := k8s.FrameworkOf(executor.Job{Image: image}); got != want {
 			t.Errorf("%s: %s, want %s", image, got, want)
@@ -169,5 +170,8 @@ func TestFrameworkOf(t *testing.T) {
 	}
 	if got := k8s.FrameworkOf(executor.Job{Image: "me/train", Command: "python train.py --kv-store dist_sync"}); got != k8s.FrameworkMXNet {
 		t.Errorf("--kv-store: %s", got)
+	}
+	if got := k8s.FrameworkOf(executor.Job{Image: "me/train", Command: "torchrun --nproc-per-node 1 train.py"}); got != k8s.FrameworkPyTorch {
+		t.Errorf("torchrun: %s", got)
 	}
 }

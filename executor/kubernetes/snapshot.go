@@ -38,6 +38,7 @@ The jobs' loss and speed tables are the user's own; they are matched by the same
 // SnapshotConfig is the kubernetes snapshot source's configuration.
 type SnapshotConfig struct {
 	Kubeconfig, Context, Namespace string
+	PodTemplates                   string // whose default.yaml's tolerations decide which tainted nodes are kept
 }
 
 // AddFlags defines --kubeconfig, --context and --namespace (-n).
@@ -45,15 +46,26 @@ func (c *SnapshotConfig) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Kubeconfig, "kubeconfig", "", "kubeconfig `FILE` (default: $KUBECONFIG, ~/.kube/config, or in-cluster)")
 	fs.StringVar(&c.Context, "context", "", "kubeconfig `CONTEXT` (default: its current context)")
 	fs.StringVarP(&c.Namespace, "namespace", "n", "", "`NAMESPACE` of optimus' pods (default: the context's namespace, else default)")
+	AddTemplatesFlag(fs, &c.PodTemplates)
 }
 
 // Read lists the nodes and the optimus-managed pods of the namespace.
 func (c *SnapshotConfig) Read(ctx context.Context) (*executor.Snapshot, error) {
+	if err := CheckNamespace(c.Namespace); err != nil {
+		return nil, err
+	}
+	var ts *Templates
+	if c.PodTemplates != "" {
+		var err error
+		if ts, err = LoadTemplates(c.PodTemplates); err != nil {
+			return nil, err
+		}
+	}
 	x, err := New(ctx, Options{Kubeconfig: c.Kubeconfig, Context: c.Context, Namespace: c.Namespace})
 	if err != nil {
 		return nil, err
 	}
-	nodes, err := x.Nodes(ctx)
+	nodes, note, err := x.SnapshotNodes(ctx, ts) // foreign.go: namespace, foreign pods, taints
 	if err != nil {
 		return nil, err
 	}
@@ -61,5 +73,9 @@ func (c *SnapshotConfig) Read(ctx context.Context) (*executor.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &executor.Snapshot{Nodes: nodes, Tasks: tasks, Where: "namespace " + x.Namespace()}, nil
+	where := "namespace " + x.Namespace()
+	if note != "" {
+		where += " (" + note + ")"
+	}
+	return &executor.Snapshot{Nodes: nodes, Tasks: tasks, Where: where}, nil
 }

@@ -26,8 +26,9 @@ objects the kubernetes executor would create go to standard output as YAML
 type Config struct {
 	// Manifests writes the objects the kubernetes executor would create
 	// (kubernetes.WriteManifests) to standard output, in Namespace.
-	Manifests bool
-	Namespace string
+	Manifests    bool
+	Namespace    string
+	PodTemplates string // the directory of the jobs' pod templates
 }
 
 // AddFlags defines --manifests and --namespace (with --manifests only).
@@ -35,10 +36,12 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.Manifests, "manifests", false, "write the Kubernetes objects the kubernetes executor would create to standard output as YAML")
 	fs.StringVar(&c.Namespace, "namespace", "", "the `NAMESPACE` of the pods and Services in the manifests (default: default)")
 	_ = fs.SetAnnotation("namespace", executor.Needs, []string{"manifests"})
+	kubernetes.AddTemplatesFlag(fs, &c.PodTemplates)
+	_ = fs.SetAnnotation("pod-templates", executor.Needs, []string{"manifests"})
 }
 
-// Check accepts every combination.
-func (c *Config) Check() error { return nil }
+// Check refuses a namespace Kubernetes cannot have.
+func (c *Config) Check() error { return kubernetes.CheckNamespace(c.Namespace) }
 
 // WritesStdout: the manifests go to standard output.
 func (c *Config) WritesStdout() bool { return c.Manifests }
@@ -48,6 +51,13 @@ func (c *Config) New(_ context.Context, env executor.Env) (executor.Executor, er
 	o := Options{Current: env.Current, Capacity: env.Capacity}
 	if c.Manifests {
 		mo := kubernetes.ManifestOptions{Namespace: c.Namespace}
+		if c.PodTemplates != "" {
+			ts, err := kubernetes.LoadTemplates(c.PodTemplates)
+			if err != nil {
+				return nil, err
+			}
+			mo.Templates = ts
+		}
 		o.Manifests = env.Stdout
 		o.Manifest = func(w io.Writer, changes []executor.Change) error { return kubernetes.WriteManifests(w, changes, mo) }
 	}

@@ -93,6 +93,12 @@ func Namespace(t testing.TB, c kubernetes.Interface) string {
 	if _, err := c.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("ktest: namespace %s: %v", name, err)
 	}
+	// The test's pods go with it: they would otherwise count, in the
+	// tests after it on a shared server, as pods optimus does not manage.
+	t.Cleanup(func() {
+		zero := int64(0)
+		_ = c.CoreV1().Pods(name).DeleteCollection(context.Background(), metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{})
+	})
 	return name
 }
 
