@@ -40,7 +40,14 @@ func (f Foreign) Note() string {
 	if f.Pods == 0 {
 		return ""
 	}
-	return fmt.Sprintf("allocatable less the requests of %d pods optimus does not manage on %d nodes", f.Pods, f.Nodes)
+	return fmt.Sprintf("allocatable less the requests of %s optimus does not manage on %s", plural(f.Pods, "pod"), plural(f.Nodes, "node"))
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // ForeignUsage reads the pods of every namespace that are bound to a node
