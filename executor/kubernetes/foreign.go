@@ -128,12 +128,19 @@ func inPlanUnits(l corev1.ResourceList, name corev1.ResourceName, factor float64
 
 // CheckNamespace asks the API server whether the executor's namespace
 // exists: a missing one is the user's mistake (exit 2), found before any
-// write, by --dry-run and by snapshot too.
+// write, by --dry-run and by snapshot too. A user who may not get
+// namespaces is not stopped here.
 func (e *Executor) CheckNamespace(ctx context.Context) error {
 	namespaces := kubeclient.For[corev1.Namespace, *corev1.Namespace, corev1.NamespaceList, *corev1.NamespaceList](e.client, corev1.SchemeGroupVersion, "", "namespaces")
 	_, err := namespaces.Get(ctx, e.namespace, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return executor.Usagef("kubernetes: namespace %q does not exist on %s: create it (kubectl create namespace %s) or pick another with --namespace; nothing was changed", e.namespace, e.host, e.namespace)
+	}
+	if apierrors.IsForbidden(err) {
+		// Not allowed to look (an older deploy/rbac.yaml): the namespace
+		// is then found missing at the first write, and the permission
+		// checks name what is lacking.
+		return nil
 	}
 	if err != nil {
 		return e.apiError(err, "get", "namespaces (cluster-wide)")
