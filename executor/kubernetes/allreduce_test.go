@@ -27,8 +27,9 @@ func allReduce(t *testing.T) (apply.Plan, map[string]executor.Job, []ktest.NodeS
 }
 
 // checkAllReducePod fails unless p is a worker whose peers are workers
-// only: TF_CONFIG names no "ps", and no DMLC_* variable points at servers
-// or a scheduler that do not exist.
+// only: TF_CONFIG names no "ps", no DMLC_* variable points at servers or a
+// scheduler that do not exist, and a PyTorch job's pods have torchrun's
+// variables.
 func checkAllReducePod(t *testing.T, p corev1.Pod, workers int) {
 	t.Helper()
 	if p.Labels[k8s.LabelRole] != executor.RoleWorker {
@@ -40,6 +41,19 @@ func checkAllReducePod(t *testing.T, p corev1.Pod, workers int) {
 	for _, v := range p.Spec.Containers[0].Env {
 		if strings.HasPrefix(v.Name, "DMLC_") {
 			t.Errorf("pod %s: %s=%s in an all-reduce job", p.Name, v.Name, v.Value)
+		}
+	}
+	// A PyTorch job's (the testdata's torchrun image): torchrun's
+	// variables, one process per pod (one GPU each), worker 0 the master.
+	if strings.Contains(p.Spec.Containers[0].Image, "pytorch") {
+		idx := p.Labels[k8s.LabelIndex]
+		want := map[string]string{"WORLD_SIZE": fmt.Sprint(workers), "RANK": idx, "NODE_RANK": idx, "LOCAL_WORLD_SIZE": "1",
+			"PET_NNODES": fmt.Sprint(workers), "MASTER_PORT": "2222",
+			"MASTER_ADDR": p.Labels[k8s.LabelJob] + "-worker-0." + p.Labels[k8s.LabelJob]}
+		for k, v := range want {
+			if got := envOf(p, k); got != v {
+				t.Errorf("pod %s: %s=%q, want %q", p.Name, k, got, v)
+			}
 		}
 	}
 	if tf := envOf(p, "TF_CONFIG"); tf != "" {
@@ -54,7 +68,7 @@ func checkAllReducePod(t *testing.T, p corev1.Pod, workers int) {
 }
 
 // The manifests of an all-reduce plan: one Service and only worker pods
-// per job, TensorFlow's TF_CONFIG naming workers only, and an MXNet job
+// per job, PyTorch's torchrun variables, and an MXNet job
 // (Horovod or a device kvstore) no scheduler pod and no DMLC_* servers.
 func TestManifestsAllReduce(t *testing.T) {
 	plan, jobs, _ := allReduce(t)
