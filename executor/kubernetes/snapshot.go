@@ -17,8 +17,11 @@ in-cluster service account) and writes into DIR:
 
   cluster.parquet  one row per node that may take tasks, with its allocatable gpu
                    (nvidia.com/gpu), cpu (cores) and memory_gb (GiB), and the resources its
-                   optimus.dev/capacity annotation declares. Cordoned and NotReady nodes are
-                   left out, and said so on standard error.
+                   optimus.dev/capacity annotation declares, less what pods optimus does not
+                   manage (any namespace) request there. Cordoned and NotReady nodes, and
+                   nodes with a NoSchedule or NoExecute taint that --pod-templates'
+                   default.yaml does not tolerate, are left out, and said so on standard
+                   error.
   plan.parquet     the plan running now: one row per optimus-managed pod (label
                    app.kubernetes.io/managed-by=optimus) of the namespace, read back from its
                    labels and its optimus.dev/resources annotation. Give it to
