@@ -61,7 +61,7 @@ awk '
   }
   END {
     split("sp base new|c2p duckdb new|p2c duckdb new|version old new", rows, "|")
-    for (r in rows) {
+    for (r = 1; r <= 4; r++) {
       split(rows[r], w, " "); a = w[1] " " w[3]; b = w[1] " " w[2]; m = n[a]
       for (i = 1; i <= m; i++) { rw[a, i] = wall[a, i] / wall[b, i]; rc[a, i] = cpu[a, i] / cpu[b, i]; rr[a, i] = rss[a, i] / rss[b, i] }
       printf "%-8s %s: wall %.3f s cpu %.3f s peak %d KB | %s: wall %.3f s cpu %.3f s peak %d KB | new/%s (paired medians): wall %.2f cpu %.2f peak %.2f\n",
