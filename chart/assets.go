@@ -3,6 +3,7 @@ package chart
 import (
 	"embed"
 	"io/fs"
+	"sync"
 )
 
 // The chart pages inline echarts' dist/echarts.min.js from the npm package
@@ -24,14 +25,16 @@ var assets embed.FS
 // echartsFile is the path of echarts' JavaScript inside assets.
 const echartsFile = "assets/echarts.min.js"
 
-// echartsJS is the content of echartsFile, "" when this build has none.
-var echartsJS = func() string {
+// echartsJS is the content of echartsFile, "" when this build has none;
+// read when a page is first drawn, not when the program starts (a copy of
+// a megabyte that every other command would pay).
+var echartsJS = sync.OnceValue(func() string {
 	b, err := fs.ReadFile(assets, echartsFile)
 	if err != nil {
 		return ""
 	}
 	return string(b)
-}()
+})
 
 // EchartsVersion is the version of the embedded echarts, as pinned in
 // scripts/echarts-assets.sh.
@@ -54,7 +57,7 @@ func (noAssetsError) InvalidInput() bool { return true }
 // CheckAssets returns ErrNoAssets when this build has no echarts to inline,
 // so that a command can say so before it reads its inputs.
 func CheckAssets() error {
-	if echartsJS == "" {
+	if echartsJS() == "" {
 		return ErrNoAssets
 	}
 	return nil

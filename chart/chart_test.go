@@ -88,7 +88,7 @@ func TestManyJobsAreCapped(t *testing.T) {
 func TestRenderWithoutAssets(t *testing.T) {
 	saved := echartsJS
 	defer func() { echartsJS = saved }()
-	echartsJS = ""
+	echartsJS = func() string { return "" }
 	page, err := Lookup("loss").BuildPage(Tables{Main: {lossTable(t, "a", []float64{3, 2, 1.5, 1.3})}})
 	if err != nil {
 		t.Fatal(err)

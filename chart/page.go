@@ -159,7 +159,7 @@ func (p *Page) Render(w io.Writer) error {
 		"Page":     p,
 		"Sections": sections,
 		"CSP":      csp(),
-		"Echarts":  template.JS(echartsJS),
+		"Echarts":  template.JS(echartsJS()),
 		"PageJS":   template.JS(pageJS),
 		"Manifest": template.JS(strings.TrimSpace(mbuf.String())),
 		"Version":  EchartsVersion,
@@ -184,7 +184,7 @@ var pageJS string
 // data: and blob: URLs (echarts' save-as-PNG); no plugins, no <base>, no
 // form submission. docs/charts.md says the same.
 var csp = sync.OnceValue(func() string {
-	return "default-src 'none'; script-src " + scriptHash(echartsJS) + " " + scriptHash(pageJS) +
+	return "default-src 'none'; script-src " + scriptHash(echartsJS()) + " " + scriptHash(pageJS) +
 		"; style-src 'unsafe-inline'; img-src data: blob:; object-src 'none'; base-uri 'none'; form-action 'none'"
 })
 

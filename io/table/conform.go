@@ -71,7 +71,10 @@ type column struct {
 	// natural says what the text holds.
 	arrowType arrow.DataType
 	natural   schema.Type
-	convert   func(schema.Type) (*values, *Error)
+	// infer, when set, computes natural (a CSV column's type is only
+	// inferred when no schema declares it).
+	infer   func() schema.Type
+	convert func(schema.Type) (*values, *Error)
 	// arr is the column of a binary input or in-memory table (nil for
 	// CSV), checked the rule it was last checked against ("" for none).
 	arr     arrow.Array
@@ -230,6 +233,9 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 			}
 		}
 		typ := in.natural
+		if in.infer != nil {
+			typ = in.infer()
+		}
 		if in.arrowType != nil {
 			var ok bool
 			if typ, ok = naturalType(in.arrowType); !ok {

@@ -7,11 +7,15 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/optimus-sched/optimus/io/schema"
 )
 
@@ -38,13 +42,21 @@ func decodeCSV(data []byte, source string, want *schema.Table) (*Table, error) {
 	if err := checkBudget(source, 4*int64(len(data))); err != nil {
 		return nil, err
 	}
-	r := csv.NewReader(bytes.NewReader(data))
-	header, err := r.Read()
-	if err == io.EOF {
-		return nil, Errorf(source, "empty input: expected a table (Arrow, Parquet or CSV)")
+	if len(data) < math.MaxUint32-1 {
+		return splitCSV[uint32](data, source, want)
 	}
-	if err != nil {
-		return nil, csvError(source, err)
+	return splitCSV[uint64](data, source, want)
+}
+
+// splitCSV cuts data into cells, at offsets of type O (wide enough for
+// data), and builds the table.
+func splitCSV[O cellOffset](data []byte, source string, want *schema.Table) (*Table, error) {
+	header, cells, lines, ok := splitPlainCSV[O](data)
+	if !ok {
+		var err error
+		if header, cells, lines, err = splitQuotedCSV[O](data, source); err != nil {
+			return nil, err
+		}
 	}
 	for i, h := range header {
 		header[i] = strings.TrimSpace(h)
@@ -55,28 +67,6 @@ func decodeCSV(data []byte, source string, want *schema.Table) (*Table, error) {
 	if err := checkNames(source, header); err != nil {
 		return nil, err
 	}
-	// Sized for a row per line (quoted line ends make fewer): a column
-	// grown by doubling would hold twice its cells while it is copied.
-	rowsAtMost := bytes.Count(data, []byte("\n")) + 1
-	cells := make([][]string, len(header))
-	for i := range cells {
-		cells[i] = make([]string, 0, rowsAtMost)
-	}
-	lines := make([]int, 0, rowsAtMost)
-	for {
-		rec, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, csvError(source, err)
-		}
-		line, _ := r.FieldPos(0)
-		lines = append(lines, line)
-		for i, c := range rec {
-			cells[i] = append(cells[i], c)
-		}
-	}
 	rows := len(lines)
 	s, err := resolveSchema(&Table{Source: source, fields: fieldsNamed(header)}, want)
 	if err != nil {
@@ -84,15 +74,145 @@ func decodeCSV(data []byte, source string, want *schema.Table) (*Table, error) {
 	}
 	cols := make([]column, len(header))
 	for i, name := range header {
-		cs := cells[i]
-		if cs == nil {
-			cs = make([]string, 0)
-		}
-		cols[i] = column{name: name, natural: inferCSVType(cs), convert: func(typ schema.Type) (*values, *Error) {
+		cs := cells.column(i)
+		cols[i] = column{name: name, infer: func() schema.Type { return inferCSVType(cs) }, convert: func(typ schema.Type) (*values, *Error) {
 			return parseCSVColumn(source, name, cs, typ)
 		}, firstNumber: func() int { return firstNumber(cs) }}
 	}
 	return build(source, s, rows, cols, lines, nil)
+}
+
+// cellOffset is the type of an offset into a CSV text's cells.
+type cellOffset interface{ ~uint32 | ~uint64 }
+
+// csvCells are a CSV table's cells, as offsets into one text: row r's
+// cell of column c is text[starts[c][r] : starts[c+1][r]-1], the byte
+// before the next cell's start being a separator (starts[len-1] is one
+// past each row's end).
+type csvCells[O cellOffset] struct {
+	text   string
+	starts [][]O
+}
+
+func (t csvCells[O]) column(c int) csvColumn[O] {
+	return csvColumn[O]{text: t.text, starts: t.starts[c], ends: t.starts[c+1]}
+}
+
+// csvColumn is one column of csvCells.
+type csvColumn[O cellOffset] struct {
+	text         string
+	starts, ends []O
+}
+
+func (c csvColumn[O]) len() int          { return len(c.starts) }
+func (c csvColumn[O]) cell(r int) string { return c.text[c.starts[r] : c.ends[r]-1] }
+
+// cellColumn is a column of CSV cells: csvColumn, or a slice of strings.
+type cellColumn interface {
+	len() int
+	cell(r int) string
+}
+
+// stringCells is a column of cells held as strings.
+type stringCells []string
+
+func (s stringCells) len() int          { return len(s) }
+func (s stringCells) cell(r int) string { return s[r] }
+
+// splitPlainCSV cuts data into cells where that needs no CSV reader: no
+// quotes, no carriage returns, no blank lines and every row as many fields
+// as the header, where a field is what lies between commas and line ends,
+// as encoding/csv reads it. It reports false for any other text, which
+// splitQuotedCSV reads (and whose errors it reports). The cells point
+// into data, which is not written while the table is built from them
+// (their values are copied into the table's Arrow buffers).
+func splitPlainCSV[O cellOffset](data []byte) ([]string, csvCells[O], []int, bool) {
+	var cells csvCells[O]
+	if len(data) == 0 || data[0] == '\n' || bytes.IndexByte(data, '"') >= 0 || bytes.IndexByte(data, '\r') >= 0 {
+		return nil, cells, nil, false
+	}
+	end := bytes.IndexByte(data, '\n')
+	if end < 0 {
+		end = len(data)
+	}
+	header := strings.Split(string(data[:end]), ",")
+	from := min(end+1, len(data))
+	rows := bytes.Count(data[from:], []byte("\n"))
+	if from < len(data) && data[len(data)-1] != '\n' {
+		rows++
+	}
+	ncol := len(header)
+	cells.text = unsafe.String(unsafe.SliceData(data), len(data))
+	cells.starts = make([][]O, ncol+1)
+	for c := range cells.starts {
+		cells.starts[c] = make([]O, rows)
+	}
+	lines := make([]int, rows)
+	pos := from
+	for r := range rows {
+		for c := range ncol {
+			cells.starts[c][r] = O(pos)
+			i := pos
+			for i < len(data) && data[i] != ',' && data[i] != '\n' {
+				i++
+			}
+			last := i == len(data) || data[i] == '\n'
+			if last != (c == ncol-1) {
+				return nil, cells, nil, false
+			}
+			if ncol == 1 && i == pos && i < len(data) {
+				return nil, cells, nil, false // a blank line, which encoding/csv skips
+			}
+			pos = i + 1
+		}
+		cells.starts[ncol][r] = O(pos)
+		lines[r] = r + 2
+	}
+	return header, cells, lines, true
+}
+
+// splitQuotedCSV reads data with encoding/csv, and packs its cells into
+// one text, each followed by a separator byte.
+func splitQuotedCSV[O cellOffset](data []byte, source string) ([]string, csvCells[O], []int, error) {
+	var cells csvCells[O]
+	r := csv.NewReader(bytes.NewReader(data))
+	r.ReuseRecord = true
+	header, err := r.Read()
+	if err == io.EOF {
+		return nil, cells, nil, Errorf(source, "empty input: expected a table (Arrow, Parquet or CSV)")
+	}
+	if err != nil {
+		return nil, cells, nil, csvError(source, err)
+	}
+	header = slices.Clone(header)
+	// Sized for a row per line (quoted line ends make fewer): a column
+	// grown by doubling would hold twice its cells while it is copied.
+	rowsAtMost := bytes.Count(data, []byte("\n")) + 1
+	cells.starts = make([][]O, len(header)+1)
+	for i := range cells.starts {
+		cells.starts[i] = make([]O, 0, rowsAtMost)
+	}
+	text := make([]byte, 0, len(data)+1)
+	lines := make([]int, 0, rowsAtMost)
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, cells, nil, csvError(source, err)
+		}
+		line, _ := r.FieldPos(0)
+		lines = append(lines, line)
+		for i, c := range rec {
+			cells.starts[i] = append(cells.starts[i], O(len(text)))
+			text = append(text, c...)
+			text = append(text, ',')
+		}
+		cells.starts[len(rec)] = append(cells.starts[len(rec)], O(len(text)))
+	}
+	cells.text = unsafe.String(unsafe.SliceData(text), len(text))
+	return header, cells, lines, nil
 }
 
 // utf8BOM is a spreadsheet's byte-order mark.
@@ -178,15 +298,23 @@ func csvError(source string, err error) error {
 // numeric when most of its fields are numbers, so that a typo among numbers
 // is reported rather than turning the column into text. Fields are read as
 // the column parsers read them (spaces around a value do not count).
-func inferCSVType(cells []string) schema.Type {
+//
+// Only text that could be a number is parsed as one (mightBeNumber), and
+// as an integer only when it is digits: a failed parse allocates its
+// error, which on a column of names was most of reading it.
+func inferCSVType(cells cellColumn) schema.Type {
 	var n, ints, floats, bools int
-	for _, c := range cells {
-		c = strings.TrimSpace(c)
+	for r := range cells.len() {
+		c := strings.TrimSpace(cells.cell(r))
 		if c == "" {
 			continue
 		}
 		n++
-		if _, err := strconv.ParseInt(c, 10, 64); err == nil {
+		if !mightBeNumber(c) {
+			if _, ok := parseBool(c); ok {
+				bools++
+			}
+		} else if isDigits(c) && parsesAsInt(c) {
 			ints++
 			floats++
 		} else if _, ok := parseNumber(c); ok {
@@ -209,13 +337,53 @@ func inferCSVType(cells []string) schema.Type {
 }
 
 // firstNumber is the first row whose field reads as a number, or -1.
-func firstNumber(cells []string) int {
-	for r, c := range cells {
-		if _, ok := parseNumber(strings.TrimSpace(c)); ok {
-			return r
+func firstNumber(cells cellColumn) int {
+	for r := range cells.len() {
+		if c := strings.TrimSpace(cells.cell(r)); mightBeNumber(c) {
+			if _, ok := parseNumber(c); ok {
+				return r
+			}
 		}
 	}
 	return -1
+}
+
+// mightBeNumber reports whether s could read as a number (parseNumber):
+// a number starts with a digit or a point, after at most one sign, or is
+// an infinity or NaN (strconv.ParseFloat's words).
+func mightBeNumber(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	if s == "" {
+		return false
+	}
+	if b := s[0]; '0' <= b && b <= '9' || b == '.' {
+		return true
+	}
+	return strings.EqualFold(s, "inf") || strings.EqualFold(s, "infinity") || strings.EqualFold(s, "nan")
+}
+
+func parsesAsInt(s string) bool {
+	_, err := strconv.ParseInt(s, 10, 64)
+	return err == nil
+}
+
+// isDigits reports whether s is decimal digits after at most one sign:
+// the only text strconv.ParseInt reads in base 10.
+func isDigits(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // parseNumber reads a number as a person writes one in a table: decimal,
@@ -254,12 +422,13 @@ func parseBool(s string) (bool, bool) {
 	return false, false
 }
 
-func parseCSVColumn(source, col string, cells []string, typ schema.Type) (*values, *Error) {
-	v := newValues(typ, len(cells))
+func parseCSVColumn(source, col string, cells cellColumn, typ schema.Type) (*values, *Error) {
+	v := newValues(typ, cells.len())
 	bad := func(r int, format string, args ...any) (*values, *Error) {
 		return nil, &Error{Source: source, Column: col, Row: r + 1, Msg: fmt.Sprintf(format, args...)}
 	}
-	for r, c := range cells {
+	for r := range cells.len() {
+		c := cells.cell(r)
 		if c == "" {
 			v.setNull(r)
 			continue
@@ -301,32 +470,119 @@ func parseCSVColumn(source, col string, cells []string, typ schema.Type) (*value
 	return v, nil
 }
 
-// writeCSV writes t as CSV (see the conventions above).
+// writeCSV writes t as CSV (see the conventions above), in the bytes
+// encoding/csv's Writer writes (csvField quotes as it does), each row
+// appended into one buffer: numbers are formatted in place, without a
+// string per cell.
 func writeCSV(w io.Writer, t *Table) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(t.ColumnNames()); err != nil {
-		return err
-	}
-	rec := make([]string, t.NumCols())
-	for r := 0; r < t.rows; r++ {
-		for i := range t.cols {
-			rec[i] = cellText(t.cols[i], r)
+	var line []byte
+	for i, name := range t.ColumnNames() {
+		if i > 0 {
+			line = append(line, ',')
 		}
-		if len(rec) == 1 && rec[0] == "" {
-			// A blank line is no row to CSV readers: write the null of a
-			// one-column table as an empty quoted field.
-			cw.Flush()
-			if _, err := io.WriteString(w, "\"\"\n"); err != nil {
+		line = appendCSVField(line, name)
+	}
+	line = append(line, '\n')
+	for r := 0; r < t.rows; r++ {
+		if len(line) >= 1<<16 {
+			if _, err := w.Write(line); err != nil {
 				return err
 			}
-			continue
+			line = line[:0]
 		}
-		if err := cw.Write(rec); err != nil {
-			return err
+		start := len(line)
+		for i, a := range t.cols {
+			if i > 0 {
+				line = append(line, ',')
+			}
+			line = appendCell(line, a, r)
+		}
+		if len(t.cols) == 1 && len(line) == start {
+			// A blank line is no row to CSV readers: write the null of a
+			// one-column table as an empty quoted field.
+			line = append(line, '"', '"')
+		}
+		line = append(line, '\n')
+	}
+	_, err := w.Write(line)
+	return err
+}
+
+// appendCell appends row r of a as CSV writes it (cellText's text); a
+// null is an empty field.
+func appendCell(line []byte, a arrow.Array, r int) []byte {
+	if a.IsNull(r) {
+		return line
+	}
+	switch a := a.(type) {
+	case *array.String:
+		return appendCSVField(line, a.Value(r))
+	case *array.Int64:
+		return strconv.AppendInt(line, a.Value(r), 10)
+	case *array.Float64:
+		return appendFloat(line, a.Value(r))
+	case *array.Boolean:
+		return strconv.AppendBool(line, a.Value(r))
+	}
+	return appendCSVField(line, a.ValueStr(r))
+}
+
+// appendCSVField appends a field as encoding/csv's Writer writes it:
+// quoted, with its quotes doubled, when it holds a comma, a quote or a
+// line end, starts with a space, or is \. (a line that ends a PostgreSQL
+// COPY); as it is otherwise.
+func appendCSVField(line []byte, field string) []byte {
+	if !csvFieldNeedsQuotes(field) {
+		return append(line, field...)
+	}
+	line = append(line, '"')
+	for {
+		i := strings.IndexByte(field, '"')
+		if i < 0 {
+			break
+		}
+		line = append(line, field[:i+1]...)
+		line = append(line, '"')
+		field = field[i+1:]
+	}
+	line = append(line, field...)
+	return append(line, '"')
+}
+
+// csvFieldNeedsQuotes is encoding/csv's Writer.fieldNeedsQuotes for a
+// comma separator.
+func csvFieldNeedsQuotes(field string) bool {
+	if field == "" {
+		return false
+	}
+	if field == `\.` {
+		return true
+	}
+	for i := 0; i < len(field); i++ {
+		if c := field[i]; c == '\n' || c == '\r' || c == '"' || c == ',' {
+			return true
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	r1, _ := utf8.DecodeRuneInString(field)
+	return unicode.IsSpace(r1)
+}
+
+// appendFloat appends FormatFloat(f).
+func appendFloat(line []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(line, "NaN"...)
+	case math.IsInf(f, 1):
+		return append(line, "Inf"...)
+	case math.IsInf(f, -1):
+		return append(line, "-Inf"...)
+	}
+	start := len(line)
+	line = strconv.AppendFloat(line, f, 'g', -1, 64)
+	if bytes.IndexAny(line[start:], ".e") < 0 {
+		line = append(line, ".0"...)
+	}
+	return line
 }
 
 // FormatFloat writes a float in its shortest exact form, always with a

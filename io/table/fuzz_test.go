@@ -300,7 +300,7 @@ func csvCarries(t *Table, want *schema.Table) string {
 				return "carriage return in a value"
 			}
 		}
-		inferred := inferCSVType(texts)
+		inferred := inferCSVType(stringCells(texts))
 		if s != nil {
 			if _, ok := s.Column(f.Name); ok {
 				continue

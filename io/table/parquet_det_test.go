@@ -99,3 +99,49 @@ func TestDictionaryOverflowShortcuts(t *testing.T) {
 		}
 	}
 }
+
+// The fixed-size sets behind dictionaryOverflows count as a map does,
+// around the limit, with the zero word, -0, NaNs and strings that share a
+// prefix.
+func TestDictionaryOverflowSetsCountAsAMap(t *testing.T) {
+	for _, c := range []struct {
+		rows, distinct int
+		limit          int64
+	}{{131071, 131071, 1 << 20}, {131072, 131072, 1 << 20}, {131073, 131073, 1 << 20}, {300000, 140000, 1 << 20}, {1000, 13, 100}, {1000, 12, 100}} {
+		floats := make([]float64, c.rows)
+		strs := make([]string, c.rows)
+		for i := range c.rows {
+			k := (i * 7919) % c.distinct
+			floats[i] = float64(k) * 0.25
+			switch k {
+			case 1:
+				floats[i] = math.Copysign(0, -1)
+			case 2:
+				floats[i] = math.NaN()
+			}
+			strs[i] = fmt.Sprintf("n-%d", k)
+		}
+		seen := map[uint64]bool{}
+		seenS := map[string]bool{}
+		var size, sizeS int64
+		for i := range c.rows {
+			if size < c.limit && !seen[math.Float64bits(floats[i])] {
+				seen[math.Float64bits(floats[i])] = true
+				size += 8
+			}
+			if sizeS < c.limit && !seenS[strs[i]] {
+				seenS[strs[i]] = true
+				sizeS += int64(len(strs[i])) + 4
+			}
+		}
+		tb := New(nil, c.rows)
+		tb.SetFloat64s("f", floats, nil)
+		tb.SetStrings("s", strs, nil)
+		if got, want := dictionaryOverflows(tb.cols[tb.Index("f")], c.limit), size >= c.limit; got != want {
+			t.Errorf("%+v: floats overflow %v, a map says %v", c, got, want)
+		}
+		if got, want := dictionaryOverflows(tb.cols[tb.Index("s")], c.limit), sizeS >= c.limit; got != want {
+			t.Errorf("%+v: strings overflow %v, a map says %v", c, got, want)
+		}
+	}
+}

@@ -326,7 +326,9 @@ func decodeParquet(r parquet.ReaderAtSeeker, size int64, source string) (*Table,
 	if err := checkParquetClaims(pf, r, size, source); err != nil {
 		return nil, err
 	}
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, mem)
+	var props pqarrow.ArrowReadProperties
+	asDictionary := readStringsAsDictionaries(pf.MetaData(), &props)
+	fr, err := pqarrow.NewFileReader(pf, props, mem)
 	if err != nil {
 		return nil, err
 	}
@@ -358,7 +360,7 @@ func decodeParquet(r parquet.ReaderAtSeeker, size int64, source string) (*Table,
 		errs[i] = guard(func() error {
 			var size int
 			var err error
-			decoded[i], size, err = readParquetColumn(fr, readers[i], groups, sc.Field(i).Type)
+			decoded[i], size, err = readParquetColumn(fr, readers[i], groups, sc.Field(i).Type, asDictionary[i])
 			if size > 64<<20 {
 				runtime.GC()
 			}
@@ -391,7 +393,7 @@ func decodeParquet(r parquet.ReaderAtSeeker, size int64, source string) (*Table,
 			return nil, fmt.Errorf("column %d has %d rows, column 1 has %d", i+1, a.Len(), t.rows)
 		}
 		f := sc.Field(i)
-		t.fields = append(t.fields, arrow.Field{Name: f.Name, Type: f.Type, Nullable: f.Nullable})
+		t.fields = append(t.fields, arrow.Field{Name: f.Name, Type: a.DataType(), Nullable: f.Nullable})
 		t.cols = append(t.cols, a)
 	}
 	if t.rows < 0 {
@@ -434,8 +436,9 @@ func forEachColumn(n int, decode func(i int)) {
 }
 
 // readParquetColumn decodes one column of every row group into one array
-// of type typ, and the bytes the decoder held beyond it.
-func readParquetColumn(fr *pqarrow.FileReader, rdr *pqarrow.ColumnReader, groups []int, typ arrow.DataType) (arrow.Array, int, error) {
+// of type typ, and the bytes the decoder held beyond it. A column read as
+// a dictionary (asDictionary) comes out as the string array of its values.
+func readParquetColumn(fr *pqarrow.FileReader, rdr *pqarrow.ColumnReader, groups []int, typ arrow.DataType, asDictionary bool) (arrow.Array, int, error) {
 	var chunks []arrow.Array
 	release := func() {
 		for _, c := range chunks {
@@ -456,6 +459,14 @@ func readParquetColumn(fr *pqarrow.FileReader, rdr *pqarrow.ColumnReader, groups
 			chunks = append(chunks, c)
 		}
 		chunked.Release()
+	}
+	if asDictionary {
+		defer release()
+		if len(chunks) == 0 {
+			return array.MakeArrayOfNull(mem, arrow.BinaryTypes.String, 0), 0, nil
+		}
+		a, err := denseStrings(chunks)
+		return a, 0, err
 	}
 	switch len(chunks) {
 	case 0:

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -325,8 +324,14 @@ func parquetProperties(t *Table) *parquet.WriterProperties {
 		parquet.WithMaxRowGroupLength(parquetRowGroup),
 		parquet.WithCreatedBy("optimus"),
 	}
+	// Each column's answer on its own goroutine: the counts of a large
+	// table's mostly distinct columns are independent work.
+	overflows := make([]bool, len(t.fields))
+	forEachColumn(len(t.fields), func(i int) {
+		overflows[i] = dictionaryOverflows(t.cols[i], parquet.DefaultDictionaryPageSizeLimit)
+	})
 	for i, f := range t.fields {
-		if dictionaryOverflows(t.cols[i], parquet.DefaultDictionaryPageSizeLimit) {
+		if overflows[i] {
 			opts = append(opts, parquet.WithDictionaryFor(f.Name, false))
 		}
 	}
@@ -349,80 +354,4 @@ func cellText(a arrow.Array, r int) string {
 		return strconv.FormatBool(a.Value(r))
 	}
 	return a.ValueStr(r)
-}
-
-// dictionaryOverflows reports whether the Parquet writer's dictionary for
-// the column would outgrow limit bytes in some row group: it then falls
-// back to plain encoding mid-chunk and lists the chunk's page encodings
-// from a Go map, in random order (arrow-go v18.8.0), so that the same table
-// writes different bytes from run to run. Such columns are written plain
-// from the start. The sizes are the writer's own (DictEncodedSize): each
-// distinct value's bytes, plus 4 for a string's length; the count stops at
-// the limit. A row group that could not reach the limit even if every
-// value were distinct (its values' bytes, plus 4 a string) is not counted,
-// and a value equal to the one before it (the runs of a per-job column) is
-// not looked up.
-func dictionaryOverflows(a arrow.Array, limit int64) bool {
-	n := a.Len()
-	for lo := 0; lo < n; lo += parquetRowGroup {
-		hi := min(n, lo+parquetRowGroup)
-		var size int64
-		switch a := a.(type) {
-		case *array.String:
-			offsets := a.ValueOffsets()
-			if int64(offsets[hi]-offsets[lo])+4*int64(hi-lo) < limit {
-				continue
-			}
-			seen := map[string]struct{}{}
-			prev, havePrev := "", false
-			for r := lo; r < hi && size < limit; r++ {
-				if a.IsValid(r) {
-					v := a.Value(r)
-					if havePrev && v == prev {
-						continue
-					}
-					prev, havePrev = v, true
-					if _, ok := seen[v]; !ok {
-						seen[v] = struct{}{}
-						size += int64(len(v)) + 4
-					}
-				}
-			}
-		case *array.Int64:
-			if 8*int64(hi-lo) < limit {
-				continue
-			}
-			size = distinctWords(a.Int64Values()[lo:hi], a, lo, limit, func(v int64) uint64 { return uint64(v) })
-		case *array.Float64:
-			if 8*int64(hi-lo) < limit {
-				continue
-			}
-			size = distinctWords(a.Float64Values()[lo:hi], a, lo, limit, math.Float64bits)
-		}
-		if size >= limit {
-			return true
-		}
-	}
-	return false
-}
-
-// distinctWords is 8 bytes per distinct non-null value of vals (rows
-// lo.. of a), counted up to limit.
-func distinctWords[T any](vals []T, a arrow.Array, lo int, limit int64, key func(T) uint64) int64 {
-	seen := map[uint64]struct{}{}
-	var size int64
-	for i, v := range vals {
-		if size >= limit {
-			break
-		}
-		if a.IsNull(lo + i) {
-			continue
-		}
-		k := key(v)
-		if _, ok := seen[k]; !ok {
-			seen[k] = struct{}{}
-			size += 8
-		}
-	}
-	return size
 }
