@@ -5,6 +5,7 @@
 package metricscmd
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -20,6 +21,7 @@ import (
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/metrics"
+	_ "github.com/optimus-sched/optimus/metrics/kubelogs" // the kubernetes source
 )
 
 // Options are metrics' inputs.
@@ -188,6 +190,21 @@ func Run(opts *Options) error {
 	}
 	changes := configChanges(configs)
 
+	w := &warnings{ios: opts.IO}
+	for _, r := range readers {
+		c, ok := r.Reader.(metrics.Collector)
+		if !ok {
+			continue
+		}
+		// A collector keeps what it fetched under ROOT: the state between
+		// runs, read below like any other log.
+		if err := mkdir(opts.Root); err != nil {
+			return err
+		}
+		if err := c.Collect(context.Background(), opts.Root, w.add); err != nil {
+			return err
+		}
+	}
 	found, err := metrics.Discover(opts.Root, readers, func(path, why string) {
 		cmdutil.Warnf(opts.IO, "metrics: %s left out: %s", path, why)
 	})
@@ -206,7 +223,6 @@ func Run(opts *Options) error {
 		found = kept
 	}
 
-	w := &warnings{ios: opts.IO}
 	results := make([]*metrics.Result, len(found))
 	files := make([]int, len(found))
 	skipped := make([]int, len(found))
