@@ -73,10 +73,11 @@ func writeKubeletCA(dir string) error {
 // sinceTime, sinceSeconds, timestamps, tailLines and limitBytes as the
 // kubelet does. A container with no file is one still waiting to start.
 type LogKubelet struct {
-	Port int
-	dir  string
-	srv  *httptest.Server
-	mu   sync.Mutex
+	Port   int
+	dir    string
+	client kubernetes.Interface
+	srv    *httptest.Server
+	mu     sync.Mutex
 	// requests are the paths and queries of the log requests served, in order.
 	requests []string
 }
@@ -97,7 +98,7 @@ func (s *Server) StartLogKubelet(t testing.TB) *LogKubelet {
 	if err != nil {
 		t.Fatalf("ktest: the kubelet's certificate: %v", err)
 	}
-	k := &LogKubelet{dir: t.TempDir()}
+	k := &LogKubelet{dir: t.TempDir(), client: s.Admin()}
 	k.srv = httptest.NewUnstartedServer(http.HandlerFunc(k.serve))
 	k.srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	k.srv.StartTLS()
@@ -156,19 +157,30 @@ func (k *LogKubelet) Register(t testing.TB, c kubernetes.Interface, nodes ...str
 	}
 }
 
-func (k *LogKubelet) file(ns, pod, container string) string {
-	return filepath.Join(k.dir, ns+"_"+pod+"_"+container+".log")
+// file is where a container's log is kept: by the pod's UID, as the
+// kubelet keeps /var/log/pods/NAMESPACE_POD_UID/CONTAINER/, so that a pod
+// made again under the same name starts a log of its own.
+func (k *LogKubelet) file(ns, pod, container string) (string, error) {
+	p, err := k.client.CoreV1().Pods(ns).Get(context.Background(), pod, metav1.GetOptions{})
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(k.dir, ns+"_"+pod+"_"+string(p.UID)+"_"+container+".log"), nil
 }
 
-// Log appends lines to a container's log as the container runtime writes
-// it: one CRI line per line, stamped at (RFC 3339 with nanoseconds),
+// Log appends lines to the log of a container of the pod now called pod,
+// as the container runtime writes it: one CRI line per line, stamped at (RFC 3339 with nanoseconds),
 // stream stdout, tag F (a whole line). A line longer than partial is
 // written as the runtime splits it: P (partial) pieces, then an F.
 func (k *LogKubelet) Log(t testing.TB, ns, pod, container string, at time.Time, lines ...string) {
 	t.Helper()
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	f, err := os.OpenFile(k.file(ns, pod, container), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	path, err := k.file(ns, pod, container)
+	if err != nil {
+		t.Fatalf("ktest: the log of %s/%s: %v", ns, pod, err)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,9 +224,14 @@ func (k *LogKubelet) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	ns, pod, container := parts[0], parts[1], parts[2]
 	q := r.URL.Query()
+	path, err := k.file(ns, pod, container)
+	if err != nil {
+		http.Error(w, fmt.Sprintf("pod %s/%s: %v", ns, pod, err), http.StatusNotFound)
+		return
+	}
 	k.mu.Lock()
 	k.requests = append(k.requests, r.URL.Path+"?"+r.URL.RawQuery)
-	data, err := os.ReadFile(k.file(ns, pod, container))
+	data, err := os.ReadFile(path)
 	k.mu.Unlock()
 	if q.Get("previous") == "true" {
 		http.Error(w, fmt.Sprintf("previous terminated container %q in pod %q not found", container, pod), http.StatusBadRequest)
