@@ -191,6 +191,9 @@ func Run(opts *Options) error {
 	changes := configChanges(configs)
 
 	w := &warnings{ios: opts.IO}
+	// What a collector could not fetch (a pod without a log yet, a line too
+	// long) is counted apart from what the readers skip.
+	cw := &warnings{ios: opts.IO, collector: true}
 	for _, r := range readers {
 		c, ok := r.Reader.(metrics.Collector)
 		if !ok {
@@ -201,10 +204,11 @@ func Run(opts *Options) error {
 		if err := mkdir(opts.Root); err != nil {
 			return err
 		}
-		if err := c.Collect(context.Background(), opts.Root, w.add); err != nil {
+		if err := c.Collect(context.Background(), opts.Root, cw.add); err != nil {
 			return err
 		}
 	}
+	cw.summary()
 	found, err := metrics.Discover(opts.Root, readers, func(path, why string) {
 		cmdutil.Warnf(opts.IO, "metrics: %s left out: %s", path, why)
 	})
@@ -358,10 +362,11 @@ func configChanges(t *table.Table) map[string][]metrics.ConfigChange {
 // warnings names the first skipped records on standard error and counts
 // the rest.
 type warnings struct {
-	ios   *iostreams.IOStreams
-	mu    sync.Mutex
-	n     int
-	files map[string]bool
+	ios       *iostreams.IOStreams
+	collector bool // a collector's: about pods, not files
+	mu        sync.Mutex
+	n         int
+	files     map[string]bool
 }
 
 const warnDetail = 10
@@ -381,6 +386,10 @@ func (w *warnings) add(e *metrics.Error) {
 
 func (w *warnings) summary() {
 	switch {
+	case w.collector && w.n > warnDetail:
+		cmdutil.Warnf(w.ios, "metrics: %d pod logs or lines not fetched this time (the first %d named above)", w.n, warnDetail)
+	case w.collector && w.n > 0:
+		cmdutil.Warnf(w.ios, "metrics: %d pod logs or lines not fetched this time (named above)", w.n)
 	case w.n > warnDetail:
 		cmdutil.Warnf(w.ios, "metrics: skipped %d records or lines in %d files (the first %d named above; the progress table counts them per job)", w.n, len(w.files), warnDetail)
 	case w.n > 0:

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -231,9 +232,10 @@ func (c *Collector) fetch(ctx context.Context, cl *kubeclient.Client, ns, pod, c
 		}
 		// Not started yet, gone since the list, its node unreachable:
 		// read next time.
-		msg := "no log yet: " + err.Error()
+		why := strings.TrimSpace(err.Error())
+		msg := "no log yet: " + why
 		if st.lines > 0 {
-			msg = "no new lines this time: " + err.Error()
+			msg = "no new lines this time: " + why
 		}
 		warn(&metrics.Error{File: where, Offset: -1, Msg: msg})
 		return nil
