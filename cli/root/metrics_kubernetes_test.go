@@ -191,8 +191,17 @@ func TestMetricsLoopAgainstKubernetes(t *testing.T) {
 	// The jobs train: resnet-a to 8,000 steps of its 40,000, resnet-b to
 	// 11,400 of its 12,000.
 	grow(cfg1, map[string]int64{"resnet-a": 8000, "resnet-b": 11400}, 0)
-	stderr := round(2)
-	t.Logf("round 2 metrics:\n%s", stderr)
+	round(2)
+	var tree []string
+	filepath.WalkDir(logs, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(logs, path)
+			tree = append(tree, rel)
+		}
+		return nil
+	})
+	t.Logf("round 2: the logs:\n%s", strings.Join(tree, "\n"))
+	t.Logf("round 2: speed.parquet:\n%s", strings.Join(speedRows(t, p("r2/m/speed.parquet")), "\n"))
 	m2 := mustRead(t, p("r2/m/progress.parquet"), schema.Progress)
 	if got := column(m2, m2.Int64s, "progress_steps"); got["resnet-a"] != 8000 || got["resnet-b"] != 11400 {
 		t.Errorf("round 2 progress %v, want the steps logged: 8000 and 11400", got)
@@ -230,7 +239,7 @@ func TestMetricsLoopAgainstKubernetes(t *testing.T) {
 
 	// Round 3: no new line (the new pods have not logged yet): the same
 	// plan, nothing done.
-	stderr = round(3)
+	stderr := round(3)
 	if !strings.Contains(stderr, "no log yet") {
 		t.Errorf("round 3 metrics: the new pods without logs are not named:\n%s", stderr)
 	}
