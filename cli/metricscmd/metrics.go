@@ -86,9 +86,12 @@ last run only, from --jobs' ps and workers. The first interval of every run, and
 A job restarted from a checkpoint logs steps again: the later points win. A record or
 line that cannot be read is skipped and counted; a file that cannot be read at all
 (not an event file, a broken record length) is an error, and nothing is written. No
-state is kept between runs: the same logs give the same tables.`,
+state is kept between runs (the same logs give the same tables), except by the
+kubernetes source: it appends the pods' new log lines to ROOT/JOB/gen-G/CONFIG/*.podlog
+(fetched through pods/log since the last line kept), which it then reads with the rest.`,
 		Example: `  optimus metrics /mnt/logs --jobs jobs.parquet -o round
   optimus metrics runs -o m --metric-of resnet-50=eval_accuracy --configs changes.csv
+  optimus metrics /var/lib/optimus/logs --source kubernetes --jobs snap/jobs.parquet -o m
   optimus metrics logs -o m --regex-pattern 'step (?P<step>\d+) loss (?P<value>\S+)' --epoch-steps 500`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
