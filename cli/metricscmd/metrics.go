@@ -37,6 +37,7 @@ type Options struct {
 	// SourceFiles the --<source>-files patterns.
 	SourceOptions map[string]map[string]string
 	SourceFiles   map[string]string
+	JobOf         []string // --job-of PATTERN=JOB
 	Metric        string   // --metric TAG[:higher|:lower]
 	MetricOf      []string // --metric-of NAME=TAG[:higher|:lower]
 	StepTag       string
@@ -65,7 +66,8 @@ func NewCmd(ios *iostreams.IOStreams, runF func(*Options) error) *cobra.Command 
                     (for predict and fit)
 
 The first path component under ROOT is the job: ROOT/JOB/ holds any tree of the job's
-runs, or ROOT/JOB.log (up to the first dot) is a job's one log. With --jobs only the
+runs, or ROOT/JOB.log (up to the first dot) is a job's one log; --job-of files logs
+laid out otherwise. With --jobs only the
 table's jobs are read, and a job's epoch_steps turns epochs into steps.
 
 Sources (--source; each reads the files its patterns match, --SOURCE-files replaces
@@ -121,6 +123,7 @@ kubernetes source: it appends the pods' new log lines to ROOT/JOB/gen-G/CONFIG/*
 	f.StringVar(&opts.Jobs, "jobs", "", "read the jobs table from `FILE`: only its jobs are read, and jobs.<format> is written with progress_steps")
 	f.StringVar(&opts.Configs, "configs", "", "read when each job started with which ps and workers from `FILE` (a config_changes table)")
 	f.StringSliceVar(&opts.Sources, "source", nil, "read only these `SOURCES` (comma-separated: "+strings.Join(metrics.Names(), ", ")+")")
+	f.StringArrayVar(&opts.JobOf, "job-of", nil, "file the logs whose path under ROOT matches `PATTERN=JOB` under JOB (a pattern without / matches the base name; repeatable, the first match wins)")
 	f.StringVar(&opts.Metric, "metric", "", "every job's convergence metric is `TAG` (add :higher or :lower to say which way is better)")
 	f.StringArrayVar(&opts.MetricOf, "metric-of", nil, "the metric of one job or model family: `NAME=TAG[:higher|:lower]` (repeatable; a job wins over its model)")
 	f.StringVar(&opts.StepTag, "step-tag", "", "measure speed by the steps and times of `TAG` (default: the job's most logged tag)")
@@ -192,6 +195,14 @@ func Run(opts *Options) error {
 		metricOf[name] = m
 	}
 	changes := configChanges(configs)
+	var rules []metrics.JobRule
+	for _, s := range opts.JobOf {
+		r, err := metrics.ParseJobRule(s)
+		if err != nil {
+			return cmdutil.Usagef("--job-of %v", err)
+		}
+		rules = append(rules, r)
+	}
 
 	w := &warnings{ios: opts.IO}
 	// What a collector could not fetch (a pod without a log yet, a line too
@@ -218,6 +229,7 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
+	found = metrics.MapJobs(opts.Root, found, rules)
 	if jobs != nil {
 		var kept []metrics.JobLogs
 		for _, jl := range found {
