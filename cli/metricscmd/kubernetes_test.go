@@ -1,6 +1,7 @@
 package metricscmd_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -10,7 +11,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/optimus-sched/optimus/cli/root"
 	k8s "github.com/optimus-sched/optimus/executor/kubernetes"
@@ -104,6 +107,48 @@ func TestKubernetesSourceBadInput(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "listing the optimus pods of namespace "+ns) || !strings.Contains(stderr, "forbidden") {
 		t.Errorf("no rights: exit %d, stderr %s", code, stderr)
 	}
+	// deploy/rbac.yaml's Role lets that user read them.
+	data, err := os.ReadFile("../../deploy/rbac.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	granted := false
+	for _, doc := range bytes.Split(data, []byte("\n---\n")) {
+		var meta metav1.TypeMeta
+		if err := yaml.Unmarshal(doc, &meta); err != nil {
+			t.Fatal(err)
+		}
+		if meta.Kind != "Role" {
+			continue
+		}
+		var r rbacv1.Role
+		if err := yaml.UnmarshalStrict(doc, &r); err != nil {
+			t.Fatal(err)
+		}
+		r.Namespace = ns
+		if _, err := admin.RbacV1().Roles(ns).Create(ctx, &r, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		b := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: r.Name, Namespace: ns},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: r.Name},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: ktest.UserName}}}
+		if _, err := admin.RbacV1().RoleBindings(ns).Create(ctx, b, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		granted = true
+	}
+	if !granted {
+		t.Fatal("deploy/rbac.yaml has no Role")
+	}
+	ktest.WaitAllowed(t, admin, ktest.UserName, ns, "", "pods", "list") // one Role: its pods/log rule with it
+	out3 := t.TempDir()
+	code, _, stderr = root.Run(nil, "metrics", logs, "--source", "kubernetes", "--kubernetes-kubeconfig", userConfig, "--format", "csv", "-o", out3)
+	if code != 0 {
+		t.Errorf("with deploy/rbac.yaml's Role: exit %d, stderr %s", code, stderr)
+	} else if got, _ := os.ReadFile(filepath.Join(out3, "loss.csv")); string(got) != string(loss) {
+		t.Errorf("with deploy/rbac.yaml's Role read\n%s\nnot\n%s", got, loss)
+	}
+
 	for _, bad := range [][]string{{"--kubernetes-index", "first"}, {"--kubernetes-limit-bytes", "100"}, {"--kubernetes-roles", ","}, {"--kubernetes-timeout", "0s"}} {
 		code, _, stderr = root.Run(nil, append([]string{"metrics", logs, "-o", out2}, bad...)...)
 		if code != 2 || !strings.Contains(stderr, bad[0]) {
