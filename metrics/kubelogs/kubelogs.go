@@ -294,7 +294,7 @@ func (c *Collector) fetch(ctx context.Context, cl *kubeclient.Client, ns, pod, c
 			if ctx.Err() != nil {
 				return fmt.Errorf("kubernetes: reading the log of %s: %w", where, rerr)
 			}
-			warn(&metrics.Error{File: where, Offset: -1, Line: no + 1, Msg: "the log stream broke off (" + rerr.Error() + "): the rest is read next time"})
+			warn(&metrics.Error{File: where, Offset: -1, Msg: fmt.Sprintf("the log stream broke off after %d lines (%v): the rest is read next time", no, rerr)})
 			break
 		}
 		if rerr != nil && long == 0 && (len(line) == 0 || line[len(line)-1] != '\n') {
