@@ -2,6 +2,7 @@ package kubelogs
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -133,6 +134,22 @@ func TestCollectThroughPodsLog(t *testing.T) {
 		t.Errorf("the last request for resnet-worker-0 was %q: want sinceTime of the last line kept, in whole seconds, with timestamps", last)
 	}
 
+	// A fetch cut by limitBytes mid-line: the cut line comes whole next
+	// time, every line once.
+	small := *c
+	small.LimitBytes = 250
+	wantMore := want
+	for i := 6; i <= 12; i++ {
+		kl.Log(t, ns, "resnet-worker-0", "task", t0.Add(time.Duration(i)*time.Second), line(20*i))
+		wantMore += "2026-12-01T10:00:" + fmt.Sprintf("%02d", i) + "Z " + line(20*i) + "\n"
+	}
+	for range 10 { // one new line a fetch: the second of the last line kept comes again
+		collect(t, &small, root)
+	}
+	if got := read(); got != wantMore {
+		t.Errorf("fetched 250 bytes at a time:\n got %.2000q\nwant %.2000q", got[len(want):], wantMore[len(want):])
+	}
+
 	// The text sources read it, times from the lines, steps from epochs.
 	readers, err := metrics.NewReaders([]string{"kubernetes"}, nil, nil)
 	if err != nil {
@@ -149,7 +166,7 @@ func TestCollectThroughPodsLog(t *testing.T) {
 	if err := jr.Resolve(1000); err != nil {
 		t.Fatal(err)
 	}
-	if len(jr.Series) != 1 || jr.Series[0].Tag != "accuracy" || len(jr.Series[0].Samples) != 5 || jr.Series[0].Samples[4].Step != 100 {
-		t.Errorf("read %+v: want 5 accuracy points, the last at step 100", jr.Series)
+	if len(jr.Series) != 1 || jr.Series[0].Tag != "accuracy" || len(jr.Series[0].Samples) != 12 || jr.Series[0].Samples[11].Step != 240 {
+		t.Errorf("read %+v: want 12 accuracy points, the last at step 240", jr.Series)
 	}
 }
