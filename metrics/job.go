@@ -1,12 +1,14 @@
 package metrics
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Sample is one point of a job's timeline: a scalar, with where it came
@@ -90,6 +92,17 @@ func readFile(path string, readers []Reader, emit Emit, warn Warn) error {
 			lines = append(lines, rd)
 		}
 	}
+	podLog := strings.HasSuffix(base, PodLogSuffix)
+	if podLog {
+		// A collector's file: any format a pod prints, so every line
+		// reader, and no file reader.
+		file, lines = nil, nil
+		for _, r := range readers {
+			if lr, ok := r.Reader.(LineReader); ok {
+				lines = append(lines, lr)
+			}
+		}
+	}
 	if file == nil && lines == nil {
 		return nil
 	}
@@ -109,8 +122,22 @@ func readFile(path string, readers []Reader, emit Emit, warn Warn) error {
 		return wrapIO(path, file.ReadFile(path, f, size, emit, warn))
 	}
 	return wrapIO(path, scanLines(path, f, size, warn, func(line []byte, no int) error {
+		lineEmit := emit
+		if podLog {
+			stamp, rest, err := SplitStamp(line)
+			if err != nil {
+				return &Error{File: path, Offset: -1, Line: no, Msg: err.Error() + " (not a file the kubernetes source wrote?)"}
+			}
+			line = rest
+			lineEmit = func(tag string, p Point) {
+				if math.IsNaN(p.Wall) {
+					p.Wall = stamp
+				}
+				emit(tag, p)
+			}
+		}
 		for _, lr := range lines {
-			ok, err := lr.ReadLine(line, emit)
+			ok, err := lr.ReadLine(line, lineEmit)
 			if err != nil {
 				warn(&Error{File: path, Line: no, Msg: err.Error() + ": line skipped"})
 				return nil
@@ -220,4 +247,23 @@ func Latest(s []Sample) (kept []Sample, superseded, restarts int) {
 		kept = append(kept, x)
 	}
 	return kept, superseded, restarts
+}
+
+// SplitStamp splits a line of a collector's file into the time it was
+// logged (seconds since the Unix epoch) and the line as the job printed
+// it.
+func SplitStamp(line []byte) (float64, []byte, error) {
+	i := bytes.IndexByte(line, ' ')
+	if i < 0 {
+		i = len(line)
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(line[:i]))
+	if err != nil {
+		return 0, nil, fmt.Errorf("the line does not start with an RFC 3339 time")
+	}
+	rest := line[i:]
+	if len(rest) > 0 {
+		rest = rest[1:]
+	}
+	return float64(t.Unix()) + float64(t.Nanosecond())/1e9, rest, nil
 }

@@ -33,9 +33,17 @@ func NewReaders(names []string, opts map[string]map[string]string, files map[str
 		}
 		chosen[n] = true
 	}
-	if len(names) == 0 {
+	// What a collector fetches is read by the text sources: naming only
+	// collectors leaves the formats to the defaults.
+	onlyCollectors := true
+	for n := range chosen {
+		if !Lookup(n).Collects {
+			onlyCollectors = false
+		}
+	}
+	if len(names) == 0 || onlyCollectors {
 		for _, s := range Sources() {
-			if !s.Explicit {
+			if !s.Explicit && !s.Collects {
 				chosen[s.Name] = true
 			}
 		}

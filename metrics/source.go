@@ -1,12 +1,14 @@
 package metrics
 
 import (
+	"context"
 	"fmt"
-	"github.com/optimus-sched/optimus/registry"
 	"io"
 	"math"
 	"path"
 	"strings"
+
+	"github.com/optimus-sched/optimus/registry"
 )
 
 // Point is one scalar a job logged.
@@ -97,10 +99,31 @@ type Source struct {
 	// (the user's regular expression), never by default.
 	Explicit bool
 	Options  []Option
-	// New returns a FileReader or a LineReader for the options (every
-	// option present, defaults filled in); an error is a usage mistake.
+	// Collects is true for a source whose reader is a Collector: it
+	// fetches logs into the root rather than reading a format, so the text
+	// sources read what it fetched even when --source names it alone.
+	Collects bool
+	// New returns a FileReader, a LineReader or a Collector for the
+	// options (every option present, defaults filled in); an error is a
+	// usage mistake.
 	New func(opts map[string]string) (any, error)
 }
+
+// Collector fetches logs that are not files yet (a pod's log through the
+// Kubernetes API) into files under the root, before the root is read. It
+// keeps what it fetched there: the files are its state between runs.
+type Collector interface {
+	// Collect appends what is new since the last run to the files it keeps
+	// under root. warn is told of every line it skipped and of every log
+	// it could not read this time; an error means the run cannot go on.
+	Collect(ctx context.Context, root string, warn Warn) error
+}
+
+// PodLogSuffix ends the name of a file a Collector keeps: each of its lines
+// is the time the line was logged (RFC 3339, as the kubelet stamps it), a
+// space and the line. Every enabled line reader reads it, and a point
+// without a time of its own gets the line's.
+const PodLogSuffix = ".podlog"
 
 var sources = registry.New[*Source]("metric source")
 
@@ -108,6 +131,10 @@ var sources = registry.New[*Source]("metric source")
 func register(s *Source) {
 	sources.Add(s.Name, 0, s)
 }
+
+// Register adds a source from another package: one whose dependencies the
+// metrics package does without (the kubernetes source and client-go).
+func Register(s *Source) { register(s) }
 
 // Sources lists the registered sources by name.
 func Sources() []*Source { return sources.List() }

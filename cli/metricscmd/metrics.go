@@ -5,6 +5,7 @@
 package metricscmd
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -20,6 +21,7 @@ import (
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/metrics"
+	_ "github.com/optimus-sched/optimus/metrics/kubelogs" // the kubernetes source
 )
 
 // Options are metrics' inputs.
@@ -35,6 +37,7 @@ type Options struct {
 	// SourceFiles the --<source>-files patterns.
 	SourceOptions map[string]map[string]string
 	SourceFiles   map[string]string
+	JobOf         []string // --job-of PATTERN=JOB
 	Metric        string   // --metric TAG[:higher|:lower]
 	MetricOf      []string // --metric-of NAME=TAG[:higher|:lower]
 	StepTag       string
@@ -63,7 +66,8 @@ func NewCmd(ios *iostreams.IOStreams, runF func(*Options) error) *cobra.Command 
                     (for predict and fit)
 
 The first path component under ROOT is the job: ROOT/JOB/ holds any tree of the job's
-runs, or ROOT/JOB.log (up to the first dot) is a job's one log. With --jobs only the
+runs, or ROOT/JOB.log (up to the first dot) is a job's one log; --job-of files logs
+laid out otherwise. With --jobs only the
 table's jobs are read, and a job's epoch_steps turns epochs into steps.
 
 Sources (--source; each reads the files its patterns match, --SOURCE-files replaces
@@ -84,9 +88,12 @@ last run only, from --jobs' ps and workers. The first interval of every run, and
 A job restarted from a checkpoint logs steps again: the later points win. A record or
 line that cannot be read is skipped and counted; a file that cannot be read at all
 (not an event file, a broken record length) is an error, and nothing is written. No
-state is kept between runs: the same logs give the same tables.`,
+state is kept between runs (the same logs give the same tables), except by the
+kubernetes source: it appends the pods' new log lines to ROOT/JOB/gen-G/CONFIG/*.podlog
+(fetched through pods/log since the last line kept), which it then reads with the rest.`,
 		Example: `  optimus metrics /mnt/logs --jobs jobs.parquet -o round
   optimus metrics runs -o m --metric-of resnet-50=eval_accuracy --configs changes.csv
+  optimus metrics /var/lib/optimus/logs --source kubernetes --jobs snap/jobs.parquet -o m
   optimus metrics logs -o m --regex-pattern 'step (?P<step>\d+) loss (?P<value>\S+)' --epoch-steps 500`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -116,6 +123,7 @@ state is kept between runs: the same logs give the same tables.`,
 	f.StringVar(&opts.Jobs, "jobs", "", "read the jobs table from `FILE`: only its jobs are read, and jobs.<format> is written with progress_steps")
 	f.StringVar(&opts.Configs, "configs", "", "read when each job started with which ps and workers from `FILE` (a config_changes table)")
 	f.StringSliceVar(&opts.Sources, "source", nil, "read only these `SOURCES` (comma-separated: "+strings.Join(metrics.Names(), ", ")+")")
+	f.StringArrayVar(&opts.JobOf, "job-of", nil, "file the logs whose path under ROOT matches `PATTERN=JOB` under JOB (a pattern without / matches the base name; repeatable, the first match wins)")
 	f.StringVar(&opts.Metric, "metric", "", "every job's convergence metric is `TAG` (add :higher or :lower to say which way is better)")
 	f.StringArrayVar(&opts.MetricOf, "metric-of", nil, "the metric of one job or model family: `NAME=TAG[:higher|:lower]` (repeatable; a job wins over its model)")
 	f.StringVar(&opts.StepTag, "step-tag", "", "measure speed by the steps and times of `TAG` (default: the job's most logged tag)")
@@ -187,13 +195,41 @@ func Run(opts *Options) error {
 		metricOf[name] = m
 	}
 	changes := configChanges(configs)
+	var rules []metrics.JobRule
+	for _, s := range opts.JobOf {
+		r, err := metrics.ParseJobRule(s)
+		if err != nil {
+			return cmdutil.Usagef("--job-of %v", err)
+		}
+		rules = append(rules, r)
+	}
 
+	w := &warnings{ios: opts.IO}
+	// What a collector could not fetch (a pod without a log yet, a line too
+	// long) is counted apart from what the readers skip.
+	cw := &warnings{ios: opts.IO, collector: true}
+	for _, r := range readers {
+		c, ok := r.Reader.(metrics.Collector)
+		if !ok {
+			continue
+		}
+		// A collector keeps what it fetched under ROOT: the state between
+		// runs, read below like any other log.
+		if err := mkdir(opts.Root); err != nil {
+			return err
+		}
+		if err := c.Collect(context.Background(), opts.Root, cw.add); err != nil {
+			return err
+		}
+	}
+	cw.summary()
 	found, err := metrics.Discover(opts.Root, readers, func(path, why string) {
 		cmdutil.Warnf(opts.IO, "metrics: %s left out: %s", path, why)
 	})
 	if err != nil {
 		return err
 	}
+	found = metrics.MapJobs(opts.Root, found, rules)
 	if jobs != nil {
 		var kept []metrics.JobLogs
 		for _, jl := range found {
@@ -206,7 +242,6 @@ func Run(opts *Options) error {
 		found = kept
 	}
 
-	w := &warnings{ios: opts.IO}
 	results := make([]*metrics.Result, len(found))
 	files := make([]int, len(found))
 	skipped := make([]int, len(found))
@@ -342,10 +377,11 @@ func configChanges(t *table.Table) map[string][]metrics.ConfigChange {
 // warnings names the first skipped records on standard error and counts
 // the rest.
 type warnings struct {
-	ios   *iostreams.IOStreams
-	mu    sync.Mutex
-	n     int
-	files map[string]bool
+	ios       *iostreams.IOStreams
+	collector bool // a collector's: about pods, not files
+	mu        sync.Mutex
+	n         int
+	files     map[string]bool
 }
 
 const warnDetail = 10
@@ -365,6 +401,10 @@ func (w *warnings) add(e *metrics.Error) {
 
 func (w *warnings) summary() {
 	switch {
+	case w.collector && w.n > warnDetail:
+		cmdutil.Warnf(w.ios, "metrics: %d pod logs or lines not fetched this time (the first %d named above)", w.n, warnDetail)
+	case w.collector && w.n > 0:
+		cmdutil.Warnf(w.ios, "metrics: %d pod logs or lines not fetched this time (named above)", w.n)
 	case w.n > warnDetail:
 		cmdutil.Warnf(w.ios, "metrics: skipped %d records or lines in %d files (the first %d named above; the progress table counts them per job)", w.n, len(w.files), warnDetail)
 	case w.n > 0:

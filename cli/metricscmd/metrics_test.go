@@ -289,10 +289,10 @@ func TestSourceFlags(t *testing.T) {
 	}
 	if comp, ok := cmd.GetFlagCompletionFunc("source"); !ok {
 		t.Error("no completion for --source")
-	} else if names, _ := comp(cmd, nil, ""); !reflect.DeepEqual(names, []string{"csv", "jsonl", "mllog", "mxnet", "regex", "tfevents"}) {
+	} else if names, _ := comp(cmd, nil, ""); !reflect.DeepEqual(names, []string{"csv", "jsonl", "kubernetes", "mllog", "mxnet", "regex", "tfevents"}) {
 		t.Errorf("--source completes %v", names)
 	}
-	for _, f := range []string{"tfevents-files", "jsonl-files", "mllog-files", "mxnet-files", "regex-pattern"} {
+	for _, f := range []string{"tfevents-files", "jsonl-files", "mllog-files", "mxnet-files", "regex-pattern", "kubernetes-namespace", "kubernetes-kubeconfig"} {
 		if cmd.Flags().Lookup(f) == nil {
 			t.Errorf("no --%s", f)
 		}

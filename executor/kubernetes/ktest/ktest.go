@@ -180,6 +180,9 @@ func Start(apiserverBin, etcdBin string) (*Server, error) {
 	if err := writeKeys(dir); err != nil {
 		return nil, err
 	}
+	if err := writeKubeletCA(dir); err != nil {
+		return nil, err
+	}
 	tokens := fmt.Sprintf("%s,admin,uid-admin,system:masters\n%s,%s,uid-optimus\n%s,someone,uid-someone\n", AdminToken, UserToken, UserName, OtherToken)
 	if err := os.WriteFile(filepath.Join(dir, "tokens.csv"), []byte(tokens), 0o600); err != nil {
 		return nil, err
@@ -210,7 +213,8 @@ func Start(apiserverBin, etcdBin string) (*Server, error) {
 		"--service-account-signing-key-file", filepath.Join(dir, "sa.key"),
 		"--token-auth-file", filepath.Join(dir, "tokens.csv"),
 		"--authorization-mode", "RBAC",
-		"--disable-admission-plugins", "ServiceAccount")
+		"--disable-admission-plugins", "ServiceAccount",
+		"--kubelet-certificate-authority", filepath.Join(dir, kubeletCACert))
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,338 @@
+package ktest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// The kubelets' certificate authority: Start writes it into the server's
+// directory and passes it as --kubelet-certificate-authority, so the API
+// server checks the stand-in kubelet's serving certificate as it would a
+// real one's.
+const (
+	kubeletCACert = "kubelet-ca.crt"
+	kubeletCAKey  = "kubelet-ca.key"
+)
+
+// writeKubeletCA writes a self-signed CA for the kubelets' serving
+// certificates.
+func writeKubeletCA(dir string) error {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "ktest kubelet CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return err
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, kubeletCACert), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, kubeletCAKey), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
+}
+
+// LogKubelet plays the log endpoint of the kubelets of the nodes it is
+// registered on: the API server's pods/log proxies a pod's log request to
+// GET https://ADDRESS:PORT/containerLogs/NAMESPACE/POD/CONTAINER on the
+// pod's node, and LogKubelet answers it from a file in the container
+// runtime's (CRI) log format that the test appends to with Log, honouring
+// sinceTime, sinceSeconds, timestamps, tailLines and limitBytes as the
+// kubelet does. A container with no file is one still waiting to start.
+type LogKubelet struct {
+	Port   int
+	dir    string
+	client kubernetes.Interface
+	srv    *httptest.Server
+	mu     sync.Mutex
+	// requests are the paths and queries of the log requests served, in order.
+	requests []string
+}
+
+// StartLogKubelet starts a stand-in kubelet with a serving certificate for
+// 127.0.0.1 signed by the server's kubelet CA; it stops when t ends.
+func (s *Server) StartLogKubelet(t testing.TB) *LogKubelet {
+	t.Helper()
+	caPEM, err := os.ReadFile(filepath.Join(s.Dir, kubeletCACert))
+	if err != nil {
+		t.Fatalf("ktest: the kubelet CA: %v", err)
+	}
+	keyPEM, err := os.ReadFile(filepath.Join(s.Dir, kubeletCAKey))
+	if err != nil {
+		t.Fatalf("ktest: the kubelet CA: %v", err)
+	}
+	cert, err := kubeletCert(caPEM, keyPEM)
+	if err != nil {
+		t.Fatalf("ktest: the kubelet's certificate: %v", err)
+	}
+	k := &LogKubelet{dir: t.TempDir(), client: s.Admin()}
+	k.srv = httptest.NewUnstartedServer(http.HandlerFunc(k.serve))
+	k.srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	k.srv.StartTLS()
+	t.Cleanup(k.srv.Close)
+	k.Port = k.srv.Listener.Addr().(*net.TCPAddr).Port
+	return k
+}
+
+func kubeletCert(caPEM, keyPEM []byte) (tls.Certificate, error) {
+	cb, _ := pem.Decode(caPEM)
+	kb, _ := pem.Decode(keyPEM)
+	if cb == nil || kb == nil {
+		return tls.Certificate{}, errors.New("not PEM")
+	}
+	ca, err := x509.ParseCertificate(cb.Bytes)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	caKey, err := x509.ParseECPrivateKey(kb.Bytes)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "ktest kubelet"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
+}
+
+// Register makes the nodes' kubelet this one: their status.addresses
+// (InternalIP 127.0.0.1) and status.daemonEndpoints.kubeletEndpoint.Port,
+// which the API server dials for their pods' logs.
+func (k *LogKubelet) Register(t testing.TB, c kubernetes.Interface, nodes ...string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, name := range nodes {
+		n, err := c.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("ktest: node %s: %v", name, err)
+		}
+		n.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.1"}}
+		n.Status.DaemonEndpoints.KubeletEndpoint.Port = int32(k.Port)
+		if _, err := c.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("ktest: node %s status: %v", name, err)
+		}
+	}
+}
+
+// file is where a container's log is kept: by the pod's UID, as the
+// kubelet keeps /var/log/pods/NAMESPACE_POD_UID/CONTAINER/, so that a pod
+// made again under the same name starts a log of its own.
+func (k *LogKubelet) file(ns, pod, container string) (string, error) {
+	p, err := k.client.CoreV1().Pods(ns).Get(context.Background(), pod, metav1.GetOptions{})
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(k.dir, ns+"_"+pod+"_"+string(p.UID)+"_"+container+".log"), nil
+}
+
+// Log appends lines to the log of a container of the pod now called pod,
+// as the container runtime writes it: one CRI line per line, stamped at (RFC 3339 with nanoseconds),
+// stream stdout, tag F (a whole line). A line longer than partial is
+// written as the runtime splits it: P (partial) pieces, then an F.
+func (k *LogKubelet) Log(t testing.TB, ns, pod, container string, at time.Time, lines ...string) {
+	t.Helper()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	path, err := k.file(ns, pod, container)
+	if err != nil {
+		t.Fatalf("ktest: the log of %s/%s: %v", ns, pod, err)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := bufio.NewWriter(f)
+	stamp := at.UTC().Format(time.RFC3339Nano)
+	for _, l := range lines {
+		for len(l) > partial {
+			fmt.Fprintf(w, "%s stdout P %s\n", stamp, l[:partial])
+			l = l[partial:]
+		}
+		fmt.Fprintf(w, "%s stdout F %s\n", stamp, l)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// partial is the length at which the runtime splits a line (containerd's
+// max_container_log_line_size default is 16 KiB).
+const partial = 16 << 10
+
+// Requests returns the paths and queries of the log requests served so far.
+func (k *LogKubelet) Requests() []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return append([]string(nil), k.requests...)
+}
+
+// criLine is one logical line of a container's log.
+type criLine struct {
+	at   time.Time
+	text []byte // without its newline
+}
+
+func (k *LogKubelet) serve(w http.ResponseWriter, r *http.Request) {
+	parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/containerLogs/"), "/")
+	if !strings.HasPrefix(r.URL.Path, "/containerLogs/") || len(parts) != 3 || r.Method != http.MethodGet {
+		http.NotFound(w, r)
+		return
+	}
+	ns, pod, container := parts[0], parts[1], parts[2]
+	q := r.URL.Query()
+	path, err := k.file(ns, pod, container)
+	if err != nil {
+		http.Error(w, fmt.Sprintf("pod %s/%s: %v", ns, pod, err), http.StatusNotFound)
+		return
+	}
+	k.mu.Lock()
+	k.requests = append(k.requests, r.URL.Path+"?"+r.URL.RawQuery)
+	data, err := os.ReadFile(path)
+	k.mu.Unlock()
+	if q.Get("previous") == "true" {
+		http.Error(w, fmt.Sprintf("previous terminated container %q in pod %q not found", container, pod), http.StatusBadRequest)
+		return
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		// What the kubelet says of a container not started yet.
+		http.Error(w, fmt.Sprintf("container %q in pod %q is waiting to start: ContainerCreating", container, pod), http.StatusBadRequest)
+		return
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	var since time.Time
+	if v := q.Get("sinceSeconds"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			http.Error(w, "sinceSeconds: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		since = time.Now().Add(-time.Duration(n) * time.Second)
+	}
+	if v := q.Get("sinceTime"); v != "" {
+		st, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			http.Error(w, "sinceTime: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		if st.After(since) {
+			since = st
+		}
+	}
+	tail, limit := int64(-1), int64(-1)
+	for name, p := range map[string]*int64{"tailLines": &tail, "limitBytes": &limit} {
+		if v := q.Get(name); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				http.Error(w, name+": not a count", http.StatusBadRequest)
+				return
+			}
+			*p = n
+		}
+	}
+	lines, err := parseCRI(data)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	// tailLines counts from the end of the file, before sinceTime
+	// filters (the kubelet seeks back tailLines lines, then reads on).
+	if tail >= 0 && int64(len(lines)) > tail {
+		lines = lines[int64(len(lines))-tail:]
+	}
+	var out bytes.Buffer
+	for _, l := range lines {
+		if l.at.Before(since) {
+			continue
+		}
+		if q.Get("timestamps") == "true" {
+			out.WriteString(l.at.Format(time.RFC3339Nano))
+			out.WriteByte(' ')
+		}
+		out.Write(l.text)
+		out.WriteByte('\n')
+	}
+	b := out.Bytes()
+	if limit >= 0 && int64(len(b)) > limit {
+		b = b[:limit] // cut mid-line, as the kubelet's limitBytes does
+	}
+	w.Header().Set("Content-Type", "text/plain")
+	_, _ = w.Write(b)
+}
+
+// parseCRI reads a CRI log file: "TIME STREAM TAG TEXT" lines, partial (P)
+// pieces joined to the full (F) line that ends them.
+func parseCRI(data []byte) ([]criLine, error) {
+	var out []criLine
+	var pending []byte
+	var first time.Time
+	for no, raw := range bytes.Split(data, []byte{'\n'}) {
+		if len(raw) == 0 {
+			continue
+		}
+		f := bytes.SplitN(raw, []byte{' '}, 4)
+		if len(f) < 4 {
+			return nil, fmt.Errorf("CRI log line %d: %q", no+1, raw)
+		}
+		at, err := time.Parse(time.RFC3339Nano, string(f[0]))
+		if err != nil {
+			return nil, fmt.Errorf("CRI log line %d: %v", no+1, err)
+		}
+		if pending == nil {
+			first = at // a line is stamped when its first piece was written
+		}
+		pending = append(pending, f[3]...)
+		if string(f[2]) == "P" {
+			continue
+		}
+		out = append(out, criLine{at: first, text: pending})
+		pending = nil
+	}
+	return out, nil
+}

@@ -1,0 +1,70 @@
+package ktest
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The stand-in kubelet through the API server's pods/log, as client-go's
+// GetLogs asks it: sinceTime, timestamps, tailLines and limitBytes as the
+// kubelet honours them, partial lines joined, a container without a log
+// one waiting to start.
+func TestLogKubeletThroughPodsLog(t *testing.T) {
+	srv := StartT(t)
+	admin := srv.Admin()
+	ctx := context.Background()
+	ns := Namespace(t, admin)
+	AddNodes(t, admin, []NodeSpec{{Name: "n1", Capacity: map[string]float64{"cpu": 4}}})
+	kl := srv.StartLogKubelet(t)
+	kl.Register(t, admin, "n1")
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: ns},
+		Spec: corev1.PodSpec{NodeName: "n1", Containers: []corev1.Container{{Name: "a", Image: "x"}, {Name: "b", Image: "x"}}}}
+	if _, err := admin.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	long := strings.Repeat("y", 40<<10) // split by the runtime into P pieces
+	kl.Log(t, ns, "p", "a", t0, "one")
+	kl.Log(t, ns, "p", "a", t0.Add(1500*time.Millisecond), "two", long)
+	kl.Log(t, ns, "p", "a", t0.Add(3*time.Second), "three")
+	get := func(o corev1.PodLogOptions) (string, error) {
+		rc, err := admin.CoreV1().Pods(ns).GetLogs("p", &o).Stream(ctx)
+		if err != nil {
+			return "", err
+		}
+		defer rc.Close()
+		b, err := io.ReadAll(rc)
+		return string(b), err
+	}
+	i := func(n int64) *int64 { return &n }
+	since := metav1.NewTime(t0.Add(1700 * time.Millisecond)) // passed on as 03:04:06
+	for _, c := range []struct {
+		name string
+		o    corev1.PodLogOptions
+		want string
+	}{
+		{"all", corev1.PodLogOptions{Container: "a"}, "one\ntwo\n" + long + "\nthree\n"},
+		{"timestamps", corev1.PodLogOptions{Container: "a", Timestamps: true, TailLines: i(1)}, "2026-01-02T03:04:08Z three\n"},
+		{"tail", corev1.PodLogOptions{Container: "a", TailLines: i(2)}, long + "\nthree\n"},
+		{"since, in whole seconds", corev1.PodLogOptions{Container: "a", SinceTime: &since, Timestamps: true, LimitBytes: i(40)},
+			"2026-01-02T03:04:06.5Z two\n2026-01-02T03"},
+		{"limit", corev1.PodLogOptions{Container: "a", LimitBytes: i(6)}, "one\ntw"},
+	} {
+		got, err := get(c.o)
+		if err != nil || got != c.want {
+			t.Errorf("%s: %.80q, %v; want %.80q", c.name, got, err, c.want)
+		}
+	}
+	if _, err := get(corev1.PodLogOptions{Container: "b"}); err == nil || !strings.Contains(err.Error(), `container "b" in pod "p" is waiting to start`) {
+		t.Errorf("a container without a log: %v", err)
+	}
+	if len(kl.Requests()) != 6 {
+		t.Errorf("the kubelet served %d requests, want 6: %v", len(kl.Requests()), kl.Requests())
+	}
+}
