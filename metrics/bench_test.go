@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -212,7 +213,7 @@ func benchRead(b *testing.B, f benchFormat) {
 	if t, c := catAll(b, dir); t < catTime {
 		catTime, catCPU = t, c
 	}
-	cpu0 := cpuTime()
+	user0, sys0 := cpuTimes()
 	b.ResetTimer()
 	var rows int64
 	for range b.N {
@@ -255,7 +256,9 @@ func benchRead(b *testing.B, f benchFormat) {
 		runtime.KeepAlive(results)
 	}
 	b.StopTimer()
-	cpu := (cpuTime() - cpu0).Seconds() / float64(b.N)
+	user1, sys1 := cpuTimes()
+	user, sys := (user1-user0).Seconds()/float64(b.N), (sys1-sys0).Seconds()/float64(b.N)
+	cpu := user + sys
 	per := b.Elapsed().Seconds() / float64(b.N)
 	// The machine is shared: CPU time says what the reading costs
 	// whatever else runs, wall time what it took.
@@ -265,11 +268,16 @@ func benchRead(b *testing.B, f benchFormat) {
 	b.ReportMetric(float64(size)/1e9, "GB")
 	b.ReportMetric(float64(size)/catTime.Seconds()/1e9, "cat-GB/s")
 	b.ReportMetric(catTime.Seconds()/per, "of-cat")
+	b.ReportMetric(user, "user-s")
+	b.ReportMetric(sys, "sys-s")
 	b.ReportMetric(float64(rows), "rows")
 	if hwm := peakRSS(); hwm > 0 {
 		b.ReportMetric(float64(hwm)/1e6, "peak-RSS-MB")
 		b.ReportMetric(float64(hwm)/float64(rows), "peak-RSS-B/row")
 	}
+	// What the rows kept cost the kernel alone on this machine now: the
+	// time to fault in as many fresh bytes as they take.
+	b.ReportMetric(freshMemory(rows*int64(unsafe.Sizeof(LossPoint{}))).Seconds(), "rows-fault-s")
 }
 
 // catAll times `cat FILES > /dev/null` over every file under dir: its
@@ -283,11 +291,31 @@ func catAll(b *testing.B, dir string) (time.Duration, time.Duration) {
 	return time.Since(start), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 }
 
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime() time.Duration {
+// cpuTimes are the process's user and system CPU time so far.
+func cpuTimes() (user, sys time.Duration) {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
+}
+
+// freshMemory is the time to touch every page of n bytes of memory fresh
+// from the kernel (measured on at most 1 GiB, and scaled).
+func freshMemory(n int64) time.Duration {
+	m := min(n, 1<<30)
+	if m < 1<<20 {
+		return 0
+	}
+	mem, err := syscall.Mmap(-1, 0, int(m), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		return 0
+	}
+	defer syscall.Munmap(mem)
+	page := os.Getpagesize()
+	start := time.Now()
+	for i := 0; i < len(mem); i += page {
+		mem[i] = 1
+	}
+	return time.Duration(float64(time.Since(start)) * float64(n) / float64(m))
 }
 
 // peakRSS is the process's peak resident set (VmHWM), in bytes, or 0.
