@@ -153,3 +153,14 @@ func pyRepr(v float64) string {
 	}
 	return s
 }
+
+// The switches of the JSON lines reader say what the key lists that the
+// CSV reader uses say.
+func TestKeySwitches(t *testing.T) {
+	keys := append(append(append([]string{"loss", "Step", "times", "", "epochs"}, stepKeys...), timeKeys...), epochKeys...)
+	for _, k := range keys {
+		if isStepKey(k) != isKey(k, stepKeys) || isTimeKey(k) != isKey(k, timeKeys) || (k == "epoch") != isKey(k, epochKeys) {
+			t.Errorf("%q: the switches and the lists disagree", k)
+		}
+	}
+}
