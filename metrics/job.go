@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -31,6 +32,7 @@ type JobRead struct {
 	Series []Series // sorted by tag
 	// Skipped counts records and lines skipped (each also told to warn).
 	Skipped int
+	spare   []Series // reusable buffers this job did not need (Release)
 }
 
 // ReadJob reads every file of a job with the readers that read it. A text
@@ -39,27 +41,46 @@ type JobRead struct {
 func ReadJob(jl JobLogs, readers []Reader, warn Warn) (*JobRead, error) {
 	byTag := map[string]int{}
 	jr := &JobRead{Job: jl.Job, Files: jl.Files}
+	var spare []Series
+	if p, ok := spareSeries.Get().(*[]Series); ok {
+		spare = *p
+	}
 	for i, f := range jl.Files {
 		fi := int32(i)
-		last, lastI := "", -1
+		// The file's own tags (before its prefix) and their series, so
+		// that a record of a tag seen before costs a lookup, not a copy.
+		type seen struct {
+			raw    string
+			series int
+		}
+		var last seen
+		have := false
+		byRaw := map[string]seen{}
 		emit := func(tag string, p Point) {
-			if f.Prefix != "" {
-				tag = f.Prefix + tag
+			if !have || tag != last.raw {
+				e, ok := byRaw[tag]
+				if !ok {
+					// A reader's tag may point into its buffer: keep copies.
+					e.raw = strings.Clone(tag)
+					full := e.raw
+					if f.Prefix != "" {
+						full = f.Prefix + e.raw
+					}
+					if e.series, ok = byTag[full]; !ok {
+						e.series = len(jr.Series)
+						byTag[full] = e.series
+						var samples []Sample
+						if e.series < len(spare) {
+							samples = spare[e.series].Samples[:0]
+						}
+						jr.Series = append(jr.Series, Series{Tag: full, Samples: samples})
+					}
+					byRaw[e.raw] = e
+				}
+				last, have = e, true
 			}
-			if tag == last && lastI >= 0 {
-				jr.Series[lastI].Samples = append(jr.Series[lastI].Samples, Sample{Point: p, file: fi})
-				return
-			}
-			i, ok := byTag[tag]
-			if !ok {
-				// A reader's tag may point into its buffer: keep a copy.
-				tag = strings.Clone(tag)
-				i = len(jr.Series)
-				byTag[tag] = i
-				jr.Series = append(jr.Series, Series{Tag: tag})
-			}
-			jr.Series[i].Samples = append(jr.Series[i].Samples, Sample{Point: p, file: fi})
-			last, lastI = jr.Series[i].Tag, i
+			s := &jr.Series[last.series]
+			s.Samples = append(s.Samples, Sample{Point: p, file: fi})
 		}
 		count := func(e *Error) {
 			jr.Skipped++
@@ -69,8 +90,31 @@ func ReadJob(jl JobLogs, readers []Reader, warn Warn) (*JobRead, error) {
 			return nil, err
 		}
 	}
+	if len(spare) > len(jr.Series) {
+		jr.spare = spare[len(jr.Series):]
+	}
 	sort.Slice(jr.Series, func(i, j int) bool { return jr.Series[i].Tag < jr.Series[j].Tag })
 	return jr, nil
+}
+
+// spareSeries holds the sample buffers of jobs already reduced (Release),
+// so that reading thousands of jobs one after another grows them once
+// rather than once per job.
+var spareSeries sync.Pool
+
+// Release hands the job's samples back for the next ReadJob to reuse:
+// jr.Series is empty afterwards. Call it once nothing needs the samples
+// any more (a Result of Reduce keeps copies of what it uses).
+func (jr *JobRead) Release() {
+	series := append(jr.Series, jr.spare...)
+	jr.Series, jr.spare = nil, nil
+	if len(series) == 0 {
+		return
+	}
+	for i := range series {
+		series[i].Tag = ""
+	}
+	spareSeries.Put(&series)
 }
 
 // readFile reads one file with the readers whose patterns match it: the

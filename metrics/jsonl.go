@@ -6,7 +6,10 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 func init() {
@@ -42,6 +45,23 @@ func isKey(k string, keys []string) bool {
 	return false
 }
 
+// The same lists as switches, for the line reader's every key.
+func isStepKey(k string) bool {
+	switch k {
+	case "step", "global_step", "trainer/global_step", "iteration", "iter", "_step":
+		return true
+	}
+	return false
+}
+
+func isTimeKey(k string) bool {
+	switch k {
+	case "time", "timestamp", "wall_time", "_timestamp":
+		return true
+	}
+	return false
+}
+
 type jsonLines struct{}
 
 type kv struct {
@@ -50,7 +70,9 @@ type kv struct {
 }
 
 func (jsonLines) ReadLine(line []byte, emit Emit) (bool, error) {
-	s := strings.TrimSpace(string(line))
+	// The line is scanned in place, not copied: nothing here outlives the
+	// call but the keys emitted, which are interned (internKey).
+	s := strings.TrimSpace(unsafe.String(unsafe.SliceData(line), len(line)))
 	if s == "" {
 		return true, nil
 	}
@@ -62,30 +84,30 @@ func (jsonLines) ReadLine(line []byte, emit Emit) (bool, error) {
 	step, epoch, wall := int64(-1), int64(-1), nan
 	err := scanObject(s, func(key string, num float64, str string, isNum bool) error {
 		switch {
-		case isKey(key, timeKeys):
+		case isTimeKey(key):
 			t, err := parseTime(num, str, isNum)
 			if err != nil {
 				return err
 			}
 			wall = t
 		case !isNum:
-		case isKey(key, stepKeys):
+		case isStepKey(key):
 			v, err := count(key, num)
 			if err != nil {
 				return err
 			}
 			step = v
-		case isKey(key, epochKeys):
+		case key == "epoch":
 			v, err := count(key, num)
 			if err != nil {
 				return err
 			}
 			epoch = v
 		default:
-			if !validTag(key) {
+			if !asciiTag(key) && !validTag(key) {
 				return fmt.Errorf("key %q is not valid UTF-8 text", key)
 			}
-			kvs = append(kvs, kv{key: key, val: num})
+			kvs = append(kvs, kv{key: internKey(key), val: num})
 		}
 		return nil
 	})
@@ -192,9 +214,13 @@ func scanObject(s string, fn func(key string, num float64, str string, isNum boo
 					return err
 				}
 			default:
-				v, err := strconv.ParseFloat(tok, 64)
-				if err != nil || tok[0] == '+' || tok[0] == '.' {
-					return fmt.Errorf("value of %q is not JSON: %q", key, truncate([]byte(tok)))
+				v, ok := parseDecimal(tok)
+				if !ok {
+					var err error
+					v, err = strconv.ParseFloat(tok, 64)
+					if err != nil || tok[0] == '+' || tok[0] == '.' {
+						return fmt.Errorf("value of %q is not JSON: %q", key, truncate([]byte(tok)))
+					}
 				}
 				if err := fn(key, v, "", true); err != nil {
 					return err
@@ -217,6 +243,118 @@ func scanObject(s string, fn func(key string, num float64, str string, isNum boo
 		}
 		i++
 	}
+}
+
+// keyNames interns the metric keys of JSON lines, so that a line's tags
+// outlive the line without a copy per line: a log's lines repeat a few
+// keys. The map is replaced, never changed, so that lookups take no lock;
+// past maxKeyNames keys (a log of ever new keys) a key is copied instead.
+var keyNames struct {
+	sync.Mutex
+	m atomic.Pointer[map[string]string]
+}
+
+const maxKeyNames = 4096
+
+// internKey returns a string equal to k (which may point into a line) that
+// does not share its memory.
+func internKey(k string) string {
+	if m := keyNames.m.Load(); m != nil {
+		if s, ok := (*m)[k]; ok {
+			return s
+		}
+	}
+	keyNames.Lock()
+	defer keyNames.Unlock()
+	old := keyNames.m.Load()
+	if old != nil {
+		if s, ok := (*old)[k]; ok {
+			return s
+		}
+		if len(*old) >= maxKeyNames {
+			return strings.Clone(k)
+		}
+	}
+	m := make(map[string]string, 1+len(keyNamesOf(old)))
+	for s := range keyNamesOf(old) {
+		m[s] = s
+	}
+	s := strings.Clone(k)
+	m[s] = s
+	keyNames.m.Store(&m)
+	return s
+}
+
+func keyNamesOf(m *map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	return *m
+}
+
+// pow10 are the powers of ten that float64 holds exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// parseDecimal parses the common number of a metrics line, an optional
+// minus, digits and an optional fraction (-12, 0.5321, 1700000000.25),
+// with at most 15 significant digits and 22 after the point. Such a
+// number is m / 10^k with m and 10^k both exact in a float64, so the one
+// division is rounded once, correctly, and the result is the one
+// strconv.ParseFloat returns (Clinger's fast path, which strconv takes
+// too). ok is false for anything else (exponents, more digits, hex,
+// words, a malformed number): strconv.ParseFloat decides those.
+func parseDecimal(tok string) (v float64, ok bool) {
+	i := 0
+	neg := tok != "" && tok[0] == '-'
+	if neg {
+		i = 1
+	}
+	var m uint64
+	digits, frac, intDigits := 0, 0, 0
+	dot := false
+	for ; i < len(tok); i++ {
+		c := tok[i]
+		switch {
+		case c >= '0' && c <= '9':
+			if dot {
+				frac++
+			} else {
+				intDigits++
+			}
+			if m == 0 && c == '0' {
+				continue // a leading zero is not significant
+			}
+			if digits == 15 {
+				return 0, false
+			}
+			m = m*10 + uint64(c-'0')
+			digits++
+		case c == '.' && !dot:
+			dot = true
+		default:
+			return 0, false
+		}
+	}
+	if intDigits == 0 || (dot && frac == 0) || frac >= len(pow10) {
+		return 0, false
+	}
+	v = float64(m) / pow10[frac]
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// asciiTag reports whether a key is printable ASCII: a valid tag, known
+// without validTag's rune by rune check.
+func asciiTag(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x20 || k[i] >= 0x7f {
+			return false
+		}
+	}
+	return k != ""
 }
 
 func skipSpace(s string, i int) int {

@@ -69,20 +69,24 @@ func (eventReader) ReadFile(name string, r io.Reader, size int64, emit Emit, war
 	d := eventDecoder{name: name, tags: map[string]string{}}
 	for first := true; ; first = false {
 		data, at, err := rr.next()
-		var skipped errSkipped
-		switch {
-		case err == errEnd:
-			return nil
-		case errors.As(err, &skipped):
-			warn(skipped.e)
-			continue
-		case err != nil:
+		if err != nil {
+			// Only here, off the path of every record: errors.As's
+			// target would be allocated per record.
+			var skipped errSkipped
+			switch {
+			case err == errEnd:
+				return nil
+			case errors.As(err, &skipped):
+				warn(skipped.e)
+				continue
+			}
 			var e *Error
 			if first && errors.As(err, &e) {
 				e.Msg = "not an event file: its first record has no valid TFRecord framing (the length's CRC32C does not match)"
 			}
 			return err
-		case data == nil:
+		}
+		if data == nil {
 			continue // too large to be a scalar summary: checked and skipped
 		}
 		if err := d.event(data, emit); err != nil {
@@ -109,7 +113,7 @@ func (d *eventDecoder) event(b []byte, emit Emit) error {
 	wall, step := nan, int64(0)
 	var summary []byte
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
+		num, typ, n := consumeTag(b)
 		if n < 0 {
 			return errMalformed
 		}
@@ -130,14 +134,14 @@ func (d *eventDecoder) event(b []byte, emit Emit) error {
 			step, b = int64(v), b[n:]
 			continue
 		case num == eventSummary && typ == protowire.BytesType:
-			v, n := protowire.ConsumeBytes(b)
+			v, n := consumeBytes(b)
 			if n < 0 {
 				return errMalformed
 			}
 			summary, b = v, b[n:]
 			continue
 		case num == eventFileVersion && typ == protowire.BytesType:
-			v, n := protowire.ConsumeBytes(b)
+			v, n := consumeBytes(b)
 			if n < 0 {
 				return errMalformed
 			}
@@ -163,13 +167,13 @@ func (d *eventDecoder) event(b []byte, emit Emit) error {
 		wall = nan
 	}
 	for len(summary) > 0 {
-		num, typ, n := protowire.ConsumeTag(summary)
+		num, typ, n := consumeTag(summary)
 		if n < 0 {
 			return errMalformed
 		}
 		summary = summary[n:]
 		if num == summaryValue && typ == protowire.BytesType {
-			v, n := protowire.ConsumeBytes(summary)
+			v, n := consumeBytes(summary)
 			if n < 0 {
 				return errMalformed
 			}
@@ -193,14 +197,14 @@ func (d *eventDecoder) value(b []byte, step int64, wall float64, emit Emit) erro
 	var tag []byte
 	v, have := 0.0, false
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
+		num, typ, n := consumeTag(b)
 		if n < 0 {
 			return errMalformed
 		}
 		b = b[n:]
 		switch {
 		case num == valueTag && typ == protowire.BytesType:
-			t, n := protowire.ConsumeBytes(b)
+			t, n := consumeBytes(b)
 			if n < 0 {
 				return errMalformed
 			}
@@ -214,7 +218,7 @@ func (d *eventDecoder) value(b []byte, step int64, wall float64, emit Emit) erro
 			v, have, b = float64(math.Float32frombits(x)), true, b[n:]
 			continue
 		case num == valueTensor && typ == protowire.BytesType:
-			t, n := protowire.ConsumeBytes(b)
+			t, n := consumeBytes(b)
 			if n < 0 {
 				return errMalformed
 			}
@@ -265,7 +269,7 @@ func scalarTensor(b []byte) (float64, bool, error) {
 	var hOne uint64
 	elems := int64(1)
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
+		num, typ, n := consumeTag(b)
 		if n < 0 {
 			return 0, false, errMalformed
 		}
@@ -279,7 +283,7 @@ func scalarTensor(b []byte) (float64, bool, error) {
 			dtype, b = v, b[n:]
 			continue
 		case num == tensorShape && typ == protowire.BytesType:
-			v, n := protowire.ConsumeBytes(b)
+			v, n := consumeBytes(b)
 			if n < 0 {
 				return 0, false, errMalformed
 			}
@@ -291,7 +295,7 @@ func scalarTensor(b []byte) (float64, bool, error) {
 			elems = e
 			continue
 		case (num == tensorContent || num == tensorFloat || num == tensorDouble || num == tensorHalf) && typ == protowire.BytesType:
-			v, n := protowire.ConsumeBytes(b)
+			v, n := consumeBytes(b)
 			if n < 0 {
 				return 0, false, errMalformed
 			}
@@ -380,20 +384,20 @@ func scalarTensor(b []byte) (float64, bool, error) {
 func shapeElements(b []byte) (int64, error) {
 	elems := int64(1)
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
+		num, typ, n := consumeTag(b)
 		if n < 0 {
 			return 0, errMalformed
 		}
 		b = b[n:]
 		if num == shapeDim && typ == protowire.BytesType {
-			dim, n := protowire.ConsumeBytes(b)
+			dim, n := consumeBytes(b)
 			if n < 0 {
 				return 0, errMalformed
 			}
 			b = b[n:]
 			size := int64(0)
 			for len(dim) > 0 {
-				dn, dt, m := protowire.ConsumeTag(dim)
+				dn, dt, m := consumeTag(dim)
 				if m < 0 {
 					return 0, errMalformed
 				}
@@ -435,6 +439,28 @@ func shapeElements(b []byte) (int64, error) {
 		b = b[n:]
 	}
 	return elems, nil
+}
+
+// consumeTag is protowire.ConsumeTag with the one-byte tags of every
+// field here decoded inline: it runs several times per record.
+func consumeTag(b []byte) (protowire.Number, protowire.Type, int) {
+	if len(b) > 0 && b[0] < 0x80 && b[0] >= 8 {
+		return protowire.Number(b[0] >> 3), protowire.Type(b[0] & 7), 1
+	}
+	return protowire.ConsumeTag(b)
+}
+
+// consumeBytes is protowire.ConsumeBytes with a one-byte length (a tag, a
+// scalar's value or summary) decoded inline.
+func consumeBytes(b []byte) ([]byte, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		n := int(b[0]) + 1
+		if n > len(b) {
+			return nil, -1
+		}
+		return b[1:n], n
+	}
+	return protowire.ConsumeBytes(b)
 }
 
 // halfToFloat converts IEEE 754 binary16 bits to a float64.

@@ -35,7 +35,7 @@ const (
 	// images) are checked by streaming through them and skipped, so no
 	// buffer grows past it.
 	maxDecoded = 16 << 20
-	readBuffer = 256 << 10
+	readBuffer = 1 << 20
 )
 
 // recordReader reads the records of one TFRecord file without ever
@@ -59,12 +59,8 @@ var buffers = sync.Pool{New: func() any { b := make([]byte, readBuffer); return 
 
 func newRecordReader(name string, r io.Reader, size int64) *recordReader {
 	rr := &recordReader{name: name, r: r, remaining: size}
-	if size+64 < readBuffer {
-		rr.buf = make([]byte, size+64) // a small file needs no large buffer
-	} else {
-		rr.pooled = buffers.Get().(*[]byte)
-		rr.buf = *rr.pooled
-	}
+	rr.pooled = buffers.Get().(*[]byte)
+	rr.buf = *rr.pooled
 	return rr
 }
 

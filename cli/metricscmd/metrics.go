@@ -275,6 +275,7 @@ func Run(opts *Options) error {
 				if err == nil {
 					results[i], err = metrics.Reduce(jr, o)
 					files[i], skipped[i] = len(jr.Files), jr.Skipped
+					jr.Release()
 				}
 				errs[i] = err
 			}
