@@ -94,9 +94,18 @@ $(BIN) vet gotest bench bench-plan: assets
 assets:
 	scripts/echarts-assets.sh
 
+# The two browser checks run side by side (each mostly waits on its own
+# Chromium), each into a log printed when both are done; the hostile pages
+# are kept in $(OUT)/hostile and drawn again only when the binary or the
+# check changed.
 browser: build demo-current
-	DEMO_OUT=$(OUT) scripts/browser.sh $(BIN)
-	scripts/browser-hostile.sh $(BIN)
+	@if command -v node >/dev/null && command -v npm >/dev/null; then scripts/npm-ci.sh interop/browser; fi
+	@DEMO_OUT=$(OUT) scripts/browser.sh $(BIN) > $(OUT)/browser.log 2>&1 & b=$$!; \
+	HOSTILE_OUT=$(OUT)/hostile scripts/browser-hostile.sh $(BIN) > $(OUT)/browser-hostile.log 2>&1; h=$$?; \
+	wait $$b; b=$$?; \
+	echo "DEMO_OUT=$(OUT) scripts/browser.sh $(BIN)"; cat $(OUT)/browser.log; \
+	echo "HOSTILE_OUT=$(OUT)/hostile scripts/browser-hostile.sh $(BIN)"; cat $(OUT)/browser-hostile.log; \
+	test $$b = 0 && test $$h = 0
 
 notebook: build demo-current
 	DEMO_OUT=$(OUT) scripts/notebook.sh $(BIN)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/optimus-sched/optimus/registry"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -33,6 +34,9 @@ type Kind struct {
 	// unbound; apply binds its flags, checks it and builds the executor
 	// from it.
 	NewConfig func() Config
+	// FileFlags are those of its flags that take a file's path: the shell
+	// completes their values with files.
+	FileFlags []string
 }
 
 // Config is one executor's configuration, as its flags set it.
@@ -92,7 +96,41 @@ func Register(k *Kind) {
 	if k.Name == "" || k.Short == "" || k.Long == "" || k.NewConfig == nil {
 		panic("executor: kind " + k.Name + " needs a name, Short, Long and NewConfig")
 	}
+	fs := pflag.NewFlagSet(k.Name, pflag.ContinueOnError)
+	k.NewConfig().AddFlags(fs)
+	mustDefine("executor "+k.Name, fs, k.FileFlags)
 	kinds.Add(k.Name, k.Order, k)
+}
+
+// mustDefine panics unless fs defines every one of names.
+func mustDefine(what string, fs *pflag.FlagSet, names []string) {
+	for _, name := range names {
+		if fs.Lookup(name) == nil {
+			panic(fmt.Sprintf("executor: %s lists --%s among its FileFlags but defines no such flag", what, name))
+		}
+	}
+}
+
+// FileFlags are the names of the flags that take a file's path, of every
+// registered kind and snapshot source, sorted.
+func FileFlags() []string {
+	seen := map[string]bool{}
+	for _, k := range Kinds() {
+		for _, f := range k.FileFlags {
+			seen[f] = true
+		}
+	}
+	for _, s := range Sources() {
+		for _, f := range s.FileFlags {
+			seen[f] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for f := range seen {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Kinds lists the registered kinds by Order, then name.

@@ -21,6 +21,9 @@ type Source struct {
 	// NewConfig returns the source's configuration with its defaults;
 	// snapshot binds its flags and reads the cluster through it.
 	NewConfig func() SourceConfig
+	// FileFlags are those of its flags that take a file's path: the shell
+	// completes their values with files.
+	FileFlags []string
 }
 
 // SourceConfig is one source's configuration, as its flags set it.
@@ -57,6 +60,9 @@ func RegisterSource(s *Source) {
 	if s.Name == "" || s.Short == "" || s.NewConfig == nil {
 		panic("executor: snapshot source " + s.Name + " needs a name, Short and NewConfig")
 	}
+	fs := pflag.NewFlagSet(s.Name, pflag.ContinueOnError)
+	s.NewConfig().AddFlags(fs)
+	mustDefine("snapshot source "+s.Name, fs, s.FileFlags)
 	sources.Add(s.Name, 0, s)
 }
 

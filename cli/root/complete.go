@@ -25,8 +25,16 @@ var tableFlags = map[string]bool{
 	"allocations": true, "utilisation": true,
 }
 
-// fileFlags name some other file or a directory.
-var fileFlags = map[string]string{"program": "", "kubeconfig": "", "philly": "csv"}
+// fileFlags name some other file, with the extension it must have ("" for
+// any): simulate's --philly, and the flags the executors and snapshot
+// sources say take files (executor.FileFlags).
+var fileFlags = func() map[string]string {
+	m := map[string]string{"philly": "csv"}
+	for _, f := range executor.FileFlags() {
+		m[f] = ""
+	}
+	return m
+}()
 var dirFlags = map[string]bool{"dir": true, "simulation": true}
 
 func strs[T ~string](xs []T) []string {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/executor"
 	"github.com/optimus-sched/optimus/place"
@@ -99,4 +101,50 @@ func TestHelpHasNoBackticks(t *testing.T) {
 func testStreams() *iostreams.IOStreams {
 	ios, _, _, _ := iostreams.Test()
 	return ios
+}
+
+// The flags that take files are the executors' and snapshot sources' own
+// (executor.Kind.FileFlags, Source.FileFlags): apply's and each snapshot
+// subcommand's complete with files, and their other flags do not.
+func TestFileFlagsComeFromTheRegistry(t *testing.T) {
+	root := NewCmd(testStreams())
+	isFile := func(cmd *cobra.Command, name string) bool {
+		f := cmd.Flags().Lookup(name)
+		if f == nil {
+			t.Fatalf("%s has no --%s", cmd.CommandPath(), name)
+		}
+		_, ok := f.Annotations[cobra.BashCompFilenameExt]
+		return ok
+	}
+	apply, _, err := root.Find([]string{"apply"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, k := range executor.Kinds() {
+		for _, name := range k.FileFlags {
+			n++
+			if !isFile(apply, name) {
+				t.Errorf("apply --%s (of executor %s) does not complete with files", name, k.Name)
+			}
+		}
+	}
+	for _, s := range executor.Sources() {
+		cmd, _, err := root.Find([]string{"snapshot", s.Name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range s.FileFlags {
+			n++
+			if !isFile(cmd, name) {
+				t.Errorf("snapshot %s --%s does not complete with files", s.Name, name)
+			}
+		}
+		if isFile(cmd, "namespace") {
+			t.Errorf("snapshot %s --namespace completes with files", s.Name)
+		}
+	}
+	if n < 3 || isFile(apply, "namespace") || isFile(apply, "exec-timeout") {
+		t.Errorf("%d file flags; apply --namespace %v, --exec-timeout %v", n, isFile(apply, "namespace"), isFile(apply, "exec-timeout"))
+	}
 }

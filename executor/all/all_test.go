@@ -1,7 +1,9 @@
 package all_test
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -41,4 +43,39 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("%s defines no flags", k.Name)
 		}
 	}
+}
+
+// A flag whose value is a FILE (its usage's placeholder) is among its
+// kind's or source's FileFlags, so that the shell completes it with files;
+// Register refuses FileFlags that name no flag.
+func TestFileFlagsListEveryFileFlag(t *testing.T) {
+	check := func(what string, add func(*pflag.FlagSet), files []string) {
+		fs := pflag.NewFlagSet(what, pflag.ContinueOnError)
+		add(fs)
+		listed := map[string]bool{}
+		for _, f := range files {
+			listed[f] = true
+		}
+		fs.VisitAll(func(f *pflag.Flag) {
+			if name, _ := pflag.UnquoteUsage(f); name == "FILE" && !listed[f.Name] {
+				t.Errorf("%s: --%s takes a FILE but is not among its FileFlags %v", what, f.Name, files)
+			}
+		})
+	}
+	for _, k := range executor.Kinds() {
+		check("executor "+k.Name, k.NewConfig().AddFlags, k.FileFlags)
+	}
+	for _, s := range executor.Sources() {
+		check("snapshot source "+s.Name, s.NewConfig().AddFlags, s.FileFlags)
+	}
+	if got, want := executor.FileFlags(), []string{"kubeconfig", "program"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("FileFlags %v, want %v", got, want)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "lists --nonesuch among its FileFlags") {
+			t.Errorf("Register with an undefined file flag: %v", r)
+		}
+	}()
+	executor.Register(&executor.Kind{Name: "bad-file-flag", Short: "s", Long: "l", FileFlags: []string{"nonesuch"},
+		NewConfig: executor.Lookup("exec").NewConfig})
 }

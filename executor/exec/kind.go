@@ -18,6 +18,7 @@ func init() {
 through a shell; exit status 0 is done, its standard error the message`,
 		Order:     2,
 		NewConfig: func() executor.Config { return &Config{Timeout: DefaultTimeout} },
+		FileFlags: []string{"program"},
 	})
 }
 

@@ -67,6 +67,15 @@ var baseGroups = []Group{
 	{authzv1.SchemeGroupVersion, authzv1.AddToScheme},
 }
 
+// The client-side rate limit of a client whose configuration sets none
+// (a kubeconfig never does). client-go's own default, 5 requests a second,
+// would make an apply of a few hundred pods take minutes; the API server
+// shares itself out fairly among clients (API Priority and Fairness).
+const (
+	DefaultQPS   = 50
+	DefaultBurst = 100
+)
+
 // Client is a connection to one namespace of a cluster.
 type Client struct {
 	// Namespace is where the client acts (Options.Namespace, resolved).
@@ -107,6 +116,9 @@ func Connect(o Options) (*Client, error) {
 		ns = "default"
 	}
 	cfg = rest.CopyConfig(cfg)
+	if cfg.QPS == 0 && cfg.RateLimiter == nil {
+		cfg.QPS, cfg.Burst = DefaultQPS, DefaultBurst
+	}
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "optimus"
 	}

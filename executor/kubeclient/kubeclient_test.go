@@ -43,9 +43,37 @@ func TestConnectWithoutCluster(t *testing.T) {
 	}
 }
 
+// A client from a kubeconfig (which sets no rate limit) is not held to
+// client-go's default of 5 requests a second, burst 10: at that rate 40
+// requests take at least 6 s.
+func TestKubeconfigClientIsNotThrottledToClientGoDefault(t *testing.T) {
+	t.Parallel()
+	srv := ktest.Shared(t)
+	ns := ktest.Namespace(t, srv.Admin())
+	path, err := srv.WriteKubeconfig(t.TempDir(), ktest.AdminToken, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := kubeclient.Connect(kubeclient.Options{Kubeconfig: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	start := time.Now()
+	for i := 0; i < 40; i++ {
+		if _, err := c.Services(ns).List(ctx, metav1.ListOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if took := time.Since(start); took >= 6*time.Second {
+		t.Errorf("40 requests took %s: throttled like client-go's default", took)
+	}
+}
+
 // One holder at a time: a second holder is refused naming the first, or
 // waits until the first lets go.
 func TestLeaseOneHolderAtATime(t *testing.T) {
+	t.Parallel()
 	srv := ktest.Shared(t)
 	ns := ktest.Namespace(t, srv.Admin())
 	ctx := context.Background()
@@ -62,8 +90,13 @@ func TestLeaseOneHolderAtATime(t *testing.T) {
 	if !errors.As(err, &held) || held.Holder != "a" || held.Name != "test-lease" || held.Namespace != ns {
 		t.Fatalf("second holder: %v", err)
 	}
-	go func() { time.Sleep(time.Second); releaseA() }()
-	releaseB, err := c.AcquireLease(ctx, lease("b", time.Minute))
+	cfg, seen := ktest.AfterGet(srv.Config(ktest.AdminToken), "/leases/")
+	b, err := kubeclient.Connect(kubeclient.Options{RESTConfig: cfg, Namespace: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { <-seen; releaseA() }() // once b has found the Lease held
+	releaseB, err := b.AcquireLease(ctx, lease("b", 30*time.Second))
 	if err != nil {
 		t.Fatalf("waiting for the first holder to let go: %v", err)
 	}
@@ -80,6 +113,7 @@ func TestLeaseOneHolderAtATime(t *testing.T) {
 // A user without rights is told every permission missing, by name; a
 // request refused is a PermissionError too.
 func TestCheckAccessNamesWhatIsMissing(t *testing.T) {
+	t.Parallel()
 	srv := ktest.Shared(t)
 	ns := ktest.Namespace(t, srv.Admin())
 	ctx := context.Background()
@@ -107,6 +141,7 @@ func TestCheckAccessNamesWhatIsMissing(t *testing.T) {
 // Resources of the core group work through the typed calls; a group the
 // client was not built with is a programming error, said at once.
 func TestResource(t *testing.T) {
+	t.Parallel()
 	srv := ktest.Shared(t)
 	ns := ktest.Namespace(t, srv.Admin())
 	ctx := context.Background()

@@ -117,13 +117,8 @@ func TestManifestsAllReduce(t *testing.T) {
 // its workers only, on the planned nodes, and the same plan again writes
 // nothing.
 func TestApplyAllReduce(t *testing.T) {
-	srv := ktest.StartT(t)
-	e := &env{t: t, srv: srv, admin: srv.Admin()}
-	e.plan, e.jobs, e.cluster = allReduce(t)
-	ktest.AddNodes(t, e.admin, e.cluster)
-	stop := ktest.Kubelet(e.admin)
-	defer stop()
-	e.ns = ktest.Namespace(t, e.admin)
+	t.Parallel()
+	e := setupWith(t, allReduce) // its nodes (node-00 to node-05) beside the testbed's
 	x, c := e.executor(ktest.AdminToken, nil)
 	rs, err := e.run(x, e.plan, false)
 	if err != nil {

@@ -55,6 +55,7 @@ func fresh(t *testing.T, e *env) (*k8s.Executor, *ktest.Counter) {
 }
 
 func TestFreshApplyThenReapplyWritesNothing(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	x, c := e.executor(ktest.AdminToken, nil)
 	rs, err := e.run(x, e.plan, false)
@@ -139,6 +140,7 @@ func TestFreshApplyThenReapplyWritesNothing(t *testing.T) {
 }
 
 func TestDryRunWritesNothing(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	x, c := e.executor(ktest.AdminToken, nil)
 	changes, _ := apply.Diff(e.plan, nil, e.jobs, apply.Options{})
@@ -160,6 +162,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 }
 
 func TestResizeOneJob(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	x, c := fresh(t, e)
 	before := e.pods()
@@ -215,6 +218,7 @@ func TestResizeOneJob(t *testing.T) {
 }
 
 func TestMoveOneJob(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	x, _ := fresh(t, e)
 	before := e.pods()
@@ -249,6 +253,7 @@ func TestMoveOneJob(t *testing.T) {
 }
 
 func TestRemoveJobWithPrune(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	x, _ := fresh(t, e)
 	plan := without(e.plan, "vgg16-b")
@@ -289,6 +294,7 @@ func countJob(pods map[string]corev1.Pod, job string) int {
 }
 
 func TestForeignPodIsAConflictNeverTouched(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	mk := func(name string, labels map[string]string) corev1.Pod {
@@ -367,6 +373,7 @@ func TestForeignPodIsAConflictNeverTouched(t *testing.T) {
 }
 
 func TestQuotaRejectsOnePodThenConverges(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	// No controller-manager keeps a quota's usage here: the test sets it.

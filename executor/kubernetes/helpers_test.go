@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 var (
 	kubeletOnce sync.Once
 	stopKubelet = func() {}
+
+	nodesMu    sync.Mutex
+	nodesAdded = map[string]bool{}
 )
 
 // env is one test's namespace on the shared API server, with the testbed's
@@ -48,21 +51,41 @@ type env struct {
 	cluster []ktest.NodeSpec
 }
 
-func setup(t *testing.T) *env {
+// setup is a namespace of its own on the shared API server for the
+// testbed's plan. The tests share the nodes, and most run in parallel
+// (t.Parallel): Validate reads only the plan's own use of a node, and the
+// stand-in kubelet runs every pod bound to a Ready node, whatever its
+// namespace. A test that changes a node (deletes or cordons it) makes a node
+// of its own for that.
+func setup(t *testing.T) *env { return setupWith(t, testbed) }
+
+// setupWith is setup for the plan, jobs and nodes data gives.
+func setupWith(t *testing.T, data func(*testing.T) (apply.Plan, map[string]executor.Job, []ktest.NodeSpec)) *env {
 	t.Helper()
 	srv := ktest.Shared(t)
 	e := &env{t: t, srv: srv, admin: srv.Admin()}
-	e.plan, e.jobs, e.cluster = testbed(t)
-	nodes, err := e.admin.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(nodes.Items) != len(e.cluster) {
-		ktest.AddNodes(t, e.admin, e.cluster)
-	}
+	e.plan, e.jobs, e.cluster = data(t)
+	addNodesOnce(t, e.admin, e.cluster)
 	kubeletOnce.Do(func() { stopKubelet = ktest.Kubelet(e.admin) })
 	e.ns = ktest.Namespace(t, e.admin)
 	return e
+}
+
+// addNodesOnce creates the nodes not created yet in this test binary.
+func addNodesOnce(t *testing.T, admin kubernetes.Interface, nodes []ktest.NodeSpec) {
+	t.Helper()
+	nodesMu.Lock()
+	defer nodesMu.Unlock()
+	var missing []ktest.NodeSpec
+	for _, n := range nodes {
+		if !nodesAdded[n.Name] {
+			missing = append(missing, n)
+		}
+	}
+	ktest.AddNodes(t, admin, missing)
+	for _, n := range missing {
+		nodesAdded[n.Name] = true
+	}
 }
 
 func testbed(t *testing.T) (apply.Plan, map[string]executor.Job, []ktest.NodeSpec) {

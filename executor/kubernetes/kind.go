@@ -18,6 +18,7 @@ func init() {
 		Order:        3,
 		ReadsCluster: true,
 		NewConfig:    func() executor.Config { return &Config{Timeout: DefaultTimeout, LeaseWait: DefaultLeaseWait} },
+		FileFlags:    []string{"kubeconfig"},
 	})
 }
 

@@ -16,6 +16,7 @@ import (
 )
 
 func TestTwoConcurrentAppliesExactlyOneProceeds(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	type outcome struct {
@@ -72,7 +73,7 @@ func TestTwoConcurrentAppliesExactlyOneProceeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waiter, _ := e.executor(ktest.AdminToken, func(o *k8s.Options) { o.LeaseWait = time.Second })
+	waiter, _ := e.executor(ktest.AdminToken, func(o *k8s.Options) { o.LeaseWait = 100 * time.Millisecond })
 	moved := clonePlan(e.plan)
 	for i, task := range moved.Tasks {
 		if task.Name() == "seq2seq-a-worker-1" {
@@ -95,8 +96,12 @@ func TestTwoConcurrentAppliesExactlyOneProceeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { time.Sleep(time.Second); release() }()
-	patient, _ := e.executor(ktest.AdminToken, func(o *k8s.Options) { o.LeaseWait = time.Minute })
+	var seen <-chan struct{}
+	patient, _ := e.executor(ktest.AdminToken, func(o *k8s.Options) {
+		o.LeaseWait = 30 * time.Second
+		o.RESTConfig, seen = ktest.AfterGet(o.RESTConfig, "/leases/")
+	})
+	go func() { <-seen; release() }() // once the patient apply has found the Lease held
 	if rs, err := e.run(patient, e.plan, false); err != nil {
 		t.Errorf("waiting for the Lease: %v", err)
 	} else {

@@ -85,6 +85,7 @@ func must(t *testing.T, err error) {
 }
 
 func TestUnprivilegedTokenFailsClearlyAndWritesNothing(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	x, c := e.executor(ktest.UserToken, nil)
@@ -130,6 +131,7 @@ func TestUnprivilegedTokenFailsClearlyAndWritesNothing(t *testing.T) {
 }
 
 func TestPartialRightsFailBeforeAnyWrite(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	// A user who may read pods and nodes and create pods, but not delete or

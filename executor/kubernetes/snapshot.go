@@ -35,6 +35,7 @@ The jobs' loss and speed tables are the user's own; they are matched by the same
 		Example: `  optimus snapshot kubernetes --jobs jobs.parquet -o snap
   optimus snapshot kubernetes --namespace training -o snap`,
 		NewConfig: func() executor.SourceConfig { return &SnapshotConfig{} },
+		FileFlags: []string{"kubeconfig"},
 	})
 }
 

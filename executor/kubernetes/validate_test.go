@@ -14,17 +14,20 @@ import (
 
 // Bad plans are refused before any write, with the first problem named.
 func TestValidateRefusesBadPlansBeforeAnyWrite(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
-	// gpu-07 (the spare) cordoned for one case; restored after.
-	cordon := func(on bool) {
-		n, err := e.admin.CoreV1().Nodes().Get(ctx, "gpu-07", metav1.GetOptions{})
-		must(t, err)
-		n.Spec.Unschedulable = on
-		_, err = e.admin.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
-		must(t, err)
-	}
-	t.Cleanup(func() { cordon(false) })
+	// A cordoned node of this test's own (the spare gpu-07 is the other
+	// tests' room for moves).
+	ktest.AddNodes(t, e.admin, []ktest.NodeSpec{{Name: "gpu-cordoned", Capacity: map[string]float64{"gpu": 4, "cpu": 16, "memory_gb": 64, "net_gbps": 10}}})
+	t.Cleanup(func() {
+		_ = e.admin.CoreV1().Nodes().Delete(context.Background(), "gpu-cordoned", metav1.DeleteOptions{})
+	})
+	n, err := e.admin.CoreV1().Nodes().Get(ctx, "gpu-cordoned", metav1.GetOptions{})
+	must(t, err)
+	n.Spec.Unschedulable = true
+	_, err = e.admin.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+	must(t, err)
 	first := func(p []executor.Task, f func(*executor.Task)) []executor.Task {
 		q := append([]executor.Task(nil), p...)
 		q[0].Resources = cloneMap(q[0].Resources)
@@ -39,23 +42,19 @@ func TestValidateRefusesBadPlansBeforeAnyWrite(t *testing.T) {
 		noImage[k] = v
 	}
 	tests := []struct {
-		name   string
-		plan   []executor.Task
-		jobs   map[string]executor.Job
-		before func()
-		want   string
+		name string
+		plan []executor.Task
+		jobs map[string]executor.Job
+		want string
 	}{
-		{"unknown node", first(e.plan.Tasks, func(t *executor.Task) { t.Node = "gpu-99" }), e.jobs, nil, `node "gpu-99" is not in the cluster`},
-		{"no image", e.plan.Tasks, noImage, nil, `job "dssm-a" has no image`},
-		{"over allocatable", first(e.plan.Tasks, func(t *executor.Task) { t.Resources["cpu"] = 40 }), e.jobs, nil, "the plan's tasks use"},
-		{"fractional GPU", first(e.plan.Tasks, func(t *executor.Task) { t.Node, t.Resources["gpu"] = "gpu-07", 0.5 }), e.jobs, nil, "Kubernetes allocates whole GPUs"},
-		{"cordoned node", first(e.plan.Tasks, func(t *executor.Task) { t.Node = "gpu-07" }), e.jobs, func() { cordon(true) }, `node "gpu-07" is cordoned`},
+		{"unknown node", first(e.plan.Tasks, func(t *executor.Task) { t.Node = "gpu-99" }), e.jobs, `node "gpu-99" is not in the cluster`},
+		{"no image", e.plan.Tasks, noImage, `job "dssm-a" has no image`},
+		{"over allocatable", first(e.plan.Tasks, func(t *executor.Task) { t.Resources["cpu"] = 40 }), e.jobs, "the plan's tasks use"},
+		{"fractional GPU", first(e.plan.Tasks, func(t *executor.Task) { t.Node, t.Resources["gpu"] = "gpu-07", 0.5 }), e.jobs, "Kubernetes allocates whole GPUs"},
+		{"cordoned node", first(e.plan.Tasks, func(t *executor.Task) { t.Node = "gpu-cordoned" }), e.jobs, `node "gpu-cordoned" is cordoned`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.before != nil {
-				tc.before()
-			}
 			x, c := e.executor(ktest.AdminToken, nil)
 			err := x.Validate(ctx, tc.plan, tc.jobs)
 			if err == nil || !errors.Is(err, executor.ErrInvalidPlan) || !strings.Contains(err.Error(), tc.want) {

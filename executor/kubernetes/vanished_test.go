@@ -15,38 +15,56 @@ import (
 	"github.com/optimus-sched/optimus/executor/kubernetes/ktest"
 )
 
+// A node vanishes between validation and apply: the jobs with a task there
+// fail, saying so, the others start; when the node comes back its pods run.
 func TestVanishedNode(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
+	// The plan's tasks on gpu-05 go to a node of this test's own, which it
+	// deletes (the other tests keep gpu-05).
+	const vanishing = "gpu-vanishing"
+	node := e.nodeNamed("gpu-05")
+	node.Name = vanishing
+	ktest.AddNodes(t, e.admin, []ktest.NodeSpec{node})
+	t.Cleanup(func() { _ = e.admin.CoreV1().Nodes().Delete(context.Background(), vanishing, metav1.DeleteOptions{}) })
+	plan := clonePlan(e.plan)
+	for i := range plan.Tasks {
+		if plan.Tasks[i].Node == "gpu-05" {
+			plan.Tasks[i].Node = vanishing
+		}
+	}
 	x, _ := e.executor(ktest.AdminToken, func(o *k8s.Options) { o.Timeout = 3 * time.Second })
 	cur, _ := x.Current(ctx)
-	if err := x.Validate(ctx, e.plan.Tasks, e.jobs); err != nil {
+	if err := x.Validate(ctx, plan.Tasks, e.jobs); err != nil {
 		t.Fatal(err)
 	}
-	// gpu-05 goes between validation and apply.
-	if err := e.admin.CoreV1().Nodes().Delete(ctx, "gpu-05", metav1.DeleteOptions{}); err != nil {
+	// The node goes between validation and apply.
+	if err := e.admin.CoreV1().Nodes().Delete(ctx, vanishing, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ktest.AddNodes(t, e.admin, e.nodesNamed("gpu-05")) })
-	changes, _ := apply.Diff(e.plan, cur, e.jobs, apply.Options{})
+	changes, _ := apply.Diff(plan, cur, e.jobs, apply.Options{})
 	rs, err := x.Apply(ctx, changes, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	logResults(t, rs)
-	onNode := map[string]bool{} // jobs with a task on gpu-05
-	for _, task := range e.plan.Tasks {
-		onNode[task.Job] = onNode[task.Job] || task.Node == "gpu-05"
+	onNode := map[string]bool{} // jobs with a task on the vanished node
+	for _, task := range plan.Tasks {
+		onNode[task.Job] = onNode[task.Job] || task.Node == vanishing
+	}
+	if len(onNode) == 0 {
+		t.Fatal("no task on gpu-05 in the plan")
 	}
 	for _, r := range rs {
 		want := executor.OutcomeDone
 		if onNode[r.Change.Job.Job] {
 			want = executor.OutcomeFailed
-			if !strings.Contains(r.Message, "node gpu-05 does not exist") {
-				t.Errorf("vgg16-a message: %s", r.Message)
+			if !strings.Contains(r.Message, "node "+vanishing+" does not exist") {
+				t.Errorf("%s message: %s", r.Change.Job.Job, r.Message)
 			}
 			for _, tr := range r.Tasks {
-				if (tr.Task.Node == "gpu-05") != (tr.Outcome == executor.OutcomeFailed) {
+				if (tr.Task.Node == vanishing) != (tr.Outcome == executor.OutcomeFailed) {
 					t.Errorf("task %s on %s: %s %s", tr.Task.Name(), tr.Task.Node, tr.Outcome, tr.Message)
 				}
 			}
@@ -56,26 +74,27 @@ func TestVanishedNode(t *testing.T) {
 		}
 	}
 	// The node comes back: its pods run, and applying again has nothing to do.
-	ktest.AddNodes(t, e.admin, e.nodesNamed("gpu-05"))
+	ktest.AddNodes(t, e.admin, []ktest.NodeSpec{node})
 	if err := ktest.Eventually(ctx, 30*time.Second, func() bool {
 		p := e.pods()["vgg16-a-worker-1"]
-		return p.Status.Phase == corev1.PodRunning
+		return p.Spec.NodeName == vanishing && p.Status.Phase == corev1.PodRunning
 	}); err != nil {
-		t.Fatal("vgg16-a-worker-1 not Running after gpu-05 came back")
+		t.Fatal("vgg16-a-worker-1 not Running after " + vanishing + " came back")
 	}
-	rs, err = e.run(x, e.plan, false)
+	rs, err = e.run(x, plan, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	allSkipped(t, "after the node came back", rs)
 }
 
-func (e *env) nodesNamed(name string) []ktest.NodeSpec {
+// nodeNamed is the node of the cluster named name.
+func (e *env) nodeNamed(name string) ktest.NodeSpec {
 	for _, n := range e.cluster {
 		if n.Name == name {
-			return []ktest.NodeSpec{n}
+			return n
 		}
 	}
 	e.t.Fatalf("no node %s", name)
-	return nil
+	return ktest.NodeSpec{}
 }

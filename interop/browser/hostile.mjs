@@ -17,13 +17,16 @@
 //         name that ate its closing quote), a Content-Security-Policy
 //         violation, a request, a chart of the manifest without its echarts
 //         instance, with other series than listed, or with a blank canvas;
-//     on load and after showing the tooltip of the first, middle and last
-//     item of every series (echarts' showTip) and after mouse moves over
-//     every chart. A tooltip that shows a payload must show it as text.
+//     on load and after a deterministic sample of tooltips: echarts' showTip
+//     on the middle item of every series of every chart and on the first
+//     item carrying each payload class not shown yet on the page, and the
+//     mouse at five points of every chart. A tooltip that shows a payload
+//     must show it as text, and over all pages the tooltips must have shown
+//     every payload class. It prints, per page, the charts' series types and
+//     how many tooltips it showed of how many items.
 // Exit status 0 when every page passes, 1 otherwise.
 import { chromium } from "playwright-core";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -164,38 +167,76 @@ function drawn() {
   return { problems, charts };
 }
 
-// Shows the tooltip of the first, middle and last item of every series of
-// chart id, and returns the tooltips' text and whether any held markup.
-async function showTips(id) {
+// The payload classes (payloads' indices), each known by the prefixes of
+// its job, node and model names: what the sample must show in tooltips.
+const classes = renamed.job.map((_, k) => ({ k, prefixes: Object.values(renamed).map((p) => p[k].slice(0, 14)) }));
+const carries = (text, c) => c.prefixes.some((p) => text.includes(p));
+
+// Shows a deterministic sample of the tooltips of chart id: the middle
+// item of every series, then, for each payload class not
+// shown yet on the page (shown lists them), the first item whose data,
+// category or series name carries that payload. It returns the tooltips'
+// text, the series types, and the number of items the chart has.
+async function showTips([id, prefixes, shown]) {
   const el = document.getElementById(id);
   const inst = echarts.getInstanceByDom(el);
   const texts = [];
-  const series = inst.getOption().series || [];
+  const opt = inst.getOption();
+  const series = opt.series || [];
+  const show = async (s, i) => {
+    inst.dispatchAction({ type: "showTip", seriesIndex: s, dataIndex: i });
+    await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    for (const t of el.querySelectorAll("div")) {
+      if (t.style.zIndex === "9999999" && t.style.display !== "none" && t.textContent) texts.push(t.textContent);
+    }
+  };
+  let items = 0;
   for (let s = 0; s < series.length; s++) {
     const n = (series[s].data || []).length;
-    for (const i of new Set([0, n >> 1, n - 1])) {
-      if (i < 0) continue;
-      inst.dispatchAction({ type: "showTip", seriesIndex: s, dataIndex: i });
-      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-      for (const t of el.querySelectorAll("div")) {
-        if (t.style.zIndex === "9999999" && t.style.display !== "none" && t.textContent) texts.push(t.textContent);
+    items += n;
+    if (n > 0) await show(s, n >> 1);
+  }
+  // Which payloads an item carries: the strings of its data, of the
+  // category at its index on a category axis, and of its series' name.
+  const strings = (v, out) => {
+    if (typeof v === "string") out.push(v);
+    else if (v && typeof v === "object") for (const x of Object.values(v)) strings(x, out);
+    return out;
+  };
+  const categories = [...(opt.xAxis || []), ...(opt.yAxis || [])].filter((a) => a.type === "category" && a.data).map((a) => a.data);
+  const seen = (k) => shown.includes(k) || texts.some((t) => prefixes[k].some((p) => t.includes(p)));
+  for (let k = 0; k < prefixes.length; k++) {
+    if (seen(k)) continue;
+    find: for (let s = 0; s < series.length; s++) {
+      const data = series[s].data || [];
+      for (let i = 0; i < data.length; i++) {
+        const carried = strings(data[i], [series[s].name || ""]);
+        for (const c of categories) carried.push(...strings(c[i], []));
+        if (carried.some((x) => prefixes[k].some((p) => x.includes(p)))) { await show(s, i); break find; }
       }
     }
   }
   inst.dispatchAction({ type: "hideTip" });
-  return texts;
+  return { texts, types: [...new Set(series.map((x) => x.type))], items };
 }
 
-async function checkPage(file) {
+// The mouse over a chart: a person's pointer, not echarts' showTip, at the
+// centre and four points around it, the tooltip read after each.
+const mousePoints = [[0.5, 0.5], [0.2, 0.25], [0.8, 0.25], [0.2, 0.75], [0.8, 0.75]];
+
+// A page's load and each step may take long on a busy machine; the check
+// is of what the page does, not how fast.
+const timeout = 120_000;
+
+// checkPage checks one page in a context of its own (a fresh profile: no
+// cache, storage or routes shared with the pages before it) of browser.
+async function checkPage(browser, file) {
   const path = resolve(file);
   const url = pathToFileURL(path).href;
-  const profile = mkdtempSync(join(tmpdir(), "optimus-chromium-"));
   const problems = [];
-  const result = { page: basename(path), charts: 0, tooltips: [], problems };
-  const ctx = await chromium.launchPersistentContext(profile, {
-    executablePath, headless: true, args: chromiumArgs, offline: true,
-    viewport: { width: 1300, height: 900 }, deviceScaleFactor: 1,
-  });
+  const result = { page: basename(path), charts: 0, tooltips: [], items: 0, types: new Set(), problems };
+  const ctx = await browser.newContext({ offline: true, viewport: { width: 1300, height: 900 }, deviceScaleFactor: 1 });
+  ctx.setDefaultTimeout(timeout);
   try {
     await ctx.route("**/*", (route) => {
       const u = route.request().url();
@@ -213,49 +254,67 @@ async function checkPage(file) {
     const d = await page.evaluate(drawn);
     problems.push(...d.problems);
     result.charts = d.charts.length;
+    const prefixes = classes.map((c) => c.prefixes);
     for (const c of d.charts) {
-      result.tooltips.push(...await page.evaluate(showTips, c.id));
-      // And a person's mouse over the chart: a grid of points.
-      const box = await page.locator("#" + c.id).boundingBox();
-      if (!box) continue;
-      await page.locator("#" + c.id).scrollIntoViewIfNeeded();
-      const b = await page.locator("#" + c.id).boundingBox();
-      for (let y = 0.15; y < 0.9; y += 0.12) {
-        for (let x = 0.08; x < 0.95; x += 0.07) await page.mouse.move(b.x + x * b.width, b.y + y * b.height);
+      const shown = classes.filter((x) => result.tooltips.some((t) => carries(t, x))).map((x) => x.k);
+      const tips = await page.evaluate(showTips, [c.id, prefixes, shown]);
+      result.tooltips.push(...tips.texts);
+      result.items += tips.items;
+      for (const ty of tips.types) result.types.add(ty);
+      const loc = page.locator("#" + c.id);
+      await loc.scrollIntoViewIfNeeded();
+      const b = await loc.boundingBox();
+      if (!b) continue;
+      for (const [x, y] of mousePoints) {
+        await page.mouse.move(b.x + x * b.width, b.y + y * b.height);
+        result.tooltips.push(...await page.evaluate((id) => [...document.getElementById(id).querySelectorAll("div")]
+          .filter((t) => t.style.zIndex === "9999999" && t.style.display !== "none" && t.textContent).map((t) => t.textContent), c.id));
       }
-      result.tooltips.push(...await page.evaluate((id) => [...document.getElementById(id).querySelectorAll("div")]
-        .filter((t) => t.style.zIndex === "9999999" && t.textContent).map((t) => t.textContent), c.id));
     }
     for (const p of await page.evaluate(ran)) problems.push("after the tooltips: " + p);
   } catch (e) {
     problems.push("check failed: " + e.message);
   } finally {
     await ctx.close();
-    rmSync(profile, { recursive: true, force: true });
   }
   return result;
 }
 
 async function check(pages) {
   let failed = 0, shownAsText = 0;
+  const browser = await chromium.launch({ executablePath, headless: true, args: chromiumArgs, timeout });
+  const classesShown = new Set(), types = new Set();
   for (const f of pages) {
-    const r = await checkPage(f);
+    const r = await checkPage(browser, f);
     shownAsText += r.tooltips.filter((t) => t.includes("<img src=x onerror=")).length;
+    for (const c of classes) if (r.tooltips.some((t) => carries(t, c))) classesShown.add(c.k);
+    for (const ty of r.types) types.add(ty);
     if (r.problems.length) {
       failed++;
       console.log(`FAIL ${r.page}`);
       for (const p of [...new Set(r.problems)].slice(0, 20)) console.log("  " + p);
     } else {
-      console.log(`ok   ${r.page}: ${r.charts} charts drawn, ${r.tooltips.length} tooltips shown, nothing ran`);
+      console.log(`ok   ${r.page}: ${r.charts} charts drawn (${[...r.types].sort().join(", ")}), ${r.tooltips.length} tooltips shown of ${r.items} items, nothing ran`);
     }
   }
-  // The markup payload must have reached a tooltip, as text: a check that
-  // never showed it would prove nothing.
-  if (pages.length > 1 && shownAsText === 0) {
-    failed++;
-    console.log("FAIL no tooltip showed the <img> payload as text: the hover check did not reach the names");
+  await browser.close();
+  // The sample must have shown every payload class in a tooltip, as text
+  // (the <img> payload so too): a check that never showed one would prove
+  // nothing about it.
+  if (pages.length > 1) {
+    const missed = classes.filter((c) => !classesShown.has(c.k)).map((c) => JSON.stringify(c.prefixes[0]));
+    if (missed.length) {
+      failed++;
+      console.log(`FAIL no tooltip showed the payload classes ${missed.join(", ")}: the sample did not reach those names`);
+    }
+    if (shownAsText === 0) {
+      failed++;
+      console.log("FAIL no tooltip showed the <img> payload as text: the hover check did not reach the names");
+    }
   }
-  console.log(failed ? `hostile: ${failed} of ${pages.length} pages failed` : `hostile: ${pages.length} pages passed; the <img> payload was shown as text in ${shownAsText} tooltips`);
+  console.log(failed ? `hostile: ${failed} of ${pages.length} pages failed` : `hostile: ${pages.length} pages passed; ` +
+    `${classesShown.size} of ${classes.length} payload classes shown in tooltips, series types ${[...types].sort().join(", ")}; ` +
+    `the <img> payload was shown as text in ${shownAsText} tooltips`);
   return failed ? 1 : 0;
 }
 

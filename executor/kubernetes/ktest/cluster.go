@@ -179,6 +179,25 @@ func (c *Counter) Wrap(cfg *rest.Config) *rest.Config {
 	return cfg
 }
 
+// AfterGet returns a copy of cfg and a channel closed once a GET whose
+// path contains part has been answered: a test acts when the client has
+// seen a state (a Lease held, say) instead of after a fixed sleep.
+func AfterGet(cfg *rest.Config, part string) (*rest.Config, <-chan struct{}) {
+	cfg = rest.CopyConfig(cfg)
+	seen := make(chan struct{})
+	var once sync.Once
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			resp, err := rt.RoundTrip(r)
+			if err == nil && r.Method == http.MethodGet && strings.Contains(r.URL.Path, part) {
+				once.Do(func() { close(seen) })
+			}
+			return resp, err
+		})
+	})
+	return cfg, seen
+}
+
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
