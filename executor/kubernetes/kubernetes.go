@@ -37,7 +37,8 @@ type Options struct {
 	// namespace (in a cluster: the pod's own), else "default".
 	Namespace string
 	// Timeout bounds each wait: for replaced pods to be gone, and for created
-	// pods to run. 0 is DefaultTimeout; negative: do not wait for pods to run.
+	// pods to run, and each API request. 0 is DefaultTimeout; negative: do
+	// not wait for pods to run (requests are then bounded by DefaultTimeout).
 	Timeout time.Duration
 	// LeaseWait bounds the wait for another apply's lease on the namespace.
 	// 0 is DefaultLeaseWait; negative: fail at once when it is held.
@@ -63,12 +64,18 @@ var _ executor.Executor = (*Executor)(nil)
 
 // New connects to the cluster the options name. It makes no API call.
 func New(ctx context.Context, o Options) (*Executor, error) {
-	client, err := kubeclient.Connect(kubeclient.Options{Kubeconfig: o.Kubeconfig, Context: o.Context, Namespace: o.Namespace, RESTConfig: o.RESTConfig})
-	if err != nil {
-		return nil, err
-	}
 	if o.Timeout == 0 {
 		o.Timeout = DefaultTimeout
+	}
+	// Every request is bounded by the timeout too: the first one (listing
+	// the nodes in Validate) must not hang on a server that never answers.
+	requestTimeout := o.Timeout
+	if requestTimeout < 0 {
+		requestTimeout = DefaultTimeout
+	}
+	client, err := kubeclient.Connect(kubeclient.Options{Kubeconfig: o.Kubeconfig, Context: o.Context, Namespace: o.Namespace, RESTConfig: o.RESTConfig, RequestTimeout: requestTimeout})
+	if err != nil {
+		return nil, err
 	}
 	if o.LeaseWait == 0 {
 		o.LeaseWait = DefaultLeaseWait
