@@ -164,23 +164,32 @@ func (e *Executor) Nodes(ctx context.Context) ([]Node, error) {
 		return nil, e.apiError(err, "list", "nodes")
 	}
 	nodes := make([]Node, 0, len(list.Items))
+	seen := make(map[string]bool, len(list.Items))
 	for i := range list.Items {
 		n, err := NodeOf(&list.Items[i])
 		if err != nil {
 			return nil, err
 		}
+		if seen[n.Name] {
+			return nil, stateErrorf("the API server lists node %q twice", n.Name)
+		}
+		seen[n.Name] = true
 		nodes = append(nodes, n)
 	}
 	sort.Slice(nodes, func(a, b int) bool { return nodes[a].Name < nodes[b].Name })
 	return nodes, nil
 }
 
-// NodeOf reads a node's allocatable and state.
+// NodeOf reads a node's allocatable and state; a capacity annotation that
+// is not JSON, or any negative amount, is a StateError naming the node.
 func NodeOf(n *corev1.Node) (Node, error) {
 	out := Node{Name: n.Name, Capacity: map[string]float64{}}
 	if s := n.Annotations[AnnotCapacity]; s != "" {
 		if err := json.Unmarshal([]byte(s), &out.Capacity); err != nil {
-			return Node{}, fmt.Errorf("kubernetes: node %s: annotation %s: %v (want JSON like {\"net_gbps\": 10})", n.Name, AnnotCapacity, err)
+			return Node{}, stateErrorf("node %s: annotation %s: %v (want JSON like {\"net_gbps\": 10})", n.Name, AnnotCapacity, err)
+		}
+		if err := checkAmounts(fmt.Sprintf("node %s: annotation %s", n.Name, AnnotCapacity), out.Capacity); err != nil {
+			return Node{}, err
 		}
 	}
 	for _, m := range ResourceMap {
@@ -190,6 +199,9 @@ func NodeOf(n *corev1.Node) (Node, error) {
 			v = float64(q.Value()) / m.Factor
 		}
 		out.Capacity[m.Plan] = math.Round(v*1000) / 1000
+	}
+	if err := checkAmounts(fmt.Sprintf("node %s: allocatable", n.Name), out.Capacity); err != nil {
+		return Node{}, err
 	}
 	ready := false
 	for _, c := range n.Status.Conditions {
