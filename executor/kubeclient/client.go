@@ -102,13 +102,13 @@ func Connect(o Options) (*Client, error) {
 		var err error
 		if cfg, err = cc.ClientConfig(); err != nil { // falls back to in-cluster config
 			if clientcmd.IsEmptyConfig(err) {
-				return nil, errors.New("kubernetes: no cluster configured: give --kubeconfig, set KUBECONFIG, or run inside a cluster")
+				return nil, &ConfigError{Err: errors.New("no cluster configured: give --kubeconfig, set KUBECONFIG, or run inside a cluster")}
 			}
-			return nil, fmt.Errorf("kubernetes: %v", err)
+			return nil, &ConfigError{Err: err}
 		}
 		if ns == "" {
 			if ns, _, err = cc.Namespace(); err != nil {
-				return nil, fmt.Errorf("kubernetes: %v", err)
+				return nil, &ConfigError{Err: err}
 			}
 		}
 	}
@@ -134,6 +134,17 @@ func Connect(o Options) (*Client, error) {
 	c.Namespace, c.Host = ns, cfg.Host
 	return c, nil
 }
+
+// ConfigError is a kubeconfig (or in-cluster configuration) that cannot be
+// used: missing, not YAML, naming no such context, no server. It is the
+// user's input, so optimus exits 2 on it.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return "kubernetes: " + e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// InvalidInput makes the error exit 2 (cmdutil.ExitCode).
+func (e *ConfigError) InvalidInput() bool { return true }
 
 func newClient(cfg *rest.Config, groups []Group) (*Client, error) {
 	s := runtime.NewScheme()
