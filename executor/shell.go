@@ -2,6 +2,7 @@ package executor
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mattn/go-shellwords"
 )
@@ -27,4 +28,37 @@ func SplitCommand(s string) ([]string, error) {
 		return nil, nil
 	}
 	return args, nil
+}
+
+// ShellQuote joins argv into one line that a POSIX shell (and SplitCommand)
+// splits back into exactly argv: a word of only safe characters (letters,
+// digits and @%+=:,./_-) is kept as it is, any other is put in single
+// quotes (a single quote in it ends the quotes, is escaped with a
+// backslash and they start again). Nothing in the line is
+// expanded, so $(...), backquotes and ; in a word stay literal. Control
+// characters are kept inside the quotes: a caller printing the line to a
+// terminal must refuse them first (a terminal would act on them).
+func ShellQuote(argv []string) string {
+	var b strings.Builder
+	for i, w := range argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if w != "" && strings.IndexFunc(w, unsafeInShell) < 0 {
+			b.WriteString(w)
+			continue
+		}
+		b.WriteByte('\'')
+		b.WriteString(strings.ReplaceAll(w, "'", `'\''`))
+		b.WriteByte('\'')
+	}
+	return b.String()
+}
+
+func unsafeInShell(r rune) bool {
+	switch {
+	case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
+		return false
+	}
+	return !strings.ContainsRune("@%+=:,./_-", r)
 }

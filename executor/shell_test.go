@@ -43,3 +43,25 @@ func TestSplitCommand(t *testing.T) {
 		}
 	}
 }
+
+// ShellQuote's line splits back into its argv, by SplitCommand as by a shell.
+func TestShellQuote(t *testing.T) {
+	tests := []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"launch", "start", "resnet50-a", "--ps", "1"}, "launch start resnet50-a --ps 1"},
+		{[]string{"a b", "", "x$(id);y", "it's"}, `'a b' '' 'x$(id);y' 'it'\''s'`},
+		{[]string{"/opt/my launcher", "*", "~", "#"}, `'/opt/my launcher' '*' '~' '#'`},
+	}
+	for _, tt := range tests {
+		got := ShellQuote(tt.argv)
+		if got != tt.want {
+			t.Errorf("ShellQuote(%q) = %s, want %s", tt.argv, got, tt.want)
+		}
+		back, err := SplitCommand(got)
+		if err != nil || !reflect.DeepEqual(back, tt.argv) {
+			t.Errorf("SplitCommand(%s) = %q, %v; want %q", got, back, err, tt.argv)
+		}
+	}
+}

@@ -39,6 +39,9 @@ type Snapshot struct {
 	Tasks []Task // by job, role and index
 	// Where says what was read, for messages ("namespace training").
 	Where string
+	// Warnings say what the source left out or repaired, one sentence
+	// each; snapshot prints them to standard error.
+	Warnings []string
 }
 
 // Node is a node as optimus sees it.

@@ -103,6 +103,9 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range snap.Warnings {
+		cmdutil.Warnf(opts.IO, "snapshot: %s", w)
+	}
 	cluster, resources, err := adapt.SnapshotCluster(snap.Nodes, func(name, why string) {
 		cmdutil.Warnf(opts.IO, "snapshot: node %s left out of the cluster table: %s", name, why)
 	})

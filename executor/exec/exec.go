@@ -13,6 +13,11 @@
 // output is discarded (optimus' own standard output may carry the actions
 // table). A call that outlives the timeout is killed with its whole process
 // group and fails.
+//
+// A job name becomes an argument, so Validate refuses a name the program
+// would take for an option (a leading "-": --ps=999) and one holding a
+// character a terminal acts on (control characters, bidi overrides), which
+// would also make --dry-run's shell-quoted command line unprintable.
 package exec
 
 import (
@@ -21,17 +26,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	osexec "os/exec"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/optimus-sched/optimus/executor"
+	"github.com/optimus-sched/optimus/io/escape"
 )
 
 // DefaultTimeout bounds one call of the program when Options.Timeout is 0.
 const DefaultTimeout = 5 * time.Minute
+
+// pipeWait is how long a call waits, once the program has exited or been
+// killed, for its standard error to close: a process it left running in the
+// background (a daemon it started) may hold it open indefinitely.
+const pipeWait = 2 * time.Second
 
 // maxMessage bounds how much of the program's standard error a message
 // keeps (its end, where errors usually are).
@@ -55,6 +65,7 @@ type Executor struct {
 	// afterFunc starts a call's timeout clock (time.AfterFunc); tests
 	// replace it to fire the timeout when they choose.
 	afterFunc func(d time.Duration, f func()) (stop func() bool)
+	pipeWait  time.Duration
 }
 
 var _ executor.Executor = (*Executor)(nil)
@@ -72,7 +83,7 @@ func New(opts Options) (*Executor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", opts.Program, unwrapExecError(err))
 	}
-	return &Executor{opts: opts, path: path, afterFunc: afterFunc}, nil
+	return &Executor{opts: opts, path: path, afterFunc: afterFunc, pipeWait: pipeWait}, nil
 }
 
 // Name is "exec".
@@ -82,9 +93,41 @@ func (e *Executor) Name() string { return "exec" }
 func (e *Executor) Current(context.Context) ([]executor.Task, error) { return e.opts.Current, nil }
 
 // Validate checks the plan as executor.ValidatePlan does (no image needed:
-// the program decides what runs).
+// the program decides what runs), and that the name of every job of the
+// plan and of what runs now (a stop is called with it too) can be an
+// argument (CheckJobName).
 func (e *Executor) Validate(_ context.Context, plan []executor.Task, jobs map[string]executor.Job) error {
-	return executor.ValidatePlan(plan, jobs, executor.ValidateOptions{Capacity: e.opts.Capacity})
+	if err := executor.ValidatePlan(plan, jobs, executor.ValidateOptions{Capacity: e.opts.Capacity}); err != nil {
+		return err
+	}
+	checked := map[string]bool{}
+	for _, ts := range [][]executor.Task{plan, e.opts.Current} {
+		for _, t := range ts {
+			if !checked[t.Job] {
+				checked[t.Job] = true
+				if err := CheckJobName(t.Job); err != nil {
+					return executor.Invalidf("%v", err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// CheckJobName refuses a job name that cannot be the program's JOB
+// argument: one starting with "-" (the program's option parser would read
+// it as an option) and one holding a character a terminal acts on
+// (escape.Terminal's: control characters, bidi overrides, bytes that are
+// not UTF-8). Any other character, $(...) and quotes included, is passed
+// as it is: no shell runs.
+func CheckJobName(name string) error {
+	if strings.HasPrefix(name, "-") {
+		return fmt.Errorf("job %q: the name starts with \"-\", so the program would read it as an option; rename the job", name)
+	}
+	if escape.Terminal(name) != name {
+		return fmt.Errorf("job %q: the name holds control or bidi characters; rename the job", name)
+	}
+	return nil
 }
 
 // Request is the JSON object the program reads on standard input.
@@ -162,14 +205,19 @@ func Args(c executor.Change) []string {
 
 // Apply runs the program once per change, in order, and goes on after a
 // failure: every change gets its result. With dryRun nothing runs and each
-// change is planned, its message the command line that would run.
+// change is planned, its message the command line that would run, quoted
+// for a POSIX shell (pasted into one, it runs exactly that argv).
 func (e *Executor) Apply(ctx context.Context, changes []executor.Change, dryRun bool) ([]executor.Result, error) {
 	results := make([]executor.Result, len(changes))
 	for i, c := range changes {
 		args := Args(c)
+		if err := CheckJobName(c.Job.Job); err != nil { // Validate was not called
+			results[i] = executor.Result{Change: c, Outcome: executor.OutcomeFailed, Message: err.Error()}
+			continue
+		}
 		if dryRun {
 			results[i] = executor.Result{Change: c, Outcome: executor.OutcomePlanned,
-				Message: "would run " + strings.Join(append([]string{e.opts.Program}, args...), " ")}
+				Message: "would run " + executor.ShellQuote(append([]string{e.opts.Program}, args...))}
 			continue
 		}
 		outcome, msg := e.run(ctx, c, args)
@@ -190,14 +238,23 @@ func (e *Executor) run(ctx context.Context, c executor.Change, args []string) (o
 	defer stop()
 	cmd := osexec.CommandContext(ctx, e.path, args...)
 	cmd.Stdin = bytes.NewReader(append(input, '\n'))
-	cmd.Stdout = io.Discard
+	cmd.Stdout = nil // the null device: no pipe a background child could hold
 	var stderr tailBuffer
 	cmd.Stderr = &stderr
 	ownProcessGroup(cmd)
-	// Once killed, wait this long for the pipes to close (a grandchild
-	// outside the group could hold them open).
-	cmd.WaitDelay = 2 * time.Second
+	// Once exited or killed, wait this long for the pipes to close.
+	cmd.WaitDelay = e.pipeWait
 	err = cmd.Run()
+	if errors.Is(err, osexec.ErrWaitDelay) && ctx.Err() == nil {
+		// The program exited 0 (ErrWaitDelay is returned only then) and
+		// left a process holding its standard error or input: done, as
+		// the exit status says.
+		const note = "(standard error was left open by a process the program started: not read after it exited)"
+		if said := strings.TrimSpace(stderr.String()); said != "" {
+			return executor.OutcomeDone, said + " " + note
+		}
+		return executor.OutcomeDone, note
+	}
 	said := strings.TrimSpace(stderr.String())
 	var exitErr *osexec.ExitError
 	switch {

@@ -71,6 +71,9 @@ func (c *Client) APIError(err error, verb, resource string) error {
 	if apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err) && strings.Contains(err.Error(), " cannot ") {
 		return &PermissionError{Verb: verb, Resource: resource, Namespace: c.Namespace, Err: err}
 	}
+	if plain := c.plainError(err); plain != nil {
+		return fmt.Errorf("%w (%s %s in namespace %s)", plain, verb, resource, c.Namespace)
+	}
 	return fmt.Errorf("kubernetes: %s %s in namespace %s: %w", verb, resource, c.Namespace, err)
 }
 

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	authnv1 "k8s.io/api/authentication/v1"
 	authzv1 "k8s.io/api/authorization/v1"
@@ -50,6 +51,14 @@ type Options struct {
 	// coordination.k8s.io (the Lease), authentication.k8s.io and
 	// authorization.k8s.io (the access checks), which every client has.
 	Groups []Group
+	// RequestTimeout bounds every API request, from connecting to the last
+	// byte of the answer, so that a server that accepts the connection and
+	// never answers cannot hang the command; 0: no bound but the context's
+	// (for a caller that streams, such as a log follower).
+	RequestTimeout time.Duration
+	// MaxResponse caps the bytes of one API response (see responseCap);
+	// 0: MaxResponse().
+	MaxResponse int64
 }
 
 // Group is one API group version and the function that registers its types
@@ -102,13 +111,13 @@ func Connect(o Options) (*Client, error) {
 		var err error
 		if cfg, err = cc.ClientConfig(); err != nil { // falls back to in-cluster config
 			if clientcmd.IsEmptyConfig(err) {
-				return nil, errors.New("kubernetes: no cluster configured: give --kubeconfig, set KUBECONFIG, or run inside a cluster")
+				return nil, &ConfigError{Err: errors.New("no cluster configured: give --kubeconfig, set KUBECONFIG, or run inside a cluster")}
 			}
-			return nil, fmt.Errorf("kubernetes: %v", err)
+			return nil, &ConfigError{Err: err}
 		}
 		if ns == "" {
 			if ns, _, err = cc.Namespace(); err != nil {
-				return nil, fmt.Errorf("kubernetes: %v", err)
+				return nil, &ConfigError{Err: err}
 			}
 		}
 	}
@@ -122,6 +131,14 @@ func Connect(o Options) (*Client, error) {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "optimus"
 	}
+	if o.RequestTimeout > 0 {
+		cfg.Timeout = o.RequestTimeout
+	}
+	limit := o.MaxResponse
+	if limit <= 0 {
+		limit = MaxResponse()
+	}
+	capResponses(cfg, limit)
 	c, err := newClient(cfg, append(append([]Group(nil), baseGroups...), o.Groups...))
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes: %v", err)
@@ -129,6 +146,17 @@ func Connect(o Options) (*Client, error) {
 	c.Namespace, c.Host = ns, cfg.Host
 	return c, nil
 }
+
+// ConfigError is a kubeconfig (or in-cluster configuration) that cannot be
+// used: missing, not YAML, naming no such context, no server. It is the
+// user's input, so optimus exits 2 on it.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return "kubernetes: " + e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// InvalidInput makes the error exit 2 (cmdutil.ExitCode).
+func (e *ConfigError) InvalidInput() bool { return true }
 
 func newClient(cfg *rest.Config, groups []Group) (*Client, error) {
 	s := runtime.NewScheme()
@@ -231,7 +259,7 @@ func (c *Client) selfSubjectReviews() Resource[authnv1.SelfSubjectReview, *authn
 func (r Resource[T, PT, L, PL]) List(ctx context.Context, opts metav1.ListOptions) (*L, error) {
 	out := PL(new(L))
 	err := r.rc.Get().NamespaceIfScoped(r.ns, r.ns != "").Resource(r.name).
-		VersionedParams(&opts, r.params).Do(ctx).Into(out)
+		VersionedParams(&opts, r.params).Do(quiet(ctx)).Into(out)
 	return out, err
 }
 
@@ -239,7 +267,7 @@ func (r Resource[T, PT, L, PL]) List(ctx context.Context, opts metav1.ListOption
 func (r Resource[T, PT, L, PL]) Get(ctx context.Context, name string, opts metav1.GetOptions) (*T, error) {
 	out := PT(new(T))
 	err := r.rc.Get().NamespaceIfScoped(r.ns, r.ns != "").Resource(r.name).Name(name).
-		VersionedParams(&opts, r.params).Do(ctx).Into(out)
+		VersionedParams(&opts, r.params).Do(quiet(ctx)).Into(out)
 	return out, err
 }
 
@@ -247,7 +275,7 @@ func (r Resource[T, PT, L, PL]) Get(ctx context.Context, name string, opts metav
 func (r Resource[T, PT, L, PL]) Create(ctx context.Context, obj *T, opts metav1.CreateOptions) (*T, error) {
 	out := PT(new(T))
 	err := r.rc.Post().NamespaceIfScoped(r.ns, r.ns != "").Resource(r.name).
-		VersionedParams(&opts, r.params).Body(PT(obj)).Do(ctx).Into(out)
+		VersionedParams(&opts, r.params).Body(PT(obj)).Do(quiet(ctx)).Into(out)
 	return out, err
 }
 
@@ -255,12 +283,12 @@ func (r Resource[T, PT, L, PL]) Create(ctx context.Context, obj *T, opts metav1.
 func (r Resource[T, PT, L, PL]) Update(ctx context.Context, obj *T, opts metav1.UpdateOptions) (*T, error) {
 	out := PT(new(T))
 	err := r.rc.Put().NamespaceIfScoped(r.ns, r.ns != "").Resource(r.name).Name(PT(obj).GetName()).
-		VersionedParams(&opts, r.params).Body(PT(obj)).Do(ctx).Into(out)
+		VersionedParams(&opts, r.params).Body(PT(obj)).Do(quiet(ctx)).Into(out)
 	return out, err
 }
 
 // Delete deletes an object.
 func (r Resource[T, PT, L, PL]) Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error {
 	return r.rc.Delete().NamespaceIfScoped(r.ns, r.ns != "").Resource(r.name).Name(name).
-		Body(&opts).Do(ctx).Error()
+		Body(&opts).Do(quiet(ctx)).Error()
 }

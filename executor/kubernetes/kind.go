@@ -38,7 +38,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Kubeconfig, "kubeconfig", c.Kubeconfig, "the kubeconfig `FILE` (default: KUBECONFIG, ~/.kube/config, then in-cluster)")
 	fs.StringVar(&c.Context, "context", c.Context, "the kubeconfig `CONTEXT` (default: its current context)")
 	fs.StringVar(&c.Namespace, "namespace", c.Namespace, "the `NAMESPACE` of the pods and Services (default: the context's, else default)")
-	fs.DurationVar(&c.Timeout, "timeout", c.Timeout, "how long (`DURATION`) to wait for replaced pods to go and new pods to run (negative: do not wait)")
+	fs.DurationVar(&c.Timeout, "timeout", c.Timeout, "how long (`DURATION`) to wait for replaced pods to go, new pods to run, and each API request (negative: do not wait for pods)")
 	fs.DurationVar(&c.LeaseWait, "lease-wait", c.LeaseWait, "how long (`DURATION`) to wait for another apply's lease on the namespace (negative: fail at once)")
 	AddTemplatesFlag(fs, &c.PodTemplates)
 }

@@ -37,7 +37,8 @@ type Options struct {
 	// namespace (in a cluster: the pod's own), else "default".
 	Namespace string
 	// Timeout bounds each wait: for replaced pods to be gone, and for created
-	// pods to run. 0 is DefaultTimeout; negative: do not wait for pods to run.
+	// pods to run, and each API request. 0 is DefaultTimeout; negative: do
+	// not wait for pods to run (requests are then bounded by DefaultTimeout).
 	Timeout time.Duration
 	// LeaseWait bounds the wait for another apply's lease on the namespace.
 	// 0 is DefaultLeaseWait; negative: fail at once when it is held.
@@ -66,12 +67,18 @@ var _ executor.Executor = (*Executor)(nil)
 
 // New connects to the cluster the options name. It makes no API call.
 func New(ctx context.Context, o Options) (*Executor, error) {
-	client, err := kubeclient.Connect(kubeclient.Options{Kubeconfig: o.Kubeconfig, Context: o.Context, Namespace: o.Namespace, RESTConfig: o.RESTConfig})
-	if err != nil {
-		return nil, err
-	}
 	if o.Timeout == 0 {
 		o.Timeout = DefaultTimeout
+	}
+	// Every request is bounded by the timeout too: the first one (listing
+	// the nodes in Validate) must not hang on a server that never answers.
+	requestTimeout := o.Timeout
+	if requestTimeout < 0 {
+		requestTimeout = DefaultTimeout
+	}
+	client, err := kubeclient.Connect(kubeclient.Options{Kubeconfig: o.Kubeconfig, Context: o.Context, Namespace: o.Namespace, RESTConfig: o.RESTConfig, RequestTimeout: requestTimeout})
+	if err != nil {
+		return nil, err
 	}
 	if o.LeaseWait == 0 {
 		o.LeaseWait = DefaultLeaseWait
@@ -171,10 +178,20 @@ func (e *Executor) Nodes(ctx context.Context) ([]Node, error) {
 	return nodes, nil
 }
 
+// listNodes lists the cluster's nodes; a node listed twice is a StateError
+// (every caller, snapshot and validation alike, relies on unique names).
 func (e *Executor) listNodes(ctx context.Context) ([]corev1.Node, error) {
 	list, err := e.client.Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, e.apiError(err, "list", "nodes")
+	}
+	seen := make(map[string]bool, len(list.Items))
+	for i := range list.Items {
+		name := list.Items[i].Name
+		if seen[name] {
+			return nil, stateErrorf("the API server lists node %q twice", name)
+		}
+		seen[name] = true
 	}
 	return list.Items, nil
 }
@@ -188,12 +205,16 @@ func (e *Executor) manifestOptions() ManifestOptions {
 // pods' requests it subtracted.
 func (e *Executor) Notes() []string { return e.notes }
 
-// NodeOf reads a node's allocatable and state.
+// NodeOf reads a node's allocatable and state; a capacity annotation that
+// is not JSON, or any negative amount, is a StateError naming the node.
 func NodeOf(n *corev1.Node) (Node, error) {
 	out := Node{Name: n.Name, Capacity: map[string]float64{}}
 	if s := n.Annotations[AnnotCapacity]; s != "" {
 		if err := json.Unmarshal([]byte(s), &out.Capacity); err != nil {
-			return Node{}, fmt.Errorf("kubernetes: node %s: annotation %s: %v (want JSON like {\"net_gbps\": 10})", n.Name, AnnotCapacity, err)
+			return Node{}, stateErrorf("node %s: annotation %s: %v (want JSON like {\"net_gbps\": 10})", n.Name, AnnotCapacity, err)
+		}
+		if err := checkAmounts(fmt.Sprintf("node %s: annotation %s", n.Name, AnnotCapacity), out.Capacity); err != nil {
+			return Node{}, err
 		}
 	}
 	for _, m := range ResourceMap {
@@ -203,6 +224,9 @@ func NodeOf(n *corev1.Node) (Node, error) {
 			v = float64(q.Value()) / m.Factor
 		}
 		out.Capacity[m.Plan] = math.Round(v*1000) / 1000
+	}
+	if err := checkAmounts(fmt.Sprintf("node %s: allocatable", n.Name), out.Capacity); err != nil {
+		return Node{}, err
 	}
 	ready := false
 	for _, c := range n.Status.Conditions {

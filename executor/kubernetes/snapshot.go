@@ -25,7 +25,10 @@ in-cluster service account) and writes into DIR:
   plan.parquet     the plan running now: one row per optimus-managed pod (label
                    app.kubernetes.io/managed-by=optimus) of the namespace, read back from its
                    labels and its optimus.dev/resources annotation. Give it to
-                   place --current and apply.
+                   place --current and apply. Two pods running one task, or a
+                   negative resource, are refused (exit 2, naming the pods); a
+                   pod on a node the cluster does not list is left out, with a
+                   warning.
   jobs.parquet     with --jobs: the user's jobs table with ps and workers set to what runs
                    now (0 for a job with no pod). A job is matched by name: the pods' label
                    optimus.dev/job equals the jobs table's job column. Running jobs missing
@@ -53,7 +56,8 @@ func (c *SnapshotConfig) AddFlags(fs *pflag.FlagSet) {
 	AddTemplatesFlag(fs, &c.PodTemplates)
 }
 
-// Read lists the nodes and the optimus-managed pods of the namespace.
+// Read lists the nodes and the optimus-managed pods of the namespace, and
+// checks them (snapshotTasks).
 func (c *SnapshotConfig) Read(ctx context.Context) (*executor.Snapshot, error) {
 	if err := CheckNamespace(c.Namespace); err != nil {
 		return nil, err
@@ -73,7 +77,11 @@ func (c *SnapshotConfig) Read(ctx context.Context) (*executor.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	tasks, err := x.Current(ctx)
+	pods, err := x.managedPods(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tasks, warnings, err := snapshotTasks(pods, nodes, x.Namespace())
 	if err != nil {
 		return nil, err
 	}
@@ -81,5 +89,5 @@ func (c *SnapshotConfig) Read(ctx context.Context) (*executor.Snapshot, error) {
 	if note != "" {
 		where += " (" + note + ")"
 	}
-	return &executor.Snapshot{Nodes: nodes, Tasks: tasks, Where: where}, nil
+	return &executor.Snapshot{Nodes: nodes, Tasks: tasks, Where: where, Warnings: warnings}, nil
 }

@@ -50,6 +50,13 @@ func Predict(jobs, models *table.Table, rule fit.Rule, at []fit.Config) (*table.
 			return nil, models.Errorf(col.Job, r, "unknown job %q (not in %s)", j, jobs.Source)
 		}
 	}
+	budget, budgetOK := jobs.Float64s(col.EpochBudget), jobs.Valid(col.EpochBudget)
+	epochSteps := jobs.Int64s(col.EpochSteps)
+	for r := range names {
+		if budgetOK[r] && budget[r]*float64(epochSteps[r]) > MaxSteps {
+			return nil, jobs.Errorf(col.EpochBudget, r, "%g epochs of %d steps: more steps than a step counter holds (2^63)", budget[r], epochSteps[r])
+		}
+	}
 	preds, err := pipeline.Predict(JobStates(jobs), ReadModels(models), rule, at)
 	if mm, ok := err.(*pipeline.ModeMismatchError); ok {
 		return nil, &table.Error{Source: models.Source, Column: col.SpeedMode,

@@ -6,7 +6,9 @@ package adapt
 
 import (
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 
 	"github.com/optimus-sched/optimus/executor"
 	"github.com/optimus-sched/optimus/io/schema"
@@ -17,9 +19,24 @@ import (
 // SnapshotCluster is the cluster table of the nodes that may take tasks; left
 // is told about the others. Resource columns: gpu, cpu, memory_gb, then
 // those the nodes' annotations declare, sorted.
+//
+// A node listed twice, or a negative or non-finite capacity, is an input
+// error naming the node (a source reads the cluster and should refuse
+// these itself; this keeps any source from writing a table the next
+// command rejects).
 func SnapshotCluster(nodes []executor.Node, left func(name, why string)) (*table.Table, []string, error) {
 	var usable []executor.Node
 	extra := map[string]bool{}
+	listed := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		if listed[n.Name] {
+			return nil, nil, table.Errorf("snapshot", "node %q is listed twice", n.Name)
+		}
+		listed[n.Name] = true
+		if err := checkSnapshotAmounts("node "+strconv.Quote(n.Name)+": capacity", n.Capacity); err != nil {
+			return nil, nil, err
+		}
+	}
 	for _, n := range nodes {
 		if n.Unusable != "" {
 			left(n.Name, n.Unusable)
@@ -58,11 +75,38 @@ func SnapshotCluster(nodes []executor.Node, left func(name, why string)) (*table
 	return out, resources, err
 }
 
+// checkSnapshotAmounts refuses a negative or non-finite amount.
+func checkSnapshotAmounts(what string, amounts map[string]float64) error {
+	names := make([]string, 0, len(amounts))
+	for r := range amounts {
+		names = append(names, r)
+	}
+	sort.Strings(names)
+	for _, r := range names {
+		if v := amounts[r]; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return table.Errorf("snapshot", "%s: %s %g: amounts must be finite and not negative", what, r, v)
+		}
+	}
+	return nil
+}
+
 // SnapshotPlan is the plan running now: one row per task, in job, role and
 // index order, each job marked running with its counts, servers, evenness
 // and cross-server traffic share (as optimus place computes them), and
-// every resource column of the cluster and of the tasks.
+// every resource column of the cluster and of the tasks. A task listed
+// twice, or one with a negative or non-finite resource, is an input error
+// naming the task.
 func SnapshotPlan(tasks []executor.Task, resources []string) (*table.Table, error) {
+	named := make(map[string]bool, len(tasks))
+	for _, t := range tasks {
+		if named[t.Name()] {
+			return nil, table.Errorf("snapshot", "task %s is listed twice", t.Name())
+		}
+		named[t.Name()] = true
+		if err := checkSnapshotAmounts("task "+t.Name()+": resources", t.Resources); err != nil {
+			return nil, err
+		}
+	}
 	cols := append([]string(nil), resources...)
 	seen := map[string]bool{}
 	for _, r := range cols {

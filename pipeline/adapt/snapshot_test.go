@@ -1,6 +1,7 @@
 package adapt_test
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -79,5 +80,41 @@ func TestSnapshotClusterLeavesOutUnusableNodes(t *testing.T) {
 	}
 	if net := c.Float64s("net_gbps"); net[0] != 10 || net[1] != 0 {
 		t.Errorf("net_gbps %v", net)
+	}
+}
+
+// Whatever a source hands on, the snapshot tables are valid or the
+// snapshot is refused naming the node or task (an input error, never an
+// internal one).
+func TestSnapshotRefusesBrokenSources(t *testing.T) {
+	ok := executor.Node{Name: "gpu-01", Capacity: map[string]float64{"gpu": 4, "cpu": 16}}
+	none := func(string, string) {}
+	for _, tt := range []struct {
+		nodes []executor.Node
+		want  string
+	}{
+		{[]executor.Node{ok, ok}, `snapshot: node "gpu-01" is listed twice`},
+		{[]executor.Node{{Name: "gpu-02", Capacity: map[string]float64{"net_gbps": -10}}}, `snapshot: node "gpu-02": capacity: net_gbps -10: amounts must be finite and not negative`},
+		{[]executor.Node{{Name: "gpu-03", Capacity: map[string]float64{"cpu": math.Inf(1)}}}, `snapshot: node "gpu-03": capacity: cpu +Inf: amounts must be finite and not negative`},
+	} {
+		_, _, err := adapt.SnapshotCluster(tt.nodes, none)
+		if err == nil || err.Error() != tt.want || !errors.Is(err, table.ErrInvalidInput) {
+			t.Errorf("nodes %v: error %v, want the input error %q", tt.nodes, err, tt.want)
+		}
+	}
+	task := executor.Task{Job: "a", Role: executor.RolePS, Node: "gpu-01", Resources: map[string]float64{"cpu": 2}}
+	negative := task
+	negative.Index, negative.Resources = 1, map[string]float64{"cpu": -2}
+	for _, tt := range []struct {
+		tasks []executor.Task
+		want  string
+	}{
+		{[]executor.Task{task, task}, "snapshot: task a-ps-0 is listed twice"},
+		{[]executor.Task{task, negative}, "snapshot: task a-ps-1: resources: cpu -2: amounts must be finite and not negative"},
+	} {
+		_, err := adapt.SnapshotPlan(tt.tasks, []string{"gpu", "cpu"})
+		if err == nil || err.Error() != tt.want || !errors.Is(err, table.ErrInvalidInput) {
+			t.Errorf("tasks %v: error %v, want the input error %q", tt.tasks, err, tt.want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package adapt
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
@@ -35,6 +36,11 @@ func Requests(pred *table.Table, c *pipeline.Cluster, quantile string) ([]pipeli
 	if n > 0 && !anyTrue(remOK) {
 		return nil, &table.Error{Source: pred.Source, Column: remCol,
 			Msg: "no job has a value: solve needs each job's predicted remaining steps, as optimus predict (or optimus datasets generate) writes them"}
+	}
+	for i := range n {
+		if remOK[i] && remaining[i] > MaxSteps {
+			return nil, pred.Errorf(remCol, i, "%g steps: more than a step counter holds (2^63)", remaining[i])
+		}
 	}
 	var theta [5][]float64
 	var thetaOK [5][]bool
@@ -101,6 +107,9 @@ func AllocationTable(pred *table.Table, res *solve.Result, nodes []string) (*tab
 	status, reason := make([]string, n), make([]string, n)
 	reasonOK := make([]bool, n)
 	for i, d := range res.Decisions {
+		if err := checkFinite(pred, i, d); err != nil {
+			return nil, err
+		}
 		policy[i] = string(res.Policy)
 		ps[i], wk[i] = int64(d.PS), int64(d.Workers)
 		speed[i], completion[i], gain[i], next[i] = d.Speed, d.Completion, d.Gain, d.NextGain
@@ -122,6 +131,27 @@ func AllocationTable(pred *table.Table, res *solve.Result, nodes []string) (*tab
 	out.SetStrings(col.Status, status, nil)
 	out.SetStrings(col.Reason, reason, reasonOK)
 	return table.Conform(out)
+}
+
+// MaxSteps bounds a job's remaining steps (and its epoch budget in steps):
+// what an int64 step counter holds. Beyond it a job's completion time, and
+// the gains solve weighs it by, overflow.
+const MaxSteps = math.MaxInt64
+
+// checkFinite refuses a decision whose times or gains overflowed: the
+// job's predictions (remaining steps, weight, speed model) are out of any
+// range the computation holds, which is the input's fault, not solve's.
+func checkFinite(pred *table.Table, row int, d solve.Decision) error {
+	for _, v := range []struct {
+		name  string
+		value float64
+	}{{col.AllocSpeed, d.Speed}, {col.AllocCompletionS, d.Completion}, {col.AllocGain, d.Gain}, {col.AllocNextGain, d.NextGain}, {col.AllocChangeSavesS, d.ChangeSaves}} {
+		if math.IsInf(v.value, 0) {
+			return &table.Error{Source: pred.Source, Row: row + 1,
+				Msg: fmt.Sprintf("job %q: its %s overflows (%g): its remaining steps, weight or speed model are out of range", pred.Strings(col.Job)[row], v.name, v.value)}
+		}
+	}
+	return nil
 }
 
 // SolveProblem reads the cluster and a predictions table into solve's
