@@ -117,8 +117,7 @@ func TestManifestsAllReduce(t *testing.T) {
 // its workers only, on the planned nodes, and the same plan again writes
 // nothing.
 func TestApplyAllReduce(t *testing.T) {
-	t.Parallel()
-	e := setupWith(t, allReduce) // its nodes (node-00 to node-05) beside the testbed's
+	e := setupParallelWith(t, allReduce) // its nodes (node-00 to node-05) beside the testbed's
 	x, c := e.executor(ktest.AdminToken, nil)
 	rs, err := e.run(x, e.plan, false)
 	if err != nil {

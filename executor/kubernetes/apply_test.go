@@ -55,8 +55,7 @@ func fresh(t *testing.T, e *env) (*k8s.Executor, *ktest.Counter) {
 }
 
 func TestFreshApplyThenReapplyWritesNothing(t *testing.T) {
-	t.Parallel()
-	e := setup(t)
+	e := setupParallel(t)
 	x, c := e.executor(ktest.AdminToken, nil)
 	rs, err := e.run(x, e.plan, false)
 	if err != nil {
@@ -111,7 +110,7 @@ func TestFreshApplyThenReapplyWritesNothing(t *testing.T) {
 	if got := strings.Join(p.Spec.Containers[0].Command, " "); got != e.jobs["resnet50-a"].Command {
 		t.Errorf("command %q", got)
 	}
-	if s := pods["resnet50-a-scheduler-0"]; envOf(s, "DMLC_ROLE") != "scheduler" || s.Spec.NodeName != "cpu-01" {
+	if s := pods["resnet50-a-scheduler-0"]; envOf(s, "DMLC_ROLE") != "scheduler" || s.Spec.NodeName != e.node("cpu-01") {
 		t.Errorf("scheduler pod: role %q on %q", envOf(s, "DMLC_ROLE"), s.Spec.NodeName)
 	}
 
@@ -140,8 +139,7 @@ func TestFreshApplyThenReapplyWritesNothing(t *testing.T) {
 }
 
 func TestDryRunWritesNothing(t *testing.T) {
-	t.Parallel()
-	e := setup(t)
+	e := setupParallel(t)
 	x, c := e.executor(ktest.AdminToken, nil)
 	changes, _ := apply.Diff(e.plan, nil, e.jobs, apply.Options{})
 	rs, err := x.Apply(context.Background(), changes, true)
@@ -162,8 +160,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 }
 
 func TestResizeOneJob(t *testing.T) {
-	t.Parallel()
-	e := setup(t)
+	e := setupParallel(t)
 	x, c := fresh(t, e)
 	before := e.pods()
 	// dssm-a gets a fourth worker where there is room.
@@ -218,8 +215,7 @@ func TestResizeOneJob(t *testing.T) {
 }
 
 func TestMoveOneJob(t *testing.T) {
-	t.Parallel()
-	e := setup(t)
+	e := setupParallel(t)
 	x, _ := fresh(t, e)
 	before := e.pods()
 	plan := clonePlan(e.plan)
@@ -253,8 +249,7 @@ func TestMoveOneJob(t *testing.T) {
 }
 
 func TestRemoveJobWithPrune(t *testing.T) {
-	t.Parallel()
-	e := setup(t)
+	e := setupParallel(t)
 	x, _ := fresh(t, e)
 	plan := without(e.plan, "vgg16-b")
 	// Without --prune a job absent from the plan keeps running.
@@ -294,8 +289,7 @@ func countJob(pods map[string]corev1.Pod, job string) int {
 }
 
 func TestForeignPodIsAConflictNeverTouched(t *testing.T) {
-	t.Parallel()
-	e := setup(t)
+	e := setupParallel(t)
 	ctx := context.Background()
 	mk := func(name string, labels map[string]string) corev1.Pod {
 		p, err := e.admin.CoreV1().Pods(e.ns).Create(ctx, &corev1.Pod{
@@ -373,8 +367,7 @@ func TestForeignPodIsAConflictNeverTouched(t *testing.T) {
 }
 
 func TestQuotaRejectsOnePodThenConverges(t *testing.T) {
-	t.Parallel()
-	e := setup(t)
+	e := setupParallel(t)
 	ctx := context.Background()
 	// No controller-manager keeps a quota's usage here: the test sets it.
 	q, err := e.admin.CoreV1().ResourceQuotas(e.ns).Create(ctx, &corev1.ResourceQuota{
@@ -400,7 +393,7 @@ func TestQuotaRejectsOnePodThenConverges(t *testing.T) {
 		want := executor.OutcomeDone
 		if r.Change.Job.Job == "vgg16-b" {
 			want = executor.OutcomeFailed
-			for _, s := range []string{"created 0 of 8", "vgg16-b-worker-0: create on gpu-06 rejected", "exceeded quota", "rolled back"} {
+			for _, s := range []string{"created 0 of 8", "vgg16-b-worker-0: create on "+e.node("gpu-06")+" rejected", "exceeded quota", "rolled back"} {
 				if !strings.Contains(r.Message, s) {
 					t.Errorf("vgg16-b message lacks %q: %s", s, r.Message)
 				}

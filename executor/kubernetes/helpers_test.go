@@ -2,11 +2,13 @@ package kubernetes_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -49,15 +51,46 @@ type env struct {
 	plan    apply.Plan
 	jobs    map[string]executor.Job
 	cluster []ktest.NodeSpec
+	suffix  string // of the node names of a parallel test's own nodes
 }
 
 // setup is a namespace of its own on the shared API server for the
-// testbed's plan. The tests share the nodes, and most run in parallel
-// (t.Parallel): Validate reads only the plan's own use of a node, and the
-// stand-in kubelet runs every pod bound to a Ready node, whatever its
-// namespace. A test that changes a node (deletes or cordons it) makes a node
-// of its own for that.
+// testbed's plan, on the testbed's nodes, for a test that runs alone. Go
+// runs such tests one after another before any parallel one starts, and
+// each deletes its pods when it ends.
 func setup(t *testing.T) *env { return setupWith(t, testbed) }
+
+// setupParallel is setup for a test that runs beside others (t.Parallel):
+// the testbed's nodes are its own, named with a suffix (e.node), because
+// Validate and snapshot count every pod on a node that this namespace's
+// optimus does not manage, and another test's pods are such pods.
+func setupParallel(t *testing.T) *env { return setupParallelWith(t, testbed) }
+
+// setupParallelWith is setupParallel for the plan, jobs and nodes data gives.
+func setupParallelWith(t *testing.T, data func(*testing.T) (apply.Plan, map[string]executor.Job, []ktest.NodeSpec)) *env {
+	t.Helper()
+	t.Parallel()
+	suffix := fmt.Sprintf("-p%02d", privateNodeSets.Add(1))
+	e := setupWith(t, func(t *testing.T) (apply.Plan, map[string]executor.Job, []ktest.NodeSpec) {
+		plan, jobs, nodes := data(t)
+		plan = clonePlan(plan)
+		for i := range plan.Tasks {
+			plan.Tasks[i].Node += suffix
+		}
+		for i := range nodes {
+			nodes[i].Name += suffix
+		}
+		return plan, jobs, nodes
+	})
+	e.suffix = suffix
+	return e
+}
+
+// privateNodeSets numbers the parallel tests' node sets.
+var privateNodeSets atomic.Int32
+
+// node is the name the test's copy of the testbed's node name has.
+func (e *env) node(name string) string { return name + e.suffix }
 
 // setupWith is setup for the plan, jobs and nodes data gives.
 func setupWith(t *testing.T, data func(*testing.T) (apply.Plan, map[string]executor.Job, []ktest.NodeSpec)) *env {

@@ -16,8 +16,7 @@ import (
 )
 
 func TestTwoConcurrentAppliesExactlyOneProceeds(t *testing.T) {
-	t.Parallel()
-	e := setup(t)
+	e := setupParallel(t)
 	ctx := context.Background()
 	type outcome struct {
 		id   string

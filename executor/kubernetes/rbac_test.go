@@ -85,8 +85,7 @@ func must(t *testing.T, err error) {
 }
 
 func TestUnprivilegedTokenFailsClearlyAndWritesNothing(t *testing.T) {
-	t.Parallel()
-	e := setup(t)
+	e := setupParallel(t)
 	ctx := context.Background()
 	x, c := e.executor(ktest.UserToken, nil)
 	// As optimus apply runs: the first read is refused.
@@ -131,8 +130,7 @@ func TestUnprivilegedTokenFailsClearlyAndWritesNothing(t *testing.T) {
 }
 
 func TestPartialRightsFailBeforeAnyWrite(t *testing.T) {
-	t.Parallel()
-	e := setup(t)
+	e := setupParallel(t)
 	ctx := context.Background()
 	// A user who may read pods and nodes and create pods, but not delete or
 	// take the Lease: the access check refuses before the first write.

@@ -14,8 +14,7 @@ import (
 
 // Bad plans are refused before any write, with the first problem named.
 func TestValidateRefusesBadPlansBeforeAnyWrite(t *testing.T) {
-	t.Parallel()
-	e := setup(t)
+	e := setupParallel(t)
 	ctx := context.Background()
 	// A cordoned node of this test's own (the spare gpu-07 is the other
 	// tests' room for moves).
@@ -50,7 +49,7 @@ func TestValidateRefusesBadPlansBeforeAnyWrite(t *testing.T) {
 		{"unknown node", first(e.plan.Tasks, func(t *executor.Task) { t.Node = "gpu-99" }), e.jobs, `node "gpu-99" is not in the cluster`},
 		{"no image", e.plan.Tasks, noImage, `job "dssm-a" has no image`},
 		{"over allocatable", first(e.plan.Tasks, func(t *executor.Task) { t.Resources["cpu"] = 40 }), e.jobs, "the plan's tasks use"},
-		{"fractional GPU", first(e.plan.Tasks, func(t *executor.Task) { t.Node, t.Resources["gpu"] = "gpu-07", 0.5 }), e.jobs, "Kubernetes allocates whole GPUs"},
+		{"fractional GPU", first(e.plan.Tasks, func(t *executor.Task) { t.Node, t.Resources["gpu"] = e.node("gpu-07"), 0.5 }), e.jobs, "Kubernetes allocates whole GPUs"},
 		{"cordoned node", first(e.plan.Tasks, func(t *executor.Task) { t.Node = "gpu-cordoned" }), e.jobs, `node "gpu-cordoned" is cordoned`},
 	}
 	for _, tc := range tests {

@@ -18,19 +18,18 @@ import (
 // A node vanishes between validation and apply: the jobs with a task there
 // fail, saying so, the others start; when the node comes back its pods run.
 func TestVanishedNode(t *testing.T) {
-	t.Parallel()
-	e := setup(t)
+	e := setupParallel(t)
 	ctx := context.Background()
 	// The plan's tasks on gpu-05 go to a node of this test's own, which it
 	// deletes (the other tests keep gpu-05).
 	const vanishing = "gpu-vanishing"
-	node := e.nodeNamed("gpu-05")
+	node := e.nodeNamed(e.node("gpu-05"))
 	node.Name = vanishing
 	ktest.AddNodes(t, e.admin, []ktest.NodeSpec{node})
 	t.Cleanup(func() { _ = e.admin.CoreV1().Nodes().Delete(context.Background(), vanishing, metav1.DeleteOptions{}) })
 	plan := clonePlan(e.plan)
 	for i := range plan.Tasks {
-		if plan.Tasks[i].Node == "gpu-05" {
+		if plan.Tasks[i].Node == e.node("gpu-05") {
 			plan.Tasks[i].Node = vanishing
 		}
 	}
