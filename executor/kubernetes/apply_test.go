@@ -393,7 +393,7 @@ func TestQuotaRejectsOnePodThenConverges(t *testing.T) {
 		want := executor.OutcomeDone
 		if r.Change.Job.Job == "vgg16-b" {
 			want = executor.OutcomeFailed
-			for _, s := range []string{"created 0 of 8", "vgg16-b-worker-0: create on "+e.node("gpu-06")+" rejected", "exceeded quota", "rolled back"} {
+			for _, s := range []string{"created 0 of 8", "vgg16-b-worker-0: create on " + e.node("gpu-06") + " rejected", "exceeded quota", "rolled back"} {
 				if !strings.Contains(r.Message, s) {
 					t.Errorf("vgg16-b message lacks %q: %s", s, r.Message)
 				}
