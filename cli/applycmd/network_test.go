@@ -9,8 +9,8 @@ import (
 )
 
 // An API server that accepts the connection and never answers: apply gives
-// up within --timeout on its first request (listing the nodes to validate
-// the plan), exit 1, writing nothing; snapshot too.
+// up within --timeout on its first request (looking up the namespace before
+// validating the plan), exit 1, writing nothing; snapshot too.
 func TestKubernetesSilentServerTimesOut(t *testing.T) {
 	dir := testbedPlan(t)
 	addr, kubeconfig := ktest.SilentServer(t)
@@ -23,7 +23,7 @@ func TestKubernetesSilentServerTimesOut(t *testing.T) {
 		code, _, stderr := optimus.Run(t, nil, args...)
 		took := time.Since(start)
 		want := "optimus: kubernetes: the API server http://" + addr + " did not answer in time (--timeout; raise it if the server is only slow): "
-		if code != 1 || !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, "(list nodes in namespace training)") {
+		if code != 1 || !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, "(get namespaces (cluster-wide) in namespace training)") {
 			t.Errorf("%s: exit %d, stderr %q; want 1 and %q", args[0], code, stderr, want)
 		}
 		if took > 15*time.Second {

@@ -12,10 +12,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// FakeLister is an API server that answers only the two lists optimus
-// snapshot reads, nodes and the pods of any namespace, with the objects
-// given, whatever they hold (a hostile or broken cluster: a node listed
-// twice, two pods claiming one task); everything else is 404. It returns a
+// FakeLister is an API server that answers only what optimus snapshot
+// reads: the namespace (any name exists), the nodes, and the pods of any
+// namespace or of all (the given pods, for the foreign-pod count too), with
+// the objects given, whatever they hold (a hostile or broken cluster: a
+// node listed twice, two pods claiming one task); everything else is 404. It returns a
 // kubeconfig file for it (namespace "training"). No binaries needed.
 func FakeLister(t testing.TB, nodes []corev1.Node, pods []corev1.Pod) (kubeconfig string) {
 	t.Helper()
@@ -31,6 +32,11 @@ func FakeLister(t testing.TB, nodes []corev1.Node, pods []corev1.Pod) (kubeconfi
 		var body []byte
 		switch {
 		case r.Method != http.MethodGet:
+		case r.URL.Path == "/api/v1/pods":
+			body = append([]byte(`{"kind":"PodList","apiVersion":"v1",`), podList[1:]...)
+		case strings.HasPrefix(r.URL.Path, "/api/v1/namespaces/") && !strings.Contains(strings.TrimPrefix(r.URL.Path, "/api/v1/namespaces/"), "/"):
+			name, _ := json.Marshal(strings.TrimPrefix(r.URL.Path, "/api/v1/namespaces/"))
+			body = []byte(`{"kind":"Namespace","apiVersion":"v1","metadata":{"name":` + string(name) + `}}`)
 		case r.URL.Path == "/api/v1/nodes":
 			body = append([]byte(`{"kind":"NodeList","apiVersion":"v1",`), nodeList[1:]...)
 		case strings.HasPrefix(r.URL.Path, "/api/v1/namespaces/") && strings.HasSuffix(r.URL.Path, "/pods"):
