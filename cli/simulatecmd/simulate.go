@@ -127,6 +127,8 @@ sim_comparison, sim_jobs, sim_allocations and sim_utilisation there as Parquet.`
 	f.Float64Var(&opts.Sim.StartCost, "start-cost", opts.Sim.StartCost, "seconds a job's first start takes before it trains (Pollux's simulator: its restart delay, 30)")
 	f.Float64Var(&opts.Sim.SRTFWeight, "srtf-weight", opts.Sim.SRTFWeight, "optimus policy: weight each job's remaining time by (mean T1 / its T1)^`A`, T1 its remaining time on one worker, so the greedy favours short jobs (0: the paper's Optimus)")
 	f.StringVar(&opts.OracleRemaining, "oracle-remaining", "truth", "with --pollux and oracle knowledge, the remaining steps the scheduler is told: truth, or pollux (as Pollux's Optimus+Oracle estimates them: the iteration column by whole epochs)")
+	f.IntVar(&opts.Sim.PolluxGenerations, "pollux-generations", 0, "generations of the pollux policy's allocation search (0: Pollux's 100)")
+	f.BoolVar(&opts.Sim.PolluxNoAvoidance, "pollux-no-avoidance", false, "let the pollux policy put several multi-node jobs on one node (Pollux avoids their interference: one a node)")
 	f.StringVar(&opts.TiresiasOrder, "tiresias-order", "arrival", "order within a lower Tiresias queue: arrival, or demotion (when each job reached it, as Pollux's simulator)")
 	f.StringSliceVar(&opts.PolluxDepartures, "pollux-depart", nil, "with --pollux, modelling choices of Pollux's simulator to depart from, to measure each: "+strings.Join(polluxDepartureNames, ", "))
 	f.IntVar(&opts.Sim.ProfileRuns, "profile-runs", opts.Sim.ProfileRuns, "profiling runs at a job's arrival (not with --oracle)")
