@@ -273,7 +273,7 @@ func (s *sim) schedulePollux(active []*jobRun) (*plan, error) {
 		}
 		age := s.roundAt - j.job.Arrival
 		factor := 1.0
-		if age+delay > 0 {
+		if age+delay > 0 && !s.cfg.PolluxNoRestartPenalty {
 			factor = math.Max(age-float64(j.restarts)*delay, 0) / (age + delay)
 		}
 		prob.Jobs = append(prob.Jobs, goodput.AllocJob{Speedup: sp.At, Demand: j.job.Worker, MaxReplicas: a.maxReplicas(),

@@ -148,6 +148,9 @@ type Config struct {
 	// PolluxNoAvoidance lets the pollux policy put several multi-node
 	// jobs on one node (Pollux keeps one, to avoid interference).
 	PolluxNoAvoidance bool
+	// PolluxNoRestartPenalty drops the pollux policy's restart penalty:
+	// a change of allocation costs a job nothing in its search.
+	PolluxNoRestartPenalty bool
 	// TiresiasDemotionOrder orders the jobs of a lower Tiresias queue by
 	// when they reached it (at a round; ties by arrival) rather than by
 	// arrival, as Pollux's simulator appends a demoted job to its queue.

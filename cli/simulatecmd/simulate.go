@@ -129,6 +129,7 @@ sim_comparison, sim_jobs, sim_allocations and sim_utilisation there as Parquet.`
 	f.StringVar(&opts.OracleRemaining, "oracle-remaining", "truth", "with --pollux and oracle knowledge, the remaining steps the scheduler is told: truth, or pollux (as Pollux's Optimus+Oracle estimates them: the iteration column by whole epochs)")
 	f.IntVar(&opts.Sim.PolluxGenerations, "pollux-generations", 0, "generations of the pollux policy's allocation search (0: Pollux's 100)")
 	f.BoolVar(&opts.Sim.PolluxNoAvoidance, "pollux-no-avoidance", false, "let the pollux policy put several multi-node jobs on one node (Pollux avoids their interference: one a node)")
+	f.BoolVar(&opts.Sim.PolluxNoRestartPenalty, "pollux-no-restart-penalty", false, "drop the pollux policy's restart penalty (Pollux: a changed allocation counts the share of a job's age its restarts lose)")
 	f.StringVar(&opts.TiresiasOrder, "tiresias-order", "arrival", "order within a lower Tiresias queue: arrival, or demotion (when each job reached it, as Pollux's simulator)")
 	f.StringSliceVar(&opts.PolluxDepartures, "pollux-depart", nil, "with --pollux, modelling choices of Pollux's simulator to depart from, to measure each: "+strings.Join(polluxDepartureNames, ", "))
 	f.IntVar(&opts.Sim.ProfileRuns, "profile-runs", opts.Sim.ProfileRuns, "profiling runs at a job's arrival (not with --oracle)")
