@@ -147,6 +147,8 @@ func check(in *Input, cfg *Config) error {
 			return fmt.Errorf("job %q: the placed profile of model %q has no step times", j.Name, j.Model)
 		case p.Kind == KindMeasured && j.Mode == fit.AllReduce:
 			return fmt.Errorf("job %q: mode allreduce: a measured profile holds parameter-server measurements (model %q)", j.Name, j.Model)
+		case solve.LookupPolicy(cfg.Solve.Policy).AdaptsBatch && p.Adaptive == nil:
+			return fmt.Errorf("job %q: policy %s adapts batch sizes, and the profile of model %q does not let them adapt (Pollux's workloads do: --pollux)", j.Name, cfg.Solve.Policy, j.Model)
 		case p.Kind == KindPlaced && j.Mode != fit.AllReduce:
 			return fmt.Errorf("job %q: mode %q: a placed profile is for allreduce jobs", j.Name, j.Mode)
 		case !slices.Contains(fit.Modes, j.Mode):
