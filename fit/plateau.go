@@ -1,0 +1,143 @@
+package fit
+
+import "math"
+
+// Step drops and plateaus: what a log says about a step learning-rate
+// schedule. A step schedule holds the loss flat between cuts, so a log
+// observed in the middle of a plateau meets the convergence rule although
+// the next cut will drop it again. Whether the schedule is over is not in
+// the plateau itself; it is in the job's own history (has it dropped in
+// steps before?) and in its family's finished runs (did their plateaus end
+// in drops?).
+
+// dropSpan is the span, in epochs, over which a learning-rate cut's drop is
+// measured: a cut takes effect within an epoch or two.
+const dropSpan = 3
+
+// StepDrops returns the epochs (1-based, each the end of its drop) at
+// which a per-epoch log y (lower is better, gaps filled) dropped in a step:
+// its non-increasing smoothing (Isotonic) fell over dropSpan epochs by more
+// than 1.5 times the rule's threshold (relative to its first value), and by
+// more than four times what the trend of the window before would give over
+// dropSpan epochs. A 1/k-shaped fall only slows down, so it has none;
+// noise on a plateau falls short of the threshold once smoothed.
+func StepDrops(y []float64, rule Rule) []int {
+	w := max(rule.Window, dropSpan)
+	if len(y) < w+dropSpan+1 {
+		return nil
+	}
+	s := Isotonic(y)
+	scale := math.Abs(s[0])
+	if scale == 0 {
+		return nil
+	}
+	var drops []int
+	for i := w + dropSpan; i < len(s); i++ {
+		d := (s[i-dropSpan] - s[i]) / scale
+		trend := (s[i-dropSpan-w] - s[i-dropSpan]) / scale * dropSpan / float64(w)
+		if d > 1.5*rule.Threshold && d > 4*trend {
+			if n := len(drops); n > 0 && i+1-drops[n-1] <= dropSpan {
+				drops[n-1] = i + 1 // the same drop, still falling
+				continue
+			}
+			drops = append(drops, i+1)
+		}
+	}
+	return drops
+}
+
+// Isotonic is the least-squares non-increasing fit to y, by the
+// pool-adjacent-violators algorithm.
+func Isotonic(y []float64) []float64 {
+	type block struct {
+		sum  float64
+		n    int
+		mean float64
+	}
+	var blocks []block
+	for _, v := range y {
+		blocks = append(blocks, block{v, 1, v})
+		for len(blocks) > 1 && blocks[len(blocks)-2].mean < blocks[len(blocks)-1].mean {
+			a, b := blocks[len(blocks)-2], blocks[len(blocks)-1]
+			m := block{a.sum + b.sum, a.n + b.n, 0}
+			m.mean = m.sum / float64(m.n)
+			blocks = append(blocks[:len(blocks)-2], m)
+		}
+	}
+	out := make([]float64, 0, len(y))
+	for _, b := range blocks {
+		for i := 0; i < b.n; i++ {
+			out = append(out, b.mean)
+		}
+	}
+	return out
+}
+
+// Schedule is what is known of whether a job's learning-rate schedule
+// still holds a drop in store. The zero value knows nothing and changes
+// nothing: Blend then predicts as before.
+type Schedule struct {
+	// Observed is the epochs the job has run (0: unknown, the rule is off).
+	Observed int
+	// Drops are the epochs of the job's own step drops (StepDrops).
+	Drops []int
+	// FamilyRuns and FamilyStepped count the family's finished runs and
+	// those of them whose logs dropped in steps; FamilyAfterDrop is, for
+	// each stepped run, its convergence epoch over its last drop's epoch
+	// (how far past its last cut a run of the family converged).
+	FamilyRuns, FamilyStepped int
+	// Noise is the observation noise of the log in the fit's normalised
+	// units (the fit's RMSE); Spacing the epochs between its points.
+	Noise, Spacing float64
+}
+
+// continuation is the probability that a job on a plateau has a drop to
+// come: half when nothing is known (the honest answer to an ambiguous
+// plateau); from the family's share of stepped runs (with one pseudo-run
+// at a half) when it has finished runs; and at least a half when the job
+// has itself dropped in steps: its schedule is a step schedule, and only
+// its last cut ends it.
+func (s Schedule) continuation() float64 {
+	q := (float64(s.FamilyStepped) + 0.5) / float64(s.FamilyRuns+1)
+	if len(s.Drops) > 0 {
+		q = math.Max(q, 0.5)
+	}
+	return q
+}
+
+// nextDrop is the range of epochs in which the next cut is likely: one
+// gap between the job's own last two drops past the last one (a periodic
+// schedule) when it has two; else, with one drop at d, up to d past the
+// observed epoch (cuts at shares of a budget come at least as far apart as
+// the first came after the start); without any, between the observed
+// epoch and twice it (scale-free ignorance, as the evidence floor's).
+func (s Schedule) nextDrop() (lo, hi float64) {
+	obs := float64(s.Observed)
+	switch n := len(s.Drops); {
+	case n >= 2:
+		gap := float64(s.Drops[n-1] - s.Drops[n-2])
+		next := float64(s.Drops[n-1]) + gap
+		for next <= obs {
+			next += gap
+		}
+		return math.Max(obs, next-0.25*gap), next + 0.25*gap
+	case n == 1:
+		return obs, obs + float64(s.Drops[0])
+	}
+	return obs, 2 * obs
+}
+
+// minHalfWidth is the least half-width of an interval for a job still
+// training: the log's point spacing (the rule cannot place convergence
+// between two points) and the epochs over which the observation noise,
+// averaged over a window, is as large as the rule's threshold fall per
+// epoch (a noisier log cannot tell neighbouring epochs apart); at least
+// one epoch.
+func (s Schedule) minHalfWidth(rule Rule) int {
+	h := math.Max(1, s.Spacing)
+	if s.Noise > 0 && rule.Threshold > 0 && rule.Window > 0 {
+		perEpoch := rule.Threshold / float64(rule.Window)
+		h = math.Max(h, s.Noise/math.Sqrt(float64(rule.Window))/perEpoch)
+	}
+	return int(math.Ceil(math.Min(h, float64(rule.Window))))
+}
