@@ -173,7 +173,7 @@ func affineSSE(obs, m []float64, lambda float64) (float64, bool) {
 // how many of the finished curves dropped in steps, the fit's noise and the
 // log's point spacing.
 func scheduleEvidence(c Curve, observed int, f fit.LossFit, members []familyMember, rule fit.Rule) fit.Schedule {
-	s := fit.Schedule{Observed: observed, Noise: f.RMSE, Spacing: 1}
+	s := fit.Schedule{Observed: observed, Noise: f.RMSE, Spacing: 1, DropsKnown: true, StepShaped: fit.StepShapedFit(f)}
 	if y := filled(complemented(c.Values[:observed], c.HigherIsBetter)); y != nil {
 		s.Drops = fit.StepDrops(y, rule)
 	}

@@ -79,8 +79,15 @@ func Isotonic(y []float64) []float64 {
 type Schedule struct {
 	// Observed is the epochs the job has run (0: unknown, the rule is off).
 	Observed int
-	// Drops are the epochs of the job's own step drops (StepDrops).
-	Drops []int
+	// Drops are the epochs of the job's own step drops (StepDrops), when
+	// DropsKnown (the log itself was seen, as eval convergence sees it).
+	Drops      []int
+	DropsKnown bool
+	// StepShaped: the job's fit says its log is not 1/k-shaped the way a
+	// step schedule's is not (residual autocorrelation at least 0.5, or
+	// a poor fit). predict, which has the models table and not the log,
+	// knows the job's history only this way.
+	StepShaped bool
 	// FamilyRuns and FamilyStepped count the family's finished runs and
 	// those of them whose logs dropped in steps; FamilyAfterDrop is, for
 	// each stepped run, its convergence epoch over its last drop's epoch
@@ -94,15 +101,24 @@ type Schedule struct {
 // continuation is the probability that a job on a plateau has a drop to
 // come: half when nothing is known (the honest answer to an ambiguous
 // plateau); from the family's share of stepped runs (with one pseudo-run
-// at a half) when it has finished runs; and at least a half when the job
-// has itself dropped in steps: its schedule is a step schedule, and only
-// its last cut ends it.
+// at a half) when it has finished runs; and at least a half when the job's
+// own history is stepped (its drops, or its fit's shape): its schedule is
+// a step schedule, and only its last cut ends it.
 func (s Schedule) continuation() float64 {
 	q := (float64(s.FamilyStepped) + 0.5) / float64(s.FamilyRuns+1)
-	if len(s.Drops) > 0 {
+	if s.stepped() {
 		q = math.Max(q, 0.5)
 	}
 	return q
+}
+
+// stepped says whether the job's own history shows a step schedule.
+func (s Schedule) stepped() bool { return len(s.Drops) > 0 || s.StepShaped }
+
+// StepShapedFit says whether a fit's residuals say its log is not
+// 1/k-shaped the way a step schedule's is not (Schedule.StepShaped).
+func StepShapedFit(f LossFit) bool {
+	return f.Quality == QualityPoor || f.Autocorr >= 0.5
 }
 
 // nextDrop is the range of epochs in which the next cut is likely: one

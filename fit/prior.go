@@ -236,11 +236,14 @@ func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPri
 	sch := ev.Schedule
 	nowP10 := math.Inf(1) // the plateau's "converged now" keeps its lower end
 	onPlateau := sch.Observed > 0 && sch.Observed < hi && ev.Floor <= sch.Observed
-	if onPlateau && (wq(0.9) <= float64(sch.Observed+rule.Window) || len(sch.Drops) > 0) {
-		// The log is flat by the rule, with budget left, and the
-		// prediction says converged about now, or the job has dropped
-		// in steps before: a plateau, which a step schedule's next cut
-		// would end. Unless the evidence says the schedule is over, the
+	convergedNow := wq(0.9) <= float64(sch.Observed+rule.Window)
+	if onPlateau && (len(sch.Drops) > 0 || convergedNow && (sch.StepShaped || sch.DropsKnown)) {
+		// The log is flat by the rule (or not known), with budget left,
+		// and the job has dropped in steps before, or the prediction
+		// says converged about now while the job's history is
+		// step-shaped or known: a plateau, which a step schedule's next
+		// cut would end. (Without the log, predict takes a fit that
+		// follows the log as 1/k, flat end and all, at its word.) Unless the evidence says the schedule is over, the
 		// prediction covers both outcomes: of the mixture's mass before
 		// a window past the next likely cut, a share 1 - q stays
 		// (converged now) and q moves to a window after the cut (uniform
