@@ -14,34 +14,56 @@ import "math"
 // measured: a cut takes effect within an epoch or two.
 const dropSpan = 3
 
-// StepDrops returns the epochs (1-based, each the end of its drop) at
-// which a per-epoch log y (lower is better, gaps filled) dropped in a step:
-// its non-increasing smoothing (Isotonic) fell over dropSpan epochs by more
-// than 1.5 times the rule's threshold (relative to its first value), and by
-// more than four times what the trend of the window before would give over
-// dropSpan epochs. A 1/k-shaped fall only slows down, so it has none;
-// noise on a plateau falls short of the threshold once smoothed.
+// dropLevel is the number of points averaged on either side of a drop to
+// tell its levels apart from noise.
+const dropLevel = 8
+
+// StepDrops returns the epochs (1-based, each the first epoch after its
+// drop) at which a per-epoch log y (lower is better, gaps filled) dropped
+// in a step: the mean of the dropLevel values after fell below the mean of
+// the dropLevel values that end dropSpan epochs earlier by more than twice
+// what the trend of the window before would give over the same distance,
+// and by more than that trend plus 2.5 times the rule's threshold
+// (relative to the log's start, its largest first value). A 1/k-shaped fall only slows down,
+// so it has none; averaging keeps noise of a few percent short of the
+// margin. A drop in the last dropLevel epochs is not yet seen.
 func StepDrops(y []float64, rule Rule) []int {
 	w := max(rule.Window, dropSpan)
-	if len(y) < w+dropSpan+1 {
+	if len(y) < w+dropSpan+2*dropLevel {
 		return nil
 	}
-	s := Isotonic(y)
-	scale := math.Abs(s[0])
-	if scale == 0 {
-		return nil
-	}
-	var drops []int
-	for i := w + dropSpan; i < len(s); i++ {
-		d := (s[i-dropSpan] - s[i]) / scale
-		trend := (s[i-dropSpan-w] - s[i-dropSpan]) / scale * dropSpan / float64(w)
-		if d > 1.5*rule.Threshold && d > 4*trend {
-			if n := len(drops); n > 0 && i+1-drops[n-1] <= dropSpan {
-				drops[n-1] = i + 1 // the same drop, still falling
-				continue
-			}
-			drops = append(drops, i+1)
+	mean := func(a, b int) float64 {
+		m := 0.0
+		for _, v := range y[a:b] {
+			m += v
 		}
+		return m / float64(b-a)
+	}
+	scale := 0.0 // the log's start: the largest of its first values
+	for _, v := range y[:dropLevel] {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	if scale == 0 || math.IsNaN(scale) {
+		return nil
+	}
+	gap := float64(dropSpan + dropLevel)
+	var drops []int
+	best := 0.0
+	for i := w + dropSpan + dropLevel; i+dropLevel <= len(y); i++ {
+		before := mean(i-dropSpan-dropLevel, i-dropSpan)
+		earlier := mean(i-dropSpan-dropLevel-w, i-dropSpan-w)
+		d := (before - mean(i, i+dropLevel)) / scale
+		trend := (earlier - before) / scale * gap / float64(w)
+		if !(d > trend+2.5*rule.Threshold && d > 2*trend) {
+			continue
+		}
+		if n := len(drops); n > 0 && i+1-drops[n-1] <= int(gap) {
+			if d > best { // the same drop: keep where it is largest
+				drops[n-1], best = i+1, d
+			}
+			continue
+		}
+		drops, best = append(drops, i+1), d
 	}
 	return drops
 }

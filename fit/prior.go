@@ -280,6 +280,7 @@ func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPri
 		h := sch.minHalfWidth(rule)
 		b.P10 = max(min(b.P10, b.P50-h), min(ev.Floor, b.P10), lo)
 		b.P90 = min(max(b.P90, b.P50+h, b.P10+2*h), hi)
+		b.P10 = max(min(b.P10, b.P90-2*h), min(ev.Floor, b.P10), lo)
 	}
 	return b
 }
