@@ -330,7 +330,7 @@ func ConvergenceWith(curves []Curve, fractions []float64, rule fit.Rule, opt fit
 				out = append(out, r)
 				continue
 			}
-			ev := fit.Evidence{Floor: Floor(c.Values[:r.Observed], c.HigherIsBetter, rule), Schedule: scheduleEvidence(c, r.Observed, f, members, rule)}
+			ev := fit.Evidence{Floor: Floor(c.Values[:r.Observed], c.HigherIsBetter, rule), Schedule: scheduleEvidence(c, r.Observed, f, members, cfg.OtherFamilies, rule)}
 			var prior fit.FamilyPrior
 			if len(members) > 0 {
 				if obs := filled(complemented(c.Values[:r.Observed], c.HigherIsBetter)); obs != nil {

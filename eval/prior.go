@@ -170,9 +170,9 @@ func affineSSE(obs, m []float64, lambda float64) (float64, bool) {
 
 // scheduleEvidence is what a curve's first epochs and its prior's finished
 // curves say of a step schedule (fit.Schedule): the curve's own step drops,
-// how many of the finished curves dropped in steps, the fit's noise and the
+// how many times each finished curve dropped in steps, the fit's noise and the
 // log's point spacing.
-func scheduleEvidence(c Curve, observed int, f fit.LossFit, members []familyMember, rule fit.Rule) fit.Schedule {
+func scheduleEvidence(c Curve, observed int, f fit.LossFit, members []familyMember, crossFamily bool, rule fit.Rule) fit.Schedule {
 	s := fit.Schedule{Observed: observed, Noise: f.RMSE, Spacing: 1, DropsKnown: true, StepShaped: fit.StepShapedFit(f)}
 	if y := filled(complemented(c.Values[:observed], c.HigherIsBetter)); y != nil {
 		s.Drops = fit.StepDrops(y, rule)
@@ -186,11 +186,14 @@ func scheduleEvidence(c Curve, observed int, f fit.LossFit, members []familyMemb
 	if logged > 0 {
 		s.Spacing = float64(observed) / float64(logged)
 	}
+	if crossFamily {
+		// Other families' cuts say nothing of this job's recipe (as
+		// their curves' record says of its convergence): the plateau
+		// stays ambiguous.
+		return s
+	}
 	for _, m := range members {
-		s.FamilyRuns++
-		if len(fit.StepDrops(m.y, rule)) > 0 {
-			s.FamilyStepped++
-		}
+		s.FamilyDrops = append(s.FamilyDrops, len(fit.StepDrops(m.y, rule)))
 	}
 	return s
 }

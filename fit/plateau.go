@@ -110,25 +110,40 @@ type Schedule struct {
 	// a poor fit). predict, which has the models table and not the log,
 	// knows the job's history only this way.
 	StepShaped bool
-	// FamilyRuns and FamilyStepped count the family's finished runs and
-	// those of them whose logs dropped in steps; FamilyAfterDrop is, for
-	// each stepped run, its convergence epoch over its last drop's epoch
-	// (how far past its last cut a run of the family converged).
-	FamilyRuns, FamilyStepped int
+	// FamilyDrops is, for each of the family's finished runs, the number
+	// of step drops in its log (nil: no finished run is known).
+	FamilyDrops []int
 	// Noise is the observation noise of the log in the fit's normalised
 	// units (the fit's RMSE); Spacing the epochs between its points.
 	Noise, Spacing float64
 }
 
-// continuation is the probability that a job on a plateau has a drop to
-// come: half when nothing is known (the honest answer to an ambiguous
-// plateau); from the family's share of stepped runs (with one pseudo-run
-// at a half) when it has finished runs; and at least a half when the job's
-// own history is stepped (its drops, or its fit's shape): its schedule is
-// a step schedule, and only its last cut ends it.
+// continuation is the probability that a job on a plateau, after the n
+// drops of its own log, has another drop to come: of the family's finished
+// runs with at least n drops, the share that had more (with one pseudo-run
+// at a half); a half when no finished run had as many (they do not know
+// this recipe) or none is known, which is the honest answer to an
+// ambiguous plateau. A step-shaped fit without known drops counts as n = 0
+// with a drop to come at least as likely as not.
 func (s Schedule) continuation() float64 {
-	q := (float64(s.FamilyStepped) + 0.5) / float64(s.FamilyRuns+1)
-	if s.stepped() {
+	if len(s.FamilyDrops) == 0 {
+		return 0.5
+	}
+	n := len(s.Drops)
+	atLeast, more := 0, 0
+	for _, d := range s.FamilyDrops {
+		if d >= n {
+			atLeast++
+		}
+		if d > n {
+			more++
+		}
+	}
+	if atLeast == 0 {
+		return 0.5 // no finished run had as many cuts: they cannot tell
+	}
+	q := (float64(more) + 0.5) / float64(atLeast+1)
+	if s.StepShaped && !s.DropsKnown {
 		q = math.Max(q, 0.5)
 	}
 	return q

@@ -95,7 +95,7 @@ func TestBlendPlateau(t *testing.T) {
 	}{
 		{"one drop at 30", Schedule{Observed: 45, Drops: []int{30}, DropsKnown: true}, 45, 75},
 		{"drops at 30 and 60, periodic", Schedule{Observed: 70, Drops: []int{30, 60}, DropsKnown: true}, 70, 95},
-		{"no drop, family stepped", Schedule{Observed: 45, DropsKnown: true, FamilyRuns: 6, FamilyStepped: 6}, 45, 70},
+		{"no drop, family stepped", Schedule{Observed: 45, DropsKnown: true, FamilyDrops: []int{2, 2, 3, 2, 2, 3}}, 45, 70},
 		{"nothing known but the log", Schedule{Observed: 45, DropsKnown: true}, 45, 60},
 		{"step-shaped fit (predict)", Schedule{Observed: 45, StepShaped: true}, 45, 60},
 	}
@@ -108,13 +108,19 @@ func TestBlendPlateau(t *testing.T) {
 	}
 	// A family none of whose finished runs dropped in steps says the
 	// plateau is the end: the median stays at now.
-	flat := Blend(now, true, QualityGood, FamilyPrior{}, Evidence{Floor: 35, Schedule: Schedule{Observed: 45, DropsKnown: true, FamilyRuns: 9}}, rule)
+	flat := Blend(now, true, QualityGood, FamilyPrior{}, Evidence{Floor: 35, Schedule: Schedule{Observed: 45, DropsKnown: true, FamilyDrops: make([]int, 9)}}, rule)
 	if flat.P50 > 45 {
 		t.Errorf("family without steps: %+v; want the median at now", flat)
 	}
 	// A 1/k fit in predict (no log, not step-shaped) is taken at its word.
 	if b := Blend(now, true, QualityGood, FamilyPrior{}, Evidence{Schedule: Schedule{Observed: 45}}, rule); b.Plateau || b.P50 != 40 {
 		t.Errorf("1/k fit without the log: %+v", b)
+	}
+	// A job that has had as many cuts as its family's runs had is past
+	// its schedule: the median stays at now.
+	over := Blend(now, true, QualityGood, FamilyPrior{}, Evidence{Floor: 35, Schedule: Schedule{Observed: 80, Drops: []int{30, 60}, DropsKnown: true, FamilyDrops: []int{2, 2, 2, 2}}}, rule)
+	if over.P50 > 80 || over.P90 <= over.P50 {
+		t.Errorf("as many cuts as the family had: %+v; want the median at now", over)
 	}
 	if b := Blend(now, true, QualityGood, FamilyPrior{}, Evidence{}, rule); b.P10 != 40 || b.P90 != 40 {
 		t.Errorf("without evidence: %+v, want the fit's 40/40/40", b)
