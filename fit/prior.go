@@ -132,7 +132,10 @@ type Blended struct {
 // when its whole interval lies before the floor, only what the log says:
 // spread from the floor to twice the floor. Quantiles are clamped to the
 // rule's window and cap. A declared schedule's end sets the prediction:
-// the job stops there.
+// the job stops there. With ev.Schedule (see Schedule) a prediction of
+// convergence on a plateau with budget left also covers a window after the
+// next likely cut, and a job still training gets at least the interval its
+// log's spacing and noise allow.
 func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPrior, ev Evidence, rule Rule) Blended {
 	var b Blended
 	if ev.ScheduleEnd > 0 {
