@@ -113,6 +113,9 @@ func knowledgeName(oracle bool) string {
 func BenchmarkSimulateTestbed(b *testing.B) {
 	in := simInput(b, func() ([]datasets.Named, error) { return datasets.SimTestbed(1) })
 	for _, p := range solve.Policies {
+		if solve.LookupPolicy(p).AdaptsBatch {
+			continue // the testbed's PS jobs have no adaptive profile (pollux runs --pollux's)
+		}
 		for _, oracle := range []bool{false, true} {
 			b.Run(fmt.Sprintf("policy=%s/%s", p, knowledgeName(oracle)), func(b *testing.B) { benchRun(b, in, p, oracle) })
 		}

@@ -412,23 +412,29 @@ func (p *PolluxProfile) StepTime(perNode []int, batch float64) float64 {
 		accum = max(accum, 2)
 	}
 	local = math.Ceil(local/accum - 1e-8)
-	var step, sync float64
+	step, sync := p.Throughput(perNode, local)
+	return step + (accum-1)*(step-sync)
+}
+
+// Throughput is the step and synchronisation time, in seconds, of one step
+// of a micro-batch of atomic examples on each GPU of a placement (GPUs per
+// node, zeros ignored), without accumulation: placements.csv's profile of
+// the placement interpolated over the micro-batch, else the interpolation
+// of the profiled groups StepTime describes (Pollux's get_throughput).
+func (p *PolluxProfile) Throughput(perNode []int, atomic float64) (step, sync float64) {
 	if steps, ok := p.Placements[placementID(perNode)]; ok {
-		step, sync = interpSteps(steps, local)
-	} else {
-		nodes := 0
-		for _, x := range perNode {
-			if x > 0 {
-				nodes++
-			}
-		}
-		if p.Departures.UnprofiledNearest {
-			step, sync = p.nearestSteps(nodes, w, local)
-		} else {
-			step, sync = p.groupSteps(nodes, w, local)
+		return interpSteps(steps, atomic)
+	}
+	nodes := 0
+	for _, x := range perNode {
+		if x > 0 {
+			nodes++
 		}
 	}
-	return step + (accum-1)*(step-sync)
+	if p.Departures.UnprofiledNearest {
+		return p.nearestSteps(nodes, sum(perNode), atomic)
+	}
+	return p.groupSteps(nodes, sum(perNode), atomic)
 }
 
 // nearestSteps are the steps of the profiled group nearest to (nodes,

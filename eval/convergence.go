@@ -81,6 +81,11 @@ type ConvergenceResult struct {
 	Floor        int
 	Contradicted bool
 	Scheduled    bool
+	// Plateau: the prediction said converged about now with budget left
+	// and was widened to the next likely learning-rate cut; Drops, the
+	// step drops seen in the observed log (see fit.Schedule).
+	Plateau bool
+	Drops   int
 
 	Fit fit.LossFit
 	Err string // why no prediction was made
@@ -223,32 +228,9 @@ func complementBase(values []float64, higherIsBetter bool) float64 {
 	return 1
 }
 
-// isotonicDecreasing is the least-squares non-increasing fit to y, by the
-// pool-adjacent-violators algorithm.
-func isotonicDecreasing(y []float64) []float64 {
-	type block struct {
-		sum  float64
-		n    int
-		mean float64
-	}
-	var blocks []block
-	for _, v := range y {
-		blocks = append(blocks, block{v, 1, v})
-		for len(blocks) > 1 && blocks[len(blocks)-2].mean < blocks[len(blocks)-1].mean {
-			a, b := blocks[len(blocks)-2], blocks[len(blocks)-1]
-			m := block{a.sum + b.sum, a.n + b.n, 0}
-			m.mean = m.sum / float64(m.n)
-			blocks = append(blocks[:len(blocks)-2], m)
-		}
-	}
-	out := make([]float64, 0, len(y))
-	for _, b := range blocks {
-		for i := 0; i < b.n; i++ {
-			out = append(out, b.mean)
-		}
-	}
-	return out
-}
+// isotonicDecreasing is the least-squares non-increasing fit to y
+// (fit.Isotonic).
+func isotonicDecreasing(y []float64) []float64 { return fit.Isotonic(y) }
 
 // NoWholeEpoch is the Err of a curve with no value: its log ends within its
 // first epoch.
@@ -348,7 +330,7 @@ func ConvergenceWith(curves []Curve, fractions []float64, rule fit.Rule, opt fit
 				out = append(out, r)
 				continue
 			}
-			ev := fit.Evidence{Floor: Floor(c.Values[:r.Observed], c.HigherIsBetter, rule)}
+			ev := fit.Evidence{Floor: Floor(c.Values[:r.Observed], c.HigherIsBetter, rule), Schedule: scheduleEvidence(c, r.Observed, f, members, cfg.OtherFamilies, rule)}
 			var prior fit.FamilyPrior
 			if len(members) > 0 {
 				if obs := filled(complemented(c.Values[:r.Observed], c.HigherIsBetter)); obs != nil {
@@ -374,6 +356,7 @@ func ConvergenceWith(curves []Curve, fractions []float64, rule fit.Rule, opt fit
 			}
 			r.P10, r.P50, r.P90 = b.P10, b.P50, b.P90
 			r.PriorWeight, r.Floor, r.Contradicted, r.Scheduled = b.PriorWeight, ev.Floor, b.Contradicted, b.Scheduled
+			r.Plateau, r.Drops = b.Plateau, len(ev.Schedule.Drops)
 			if fitted && r.P50 != p.P50 {
 				r.PredFinal = f.Value(f.Curve.At(float64(r.P50)))
 			}

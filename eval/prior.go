@@ -167,3 +167,33 @@ func affineSSE(obs, m []float64, lambda float64) (float64, bool) {
 	}
 	return sse, true
 }
+
+// scheduleEvidence is what a curve's first epochs and its prior's finished
+// curves say of a step schedule (fit.Schedule): the curve's own step drops,
+// how many times each finished curve dropped in steps, the fit's noise and the
+// log's point spacing.
+func scheduleEvidence(c Curve, observed int, f fit.LossFit, members []familyMember, crossFamily bool, rule fit.Rule) fit.Schedule {
+	s := fit.Schedule{Observed: observed, Noise: f.RMSE, Spacing: 1, DropsKnown: true, StepShaped: fit.StepShapedFit(f)}
+	if y := filled(complemented(c.Values[:observed], c.HigherIsBetter)); y != nil {
+		s.Drops = fit.StepDrops(y, rule)
+	}
+	logged := 0
+	for _, v := range c.Values[:observed] {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			logged++
+		}
+	}
+	if logged > 0 {
+		s.Spacing = float64(observed) / float64(logged)
+	}
+	if crossFamily {
+		// Other families' cuts say nothing of this job's recipe (as
+		// their curves' record says of its convergence): the plateau
+		// stays ambiguous.
+		return s
+	}
+	for _, m := range members {
+		s.FamilyDrops = append(s.FamilyDrops, len(fit.StepDrops(m.y, rule)))
+	}
+	return s
+}

@@ -88,6 +88,9 @@ type Evidence struct {
 	// ScheduleEnd is the epoch at which the job's declared learning-rate
 	// schedule ends (0 when none is declared): training stops there.
 	ScheduleEnd float64
+	// Schedule is what the job's and its family's logs say of a step
+	// schedule (its zero value changes nothing).
+	Schedule Schedule
 }
 
 // Prior weights by fit quality: how much a prediction leans on the family
@@ -110,6 +113,9 @@ type Blended struct {
 	Contradicted bool
 	// Scheduled: the declared schedule set the prediction.
 	Scheduled bool
+	// Plateau: the prediction said converged about now with budget left,
+	// and was widened to the next likely learning-rate cut (Schedule).
+	Plateau bool
 }
 
 // Blend combines a fit's prediction (fitted false when there is none) with
@@ -126,7 +132,10 @@ type Blended struct {
 // when its whole interval lies before the floor, only what the log says:
 // spread from the floor to twice the floor. Quantiles are clamped to the
 // rule's window and cap. A declared schedule's end sets the prediction:
-// the job stops there.
+// the job stops there. With ev.Schedule (see Schedule) a prediction of
+// convergence on a plateau with budget left also covers a window after the
+// next likely cut, and a job still training gets at least the interval its
+// log's spacing and noise allow.
 func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPrior, ev Evidence, rule Rule) Blended {
 	var b Blended
 	if ev.ScheduleEnd > 0 {
@@ -205,15 +214,18 @@ func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPri
 	}
 	b.PriorWeight = w
 	lo, hi := rule.Window, rule.Cap
-	slices.SortFunc(kept, func(a, c sample) int {
-		switch {
-		case a.epoch < c.epoch:
-			return -1
-		case a.epoch > c.epoch:
-			return 1
-		}
-		return 0
-	})
+	sortSamples := func() {
+		slices.SortFunc(kept, func(a, c sample) int {
+			switch {
+			case a.epoch < c.epoch:
+				return -1
+			case a.epoch > c.epoch:
+				return 1
+			}
+			return 0
+		})
+	}
+	sortSamples()
 	wq := func(q float64) float64 {
 		acc := 0.0
 		for _, x := range kept {
@@ -224,12 +236,55 @@ func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPri
 		}
 		return kept[len(kept)-1].epoch
 	}
+	sch := ev.Schedule
+	nowP10 := math.Inf(1) // the plateau's "converged now" keeps its lower end
+	onPlateau := sch.Observed > 0 && sch.Observed < hi && ev.Floor <= sch.Observed
+	convergedNow := wq(0.9) <= float64(sch.Observed+rule.Window)
+	if onPlateau && (len(sch.Drops) > 0 || convergedNow && (sch.StepShaped || sch.DropsKnown)) {
+		// The log is flat by the rule (or not known), with budget left,
+		// and the job has dropped in steps before, or the prediction
+		// says converged about now while the job's history is
+		// step-shaped or known: a plateau, which a step schedule's next
+		// cut would end. (Without the log, predict takes a fit that
+		// follows the log as 1/k, flat end and all, at its word.) Unless the evidence says the schedule is over, the
+		// prediction covers both outcomes: of the mixture's mass before
+		// a window past the next likely cut, a share 1 - q stays
+		// (converged now) and q moves to a window after the cut (uniform
+		// over its range); mass already past it stays where it is.
+		b.Plateau = true
+		nowP10 = math.Floor(wq(0.1))
+		q := sch.continuation()
+		dlo, dhi := sch.nextDrop()
+		dlo = math.Min(dlo+float64(rule.Window), float64(hi))
+		dhi = math.Min(math.Max(dhi+float64(rule.Window), dlo), float64(hi))
+		moved := 0.0
+		for i := range kept {
+			if kept[i].epoch < dlo {
+				moved += q * kept[i].weight
+				kept[i].weight *= 1 - q
+			}
+		}
+		for i := 0; i < n && moved > 0; i++ {
+			u := (float64(i) + 0.5) / n
+			kept = append(kept, sample{dlo + (dhi-dlo)*u, moved / n})
+		}
+		sortSamples()
+	}
 	clamp := func(v int) int { return max(lo, min(hi, v)) }
-	b.P10 = clamp(int(math.Floor(wq(0.1))))
+	b.P10 = clamp(int(math.Min(math.Floor(wq(0.1)), nowP10)))
 	b.P50 = clamp(int(math.Round(wq(0.5))))
 	b.P90 = clamp(int(math.Ceil(wq(0.9))))
 	b.P10 = max(b.P10, min(ev.Floor, hi))
 	b.P50, b.P90 = max(b.P50, b.P10), max(b.P90, b.P10)
+	if sch.Observed > 0 {
+		// A job still training is never predicted to the epoch: the
+		// interval spans at least the log's point spacing and what its
+		// noise leaves undecided on either side of the median.
+		h := sch.minHalfWidth(rule)
+		b.P10 = max(min(b.P10, b.P50-h), min(ev.Floor, b.P10), lo)
+		b.P90 = min(max(b.P90, b.P50+h, b.P10+2*h), hi)
+		b.P10 = max(min(b.P10, b.P90-2*h), min(ev.Floor, b.P10), lo)
+	}
 	return b
 }
 

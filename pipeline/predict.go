@@ -125,9 +125,9 @@ func Predict(jobs []JobState, models map[string]Model, rule fit.Rule, at []fit.C
 				prior.Epochs = append(prior.Epochs, total[k][1])
 			}
 		}
-		b := fit.Blend(preds[i], true, out[i].LossQuality, prior, fit.Evidence{}, rule)
+		b := fit.Blend(preds[i], true, out[i].LossQuality, prior, fit.Evidence{Schedule: trainingEvidence(j, models[j.Job])}, rule)
 		out[i].PriorWeight = b.PriorWeight
-		if b.PriorWeight > 0 {
+		if b.PriorWeight > 0 || b.Plateau || b.P10 != int(total[i][0]) || b.P90 != int(total[i][2]) {
 			total[i] = [3]float64{float64(b.P10), float64(b.P50), float64(b.P90)}
 		}
 	}
@@ -194,4 +194,17 @@ func Predict(jobs []JobState, models map[string]Model, rule fit.Rule, at []fit.C
 		}
 	}
 	return out, nil
+}
+
+// trainingEvidence is what predict knows of a job's schedule (fit.Schedule)
+// from the models table: the epochs it has run and its fit's noise, and,
+// whether its fit says the log is step-shaped. The models table keeps no
+// log, so neither the job's own step drops nor its family's are known: a
+// step-shaped job on a plateau gets an interval that covers a drop to come
+// (fit.Blend); a job whose fit follows its log as 1/k is taken at its word.
+func trainingEvidence(j JobState, m Model) fit.Schedule {
+	if j.EpochSteps <= 0 || j.ProgressSteps <= 0 || m.Loss == nil {
+		return fit.Schedule{}
+	}
+	return fit.Schedule{Observed: int(j.ProgressSteps / j.EpochSteps), Noise: m.Loss.RMSE, Spacing: 1, StepShaped: fit.StepShapedFit(*m.Loss)}
 }

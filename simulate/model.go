@@ -22,6 +22,7 @@ import (
 	"math"
 
 	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/goodput"
 	"github.com/optimus-sched/optimus/pipeline"
 	"github.com/optimus-sched/optimus/place"
 	"github.com/optimus-sched/optimus/solve"
@@ -61,6 +62,10 @@ type Profile struct {
 	Measured *MeasuredSpeed
 	// Placed is the true speed of a KindPlaced profile.
 	Placed *PlacedSpeed
+	// Adaptive, when not nil, lets the jobs of a KindPlaced profile train
+	// at a batch size of the policy's choice (a policy that AdaptsBatch:
+	// Pollux): what such a job needs of its profile.
+	Adaptive *AdaptiveProfile
 	// Loss is the true loss curve with k counted in epochs:
 	// l(e) = 1/(B0·e + B1) + B2.
 	Loss fit.Curve
@@ -137,6 +142,15 @@ type Config struct {
 	// instead of with place (see polluxPlace): all-reduce jobs of one GPU
 	// a worker on a GPU-only cluster only.
 	PolluxPlacement bool
+	// PolluxGenerations is the generations of the pollux policy's
+	// allocation search (0: goodput.DefaultGenerations, Pollux's 100).
+	PolluxGenerations int
+	// PolluxNoAvoidance lets the pollux policy put several multi-node
+	// jobs on one node (Pollux keeps one, to avoid interference).
+	PolluxNoAvoidance bool
+	// PolluxNoRestartPenalty drops the pollux policy's restart penalty:
+	// a change of allocation costs a job nothing in its search.
+	PolluxNoRestartPenalty bool
 	// TiresiasDemotionOrder orders the jobs of a lower Tiresias queue by
 	// when they reached it (at a round; ties by arrival) rather than by
 	// arrival, as Pollux's simulator appends a demoted job to its queue.
@@ -178,6 +192,9 @@ const (
 	MinInterval = 1.0
 	// MaxSRTFWeight bounds SRTFWeight (the weights are powers of it).
 	MaxSRTFWeight = 10.0
+	// MaxPolluxGenerations bounds PolluxGenerations (a round's search
+	// takes time in proportion).
+	MaxPolluxGenerations = 10000
 	// profileMaxTasks bounds the profiled configurations.
 	profileMaxTasks = 12
 )
@@ -231,6 +248,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--horizon %g: give a finite number of seconds > 0", c.Horizon)
 	case !(c.SRTFWeight >= 0 && c.SRTFWeight <= MaxSRTFWeight):
 		return fmt.Errorf("--srtf-weight %g: give a number in [0, %g]", c.SRTFWeight, MaxSRTFWeight)
+	case c.PolluxGenerations < 0 || c.PolluxGenerations > MaxPolluxGenerations:
+		return fmt.Errorf("--pollux-generations %d: give a number in [0, %d] (0: %d)", c.PolluxGenerations, MaxPolluxGenerations, goodput.DefaultGenerations)
 	case c.ProfileRuns < 0:
 		return fmt.Errorf("--profile-runs %d: give a number >= 0", c.ProfileRuns)
 	case c.LossPointsPerEpoch < 1:

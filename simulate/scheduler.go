@@ -28,6 +28,9 @@ type plan struct {
 // placement into the next state (pipeline.CurrentState). With Oracle the
 // fit and predict steps are replaced by the truth.
 func (s *sim) schedule(active []*jobRun) (*plan, error) {
+	if s.adaptsBatch {
+		return s.schedulePollux(active)
+	}
 	n := len(active)
 	pl := &plan{remaining: make([]float64, n), speed: make([]*fit.SpeedModel, n),
 		status: make([]string, n), reason: make([]string, n)}

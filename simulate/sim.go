@@ -7,9 +7,11 @@ import (
 	"slices"
 
 	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/goodput"
 	"github.com/optimus-sched/optimus/layout"
 	"github.com/optimus-sched/optimus/pipeline"
 	"github.com/optimus-sched/optimus/place"
+	"github.com/optimus-sched/optimus/solve"
 )
 
 // jobRun is one job's state during a run.
@@ -48,6 +50,11 @@ type jobRun struct {
 	queue    int
 	queuedAt float64
 
+	// ad is an adaptive job's state (a policy that adapts batch sizes);
+	// nil for a job of a fixed batch. Its progress and truth.total are in
+	// steps of the profile's initial batch, weighted by statistical gain.
+	ad *adaptiveRun
+
 	preds      []predAt // the scheduler's predicted remaining time, per round run
 	allocs     []int    // rows of Result.Allocs
 	lastReason string
@@ -65,7 +72,12 @@ type sim struct {
 	capTotal          []float64
 	usedSeconds       []float64
 	now               float64 // end of the last interval simulated
+	roundAt           float64 // the time of the round being planned
 	res               *Result
+	// adaptsBatch: the policy chooses batch sizes (solve.PolicyEntry).
+	adaptsBatch bool
+	oraclePerf  map[string]goodput.PerfParams // per model, with oracle knowledge
+	polluxPrev  *polluxSeeds
 }
 
 // Run simulates the workload under one configuration.
@@ -75,6 +87,8 @@ func Run(in *Input, cfg Config) (*Result, error) {
 	}
 	s := &sim{in: in, cfg: cfg, current: map[string]pipeline.Running{}, finishedEpochs: map[string][]float64{},
 		res: &Result{Policy: cfg.Solve.Policy, Oracle: cfg.Oracle, Seed: cfg.Seed, Resources: in.Cluster.Resources}}
+	s.adaptsBatch = solve.LookupPolicy(cfg.Solve.Policy).AdaptsBatch
+	s.oraclePerf = map[string]goodput.PerfParams{}
 	s.capTotal = make([]float64, len(in.Cluster.Resources))
 	for _, node := range in.Cluster.Capacity {
 		for r, x := range node {
@@ -133,6 +147,8 @@ func check(in *Input, cfg *Config) error {
 			return fmt.Errorf("job %q: the placed profile of model %q has no step times", j.Name, j.Model)
 		case p.Kind == KindMeasured && j.Mode == fit.AllReduce:
 			return fmt.Errorf("job %q: mode allreduce: a measured profile holds parameter-server measurements (model %q)", j.Name, j.Model)
+		case solve.LookupPolicy(cfg.Solve.Policy).AdaptsBatch && p.Adaptive == nil:
+			return fmt.Errorf("job %q: policy %s adapts batch sizes, and the profile of model %q does not let them adapt (Pollux's workloads do: --pollux)", j.Name, cfg.Solve.Policy, j.Model)
 		case p.Kind == KindPlaced && j.Mode != fit.AllReduce:
 			return fmt.Errorf("job %q: mode %q: a placed profile is for allreduce jobs", j.Name, j.Mode)
 		case !slices.Contains(fit.Modes, j.Mode):
@@ -175,7 +191,11 @@ func (s *sim) newJob(i int) *jobRun {
 		jr.truth.ideal = idealTime(j, jr.truth.speed, jr.truth.total, s.in.Cluster)
 	}
 	jr.ready = j.Arrival
-	if !s.cfg.Oracle && jr.truth.never == "" {
+	if s.adaptive(&p) {
+		// An adaptive job learns its model from what it runs, as Pollux's
+		// do: no profiling runs at arrival.
+		s.newAdaptive(jr, &p)
+	} else if !s.cfg.Oracle && jr.truth.never == "" {
 		// The paper's profiling at arrival (section 3.2): a few short runs
 		// at spread-out configurations, one after the other.
 		maxP, maxW := profileMaxTasks, profileMaxTasks
@@ -273,6 +293,7 @@ func (s *sim) loop() error {
 			t = s.tickAtOrAfter(next)
 			continue
 		}
+		s.roundAt = t
 		pl, err := s.schedule(active)
 		if err != nil {
 			return fmt.Errorf("round at %g s: %w", t, err)
@@ -348,6 +369,9 @@ func (s *sim) apply(t float64, active []*jobRun, pl *plan) {
 			j.restartLost -= j.busyUntil - t // stopped while restarting
 			j.busyUntil = t
 		}
+		if j.ad != nil && !sameTasks(old, nw) {
+			j.ad.setBatch(tasksPerNode(nw))
+		}
 		j.run = nw
 		j.lastReason = pl.reason[i]
 		predRem := math.NaN()
@@ -422,7 +446,11 @@ func (s *sim) advance(t, end float64, active []*jobRun) error {
 		p := s.in.Profiles[j.job.Model]
 		held := end - t
 		begin := math.Max(t, j.busyUntil)
-		if begin < end {
+		if begin < end && j.ad != nil {
+			if done, finish := s.advanceAdaptive(j, begin, end); done {
+				j.finish, j.done, held = finish, true, finish-t
+			}
+		} else if begin < end {
 			perNode := tasksPerNode(j.run)
 			var sp float64
 			if j.truth.speedOn != nil {

@@ -28,6 +28,11 @@ type PolicyEntry struct {
 	// Knobs are the options the policy reads, bound to flags of `optimus
 	// solve` and `optimus simulate` (a knob may be shared by policies).
 	Knobs []*Knob
+	// AdaptsBatch says that the policy chooses each job's batch size for
+	// its allocation (Pollux): optimus simulate then runs its jobs with
+	// the batch it picks and measures progress in examples weighted by
+	// their statistical efficiency, rather than in steps of a fixed batch.
+	AdaptsBatch bool
 	// plan allocates in; opts has its defaults filled in and is valid.
 	plan func(in *instance, opts Options) *plan
 }

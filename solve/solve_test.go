@@ -237,7 +237,7 @@ func TestOneJobsProblemOnlyMakesThatJobWait(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, policy := range Policies {
+			for _, policy := range psPolicies() {
 				p := &Problem{Resources: resources, Nodes: nodes, Jobs: []Job{
 					simpleJob(t, "a", 0, 10), simpleJob(t, "bad", 1, 10), simpleJob(t, "c", 2, 10)}}
 				for j := range p.Jobs {
@@ -505,7 +505,7 @@ func TestNodeCapacityKeepsTheAllocationPackable(t *testing.T) {
 	a.Worker, a.PS, b.Worker, b.PS = []float64{1, 1}, []float64{0, 1}, []float64{1, 1}, []float64{0, 4}
 	a.MaxPS, a.MaxWorkers, b.MaxPS, b.MaxWorkers = 1, 1, 1, 1
 	q := &Problem{Resources: resources, Nodes: p.Nodes, Jobs: []Job{a, b}}
-	for _, policy := range Policies {
+	for _, policy := range psPolicies() {
 		res := mustSolve(t, q, Options{Policy: policy, TetrisSRTFWeight: 0.5})
 		checkInvariants(t, q, res)
 		waiting := res.Decisions[0]
@@ -593,4 +593,16 @@ func TestBadCapacityOption(t *testing.T) {
 	if _, err := Solve(p, Options{Capacity: "rack"}); err == nil || !strings.Contains(err.Error(), `no capacity check "rack"`) {
 		t.Errorf("error %v", err)
 	}
+}
+
+// psPolicies are the policies that plan parameter-server jobs (all but
+// those that adapt the batch, Pollux, which plans all-reduce jobs only).
+func psPolicies() []Policy {
+	var out []Policy
+	for _, e := range PolicyEntries() {
+		if !e.AdaptsBatch {
+			out = append(out, e.Name)
+		}
+	}
+	return out
 }

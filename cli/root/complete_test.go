@@ -43,7 +43,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"solve", "--capacity", ""}, "nodes aggregate :4"},
 		{[]string{"convert", "--format", ""}, "arrows arrow parquet csv text :4"},
 		{[]string{"datasets", "export", "testbed", "--format", ""}, "parquet arrow arrows csv :4"},
-		{[]string{"datasets", "export", ""}, "testbed simulate-testbed pollux-curves pollux-workload-1 schedule-curves :4"},
+		{[]string{"datasets", "export", ""}, "testbed simulate-testbed pollux-curves pollux-workload-1 schedule-curves step-curves :4"},
 		{[]string{"convert", "--as", ""}, "cluster jobs loss speed"},
 		{[]string{"place", "ps-blocks", "--model", ""}, "resnet-50 vgg-16 :4"},
 		{[]string{"apply", "--executor", ""}, strings.Join(executor.Names(), " ") + " :4"},

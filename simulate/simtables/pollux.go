@@ -6,6 +6,7 @@ import (
 
 	"github.com/optimus-sched/optimus/datasets"
 	"github.com/optimus-sched/optimus/fit"
+	"github.com/optimus-sched/optimus/goodput"
 	"github.com/optimus-sched/optimus/pipeline"
 	"github.com/optimus-sched/optimus/simulate"
 )
@@ -54,6 +55,11 @@ func PolluxInput(jobs []datasets.PolluxJob, profiles map[string]*datasets.Pollux
 				},
 			},
 		}
+	}
+	for app, p := range profiles {
+		prof := in.Profiles[app]
+		prof.Adaptive = PolluxAdaptive(p, nodes*per)
+		in.Profiles[app] = prof
 	}
 	for _, j := range jobs {
 		if _, ok := profiles[j.App]; !ok {
@@ -112,5 +118,78 @@ func memoStepTime(p *datasets.PolluxProfile) func(perNode []int, batch float64) 
 func UsePolluxRemaining(in *simulate.Input, jobs []datasets.PolluxJob, profiles map[string]*datasets.PolluxProfile) {
 	for i, j := range jobs {
 		in.Jobs[i].OracleRemaining = profiles[j.App].OptimusRemaining(float64(j.Batch), j.Epochs)
+	}
+}
+
+// PolluxPollux* are where Pollux's simulator sets its Pollux policy's
+// jobs by hand (simulator.py): ncf trains at a batch of 32768 on 1 GPU, and
+// no job gets more than 64 GPUs ("simulator can't handle more").
+const (
+	PolluxNCFBatch      = 32768
+	PolluxMaxPolluxGPUs = 64
+	polluxFixedBatchApp = "ncf"
+)
+
+// PolluxAdaptive is what a job of Pollux's policy needs of a profile, as
+// Pollux's simulator has it: progress by epoch, gradient statistics and
+// step times from the profile (datasets.PolluxProfile), the epochs of
+// datasets.PolluxEpochs (minus one with the departure), the smallest and
+// largest profiled batch and micro-batch, at most min(64, the largest
+// batch / the smallest micro-batch, the cluster's) GPUs (ncf: 1, at a
+// fixed batch of 32768), and every profiled (nodes, replicas, micro-batch)
+// for the oracle's model.
+func PolluxAdaptive(p *datasets.PolluxProfile, gpus int) *simulate.AdaptiveProfile {
+	epochs := datasets.PolluxEpochs[p.App]
+	if p.Departures.EpochsMinusOne {
+		epochs = max(epochs-1, 1)
+	}
+	a := &simulate.AdaptiveProfile{
+		InitBatch: p.InitBatch(), MaxBatch: p.MaxBatch(), MinLocal: p.MinLocal, MaxLocal: p.MaxLocal,
+		Epochs: epochs, Progress: p.Progress, GradStats: p.GradStats, Throughput: memoThroughput(p),
+		MaxReplicas: min(PolluxMaxPolluxGPUs, gpus, int(p.MaxBatch()/p.MinLocal)),
+	}
+	if p.App == polluxFixedBatchApp && !p.Departures.NoNCFCap {
+		a.FixedBatch, a.MaxReplicas = PolluxNCFBatch, 1
+	}
+	for _, g := range p.Groups {
+		for _, st := range g.Steps {
+			a.Profiled = append(a.Profiled, goodput.Sample{Nodes: g.Nodes, Replicas: g.Replicas, Atomic: st.LocalBatch,
+				GradTime: st.StepTime - st.SyncTime, StepTime: st.StepTime})
+		}
+	}
+	return a
+}
+
+// memoThroughput remembers a profile's step and sync times by placement
+// and micro-batch.
+func memoThroughput(p *datasets.PolluxProfile) func(perNode []int, atomic float64) (float64, float64) {
+	type key struct {
+		placement [datasets.PolluxNodes]uint8
+		atomic    float64
+	}
+	var mu sync.Mutex
+	memo := map[key][2]float64{}
+	return func(perNode []int, atomic float64) (float64, float64) {
+		k := key{atomic: atomic}
+		if len(perNode) > len(k.placement) {
+			return p.Throughput(perNode, atomic)
+		}
+		for i, x := range perNode {
+			if x > 255 || x < 0 {
+				return p.Throughput(perNode, atomic)
+			}
+			k.placement[i] = uint8(x)
+		}
+		mu.Lock()
+		v, ok := memo[k]
+		mu.Unlock()
+		if ok {
+			return v[0], v[1]
+		}
+		st, sy := p.Throughput(perNode, atomic)
+		mu.Lock()
+		memo[k] = [2]float64{st, sy}
+		mu.Unlock()
+		return st, sy
 	}
 }
