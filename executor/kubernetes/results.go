@@ -108,7 +108,7 @@ func (w *jobWork) taskResults() []executor.TaskResult {
 }
 
 func isFailure(msg string) bool {
-	for _, s := range []string{"failed", "rejected", "not created", "not Running", "rollback"} {
+	for _, s := range []string{"failed", "rejected", "not created", "not deleted", "not Running", "rollback"} {
 		if strings.Contains(msg, s) {
 			return true
 		}
@@ -148,11 +148,18 @@ func (w *jobWork) summary() string {
 		head += fmt.Sprintf(" (%d not Running)", notRunning)
 	}
 	parts := []string{head + fmt.Sprintf(", %d unchanged", len(w.skip))}
+	if w.resumed != "" {
+		parts = append(parts, w.resumed)
+	}
+	if len(w.drift) > 0 {
+		parts = append(parts, "repaired drift: "+strings.Join(w.drift, ", "))
+	}
 	parts = append(parts, w.notes...)
 	if w.failed {
 		var bad []string
 		for _, p := range append(append([]*corev1.Pod(nil), w.del...), w.create...) {
-			if msg := w.tasks[p.Name]; isFailure(msg) && !strings.Contains(msg, "deleted again") && !strings.Contains(msg, "not created: an earlier") {
+			if msg := w.tasks[p.Name]; isFailure(msg) && !strings.Contains(msg, "deleted again") && !strings.Contains(msg, "not created: an earlier") &&
+				(w.halted == "" || !strings.HasSuffix(msg, w.halted)) { // the halt is said once, in the notes
 				bad = append(bad, p.Name+": "+msg)
 			}
 		}
