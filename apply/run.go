@@ -46,8 +46,12 @@ type Noter interface{ Notes() []string }
 //     plan's (or the jobs') fault and is returned as is;
 //  2. ex.Current says what runs now (the print and exec executors are
 //     given it when built, the kubernetes executor reads it);
-//  3. Diff derives one change per job;
-//  4. ex.Apply carries the changes out, or with DryRun reports them.
+//  3. Diff derives one change per job; an executor that is a Repairer
+//     turns the jobs that drifted from what it would write into changes
+//     too;
+//  4. ex.Apply carries the changes out, or with DryRun reports them (and
+//     may report on more jobs: changes killed applies left half done,
+//     which replace those jobs' skipped results).
 //
 // Run does no I/O of its own. Errors other than an invalid plan are the
 // executor's, prefixed with its name; a change that failed is not an error

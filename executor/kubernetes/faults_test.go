@@ -384,7 +384,7 @@ func TestDriftRepaired(t *testing.T) {
 	for job, want := range map[string]string{
 		"vgg16-a":    "repaired drift: scheduler pod " + sched + " is missing",
 		"dssm-a":     "repaired drift: service dssm-a is missing",
-		"resnet50-b": "runs another spec",
+		"resnet50-b": "12 pods run another spec",
 	} {
 		r := got[job]
 		if r.Outcome != executor.OutcomeDone || !strings.Contains(r.Message, want) {

@@ -77,7 +77,14 @@ func (w *jobWork) planned() ([]executor.TaskResult, string) {
 		}
 	}
 	sortResults(trs)
-	return trs, fmt.Sprintf("would delete %d pods and create %d (%d unchanged)", len(w.del), len(w.create), len(w.skip))
+	msg := fmt.Sprintf("would delete %d pods and create %d (%d unchanged)", len(w.del), len(w.create), len(w.skip))
+	if w.resumed != "" {
+		msg += "; would be " + w.resumed
+	}
+	if len(w.drift) > 0 {
+		msg += "; would repair drift: " + strings.Join(w.drift, ", ")
+	}
+	return trs, msg
 }
 
 // taskResults are the outcomes of the ps and worker pods a change touched.
