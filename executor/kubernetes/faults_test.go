@@ -508,3 +508,52 @@ func TestWriteFailuresSayWhy(t *testing.T) {
 type roundTrip func(*http.Request) (*http.Response, error)
 
 func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A start that a killed apply began and that cannot be finished is undone
+// whole: its pods, the killed apply's too, and its Service.
+func TestKilledStartUndoneWhenItCannotFinish(t *testing.T) {
+	e := setup(t)
+	ctx := context.Background()
+	x, _ := e.executor(ktest.AdminToken, func(o *k8s.Options) { o.Identity, o.LeaseDuration = "killed", 2*time.Second })
+	creates := 0
+	k8s.SetBeforeWrite(x, func(w string) error {
+		if strings.HasPrefix(w, "create pod ") {
+			if creates++; creates == 3 {
+				return errKilled
+			}
+		}
+		return nil
+	})
+	if _, err := e.run(x, e.plan, false); !errors.Is(err, errKilled) {
+		t.Fatalf("killed apply: %v", err)
+	}
+	if pods, _ := e.jobsOnCluster(); pods["dssm-a"] != 2 {
+		t.Fatalf("after the kill: %v", pods)
+	}
+	next, _ := e.executor(ktest.AdminToken, nil)
+	k8s.SetBeforeWrite(next, func(w string) error {
+		if w == "create pod dssm-a-worker-0" {
+			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "dssm-a-worker-0", Labels: map[string]string{k8s.LabelManagedBy: k8s.ManagedByValue, k8s.LabelJob: "other-job"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}
+			if _, err := e.admin.CoreV1().Pods(e.ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+				t.Error(err)
+			}
+		}
+		return nil
+	})
+	rep, err := apply.Run(ctx, next, without(e.plan, "dssm-a"), e.jobs, apply.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logResults(t, rep.All())
+	for _, r := range rep.All() {
+		if r.Change.Job.Job == "dssm-a" && (r.Outcome != executor.OutcomeFailed || !strings.Contains(r.Message, "undoing the start the killed apply began") ||
+			!strings.Contains(r.Message, `belongs to optimus job "other-job"`) || !strings.Contains(r.Message, "removed service dssm-a again")) {
+			t.Errorf("dssm-a: %s %s", r.Outcome, r.Message)
+		}
+	}
+	pods, svcs := e.jobsOnCluster()
+	if _, ok := svcs["dssm-a"]; ok || pods["dssm-a"] != 0 {
+		t.Errorf("dssm-a not undone: %d pods, service %v", pods["dssm-a"], ok)
+	}
+}

@@ -108,6 +108,10 @@ func (w *jobWork) taskResults() []executor.TaskResult {
 		add(p, outcome, msg)
 	}
 	for _, p := range w.skip {
+		if msg := w.tasks[p.Name]; msg != "" { // undone
+			add(p, executor.OutcomeFailed, msg)
+			continue
+		}
 		add(p, executor.OutcomeSkipped, "runs as planned on "+p.Spec.NodeName)
 	}
 	sortResults(trs)
@@ -154,7 +158,13 @@ func (w *jobWork) summary() string {
 	if notRunning > 0 {
 		head += fmt.Sprintf(" (%d not Running)", notRunning)
 	}
-	parts := []string{head + fmt.Sprintf(", %d unchanged", len(w.skip))}
+	unchanged := 0
+	for _, p := range w.skip {
+		if w.tasks[p.Name] == "" { // else undone
+			unchanged++
+		}
+	}
+	parts := []string{head + fmt.Sprintf(", %d unchanged", unchanged)}
 	if w.resumed != "" {
 		parts = append(parts, w.resumed)
 	}

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/optimus-sched/optimus/executor"
 	"github.com/optimus-sched/optimus/executor/kubeclient"
 )
 
@@ -282,6 +283,12 @@ func (e *Executor) createAll(ctx context.Context, work []*jobWork) map[types.UID
 // rollback deletes again the pods created for a job in this apply, on a
 // context of its own (cleanup), and removes a failed start's Service.
 func (e *Executor) rollback(ctx context.Context, w *jobWork, mine []*corev1.Pod, why string) {
+	if w.resumed != "" && w.change.Action == executor.ActionStart && len(w.skip) > 0 {
+		// A start a killed apply began that cannot be finished is undone
+		// whole: its pods too.
+		mine = append(append([]*corev1.Pod(nil), mine...), w.skip...)
+		w.notes = append(w.notes, "undoing the start the killed apply began")
+	}
 	if len(mine) == 0 {
 		e.removeFailedStart(ctx, w)
 		return
@@ -320,7 +327,7 @@ func (e *Executor) rollback(ctx context.Context, w *jobWork, mine []*corev1.Pod,
 // removeFailedStart deletes the Service this apply created for a start
 // that has no pod left.
 func (e *Executor) removeFailedStart(ctx context.Context, w *jobWork) {
-	if w.createSvc == nil || w.journal == nil || w.wrote || len(w.change.From) > 0 {
+	if w.createSvc == nil && w.resumed == "" || w.journal == nil || w.wrote || len(w.change.From) > 0 {
 		return
 	}
 	cctx, cancel, ok := e.cleanup(ctx)
