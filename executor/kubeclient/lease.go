@@ -130,7 +130,8 @@ func (h *Hold) renew() {
 			return
 		case <-time.After(wait):
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), every)
+		// A renewal may take until the Lease would count as lost.
+		ctx, cancel := context.WithTimeout(context.Background(), max(deadline-time.Since(h.renewed), leasePoll))
 		err := h.renewOnce(ctx)
 		cancel()
 		var lost *LostError

@@ -22,7 +22,7 @@ func TestSecondApplyCannotTakeOverAtThousandPods(t *testing.T) {
 		t.Skip("1,000 pods: not with -short")
 	}
 	e := setup(t)
-	const jobs, workers, dur = 100, 10, 3 * time.Second
+	const jobs, workers, dur = 100, 10, 5 * time.Second
 	base := e.jobs["resnet50-a"]
 	plan := apply.Plan{}
 	all := map[string]executor.Job{}

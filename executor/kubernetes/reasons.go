@@ -29,6 +29,9 @@ func (e *Executor) writeError(ctx context.Context, err error, verb, resource, na
 	case apierrors.IsInvalid(err):
 		return "invalid: " + apiMessage(err)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		if cause := context.Cause(ctx); cause != nil {
+			return haltReason(cause) + " while it was sent (it may have been made: the journal covers it)"
+		}
 		return "interrupted: " + err.Error()
 	case errors.As(err, &netErr), strings.Contains(err.Error(), "connection refused"):
 		return fmt.Sprintf("cannot reach the API server at %s: %v", e.host, err)
