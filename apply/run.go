@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/optimus-sched/optimus/executor"
@@ -45,8 +46,12 @@ type Noter interface{ Notes() []string }
 //     plan's (or the jobs') fault and is returned as is;
 //  2. ex.Current says what runs now (the print and exec executors are
 //     given it when built, the kubernetes executor reads it);
-//  3. Diff derives one change per job;
-//  4. ex.Apply carries the changes out, or with DryRun reports them.
+//  3. Diff derives one change per job; an executor that is a Repairer
+//     turns the jobs that drifted from what it would write into changes
+//     too;
+//  4. ex.Apply carries the changes out, or with DryRun reports them (and
+//     may report on more jobs: changes killed applies left half done,
+//     which replace those jobs' skipped results).
 //
 // Run does no I/O of its own. Errors other than an invalid plan are the
 // executor's, prefixed with its name; a change that failed is not an error
@@ -66,15 +71,81 @@ func Run(ctx context.Context, ex executor.Executor, plan Plan, jobs map[string]e
 		opts.Generation = Generation(plan)
 	}
 	changes, skipped := Diff(plan, current, jobs, opts.Options)
+	if r, ok := ex.(Repairer); ok {
+		if changes, skipped, err = repairs(ctx, r, changes, skipped); err != nil {
+			return nil, named(ex, err)
+		}
+	}
 	results, err := ex.Apply(ctx, changes, opts.DryRun)
 	if err != nil {
 		return nil, named(ex, err)
 	}
+	skipped = withoutJobs(skipped, results)
 	r := &Report{Executor: ex.Name(), Generation: opts.Generation, DryRun: opts.DryRun, Results: results, Skipped: skipped}
 	if n, ok := ex.(Noter); ok {
 		r.Notes = n.Notes()
 	}
 	return r, nil
+}
+
+// Repairer is an executor that sees more of a job than its tasks
+// (kubernetes: a scheduler pod, the job's Service, each pod's spec and
+// phase). Drift is given the jobs Diff found running as planned and
+// returns those whose objects differ from what the executor would write
+// (to be applied as changes) and, by job, what the rest's skipped result
+// should say instead (pods that do not run).
+type Repairer interface {
+	Drift(ctx context.Context, running []executor.Change) (repair []executor.Change, say map[string]string, err error)
+}
+
+// repairs moves the jobs that drifted from skipped to changes.
+func repairs(ctx context.Context, r Repairer, changes []executor.Change, skipped []executor.Result) ([]executor.Change, []executor.Result, error) {
+	var running []executor.Change
+	for _, s := range skipped {
+		if len(s.Change.To) > 0 {
+			running = append(running, s.Change)
+		}
+	}
+	if len(running) == 0 {
+		return changes, skipped, nil
+	}
+	repair, say, err := r.Drift(ctx, running)
+	if err != nil {
+		return nil, nil, err
+	}
+	drifted := map[string]bool{}
+	for _, c := range repair {
+		drifted[c.Job.Job] = true
+	}
+	var kept []executor.Result
+	for _, s := range skipped {
+		if drifted[s.Change.Job.Job] {
+			continue
+		}
+		if msg := say[s.Change.Job.Job]; msg != "" {
+			s.Message = msg
+		}
+		kept = append(kept, s)
+	}
+	changes = append(append([]executor.Change(nil), changes...), repair...)
+	sort.SliceStable(changes, func(a, b int) bool { return changes[a].Job.Job < changes[b].Job.Job })
+	return changes, kept, nil
+}
+
+// withoutJobs drops the skipped results of jobs the executor reported on
+// (a change a killed apply left half done, which it finished).
+func withoutJobs(skipped, results []executor.Result) []executor.Result {
+	done := map[string]bool{}
+	for _, r := range results {
+		done[r.Change.Job.Job] = true
+	}
+	var out []executor.Result
+	for _, s := range skipped {
+		if !done[s.Change.Job.Job] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // named prefixes an executor's error with the executor's name, unless the

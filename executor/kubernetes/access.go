@@ -13,7 +13,7 @@ import (
 // ForeignUsage) and the namespace itself (what deploy/rbac.yaml grants).
 var Needed = slices.Concat(
 	access("", "pods", false, "get", "list", "create", "delete"),
-	access("", "services", false, "get", "list", "create", "delete"),
+	access("", "services", false, "get", "list", "create", "update", "delete"),
 	access("coordination.k8s.io", "leases", false, "get", "create", "update"),
 	access("", "nodes", true, "list"),
 	access("", "pods", true, "list"),

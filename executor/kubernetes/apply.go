@@ -8,7 +8,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -57,6 +56,14 @@ type jobWork struct {
 	tasks     map[string]string // pod name -> what happened, for the task results
 	failed    bool
 	notes     []string
+
+	wantPods []*corev1.Pod   // every pod the change wants (the journal's)
+	svc      *corev1.Service // the job's managed Service, when it exists
+	drift    []string        // how what runs differs from what the plan says, besides the tasks
+	resumed  string          // non-empty: a killed apply's change, finished from its journal
+	journal  *corev1.Service // the Service that carries this apply's journal for the job
+	wrote    bool            // a pod of the job was deleted or created (and not rolled back)
+	halted   string          // why the job's writes stopped before their end
 }
 
 func (w *jobWork) writes() bool {
@@ -72,6 +79,7 @@ func (e *Executor) plan(c executor.Change, st *state) *jobWork {
 		w.conflict = err.Error()
 		return w
 	}
+	w.wantPods = want
 	wanted := map[string]*corev1.Pod{}
 	for _, p := range want {
 		wanted[p.Name] = p
@@ -94,6 +102,7 @@ func (e *Executor) plan(c executor.Change, st *state) *jobWork {
 		w.conflict = fmt.Sprintf("service %s exists and is not managed by optimus (no label %s=%s): left alone; rename the job or remove that Service", job, LabelManagedBy, ManagedByValue)
 		return w
 	}
+	w.svc = svc
 	if len(want) > 0 && svc == nil {
 		w.createSvc = Service(c.Job, e.manifestOptions())
 	}
@@ -108,12 +117,15 @@ func (e *Executor) plan(c executor.Change, st *state) *jobWork {
 	}
 	sort.Strings(names)
 	existing := map[string]bool{}
+	var respec []string
 	for _, name := range names {
 		ex := st.pods[name]
 		existing[name] = true
 		if p := wanted[name]; p != nil && ex.DeletionTimestamp == nil && ex.Annotations[AnnotSpecHash] == p.Annotations[AnnotSpecHash] {
 			w.skip = append(w.skip, ex)
 			continue
+		} else if p != nil && ex.DeletionTimestamp == nil && ex.Spec.NodeName == p.Spec.NodeName {
+			respec = append(respec, name)
 		}
 		w.del = append(w.del, ex)
 		if p := wanted[name]; p != nil {
@@ -123,7 +135,16 @@ func (e *Executor) plan(c executor.Change, st *state) *jobWork {
 	for _, p := range want {
 		if !existing[p.Name] {
 			w.create = append(w.create, p)
+			if _, task := TaskOf(p); !task && len(names) > 0 {
+				w.drift = append(w.drift, "scheduler pod "+p.Name+" is missing")
+			}
 		}
+	}
+	if len(respec) > 0 {
+		w.drift = append(w.drift, fmt.Sprintf("%d pods run another spec than the plan and jobs make now (image, command, template or environment): %s", len(respec), strings.Join(respec, ", ")))
+	}
+	if w.createSvc != nil && len(names) > 0 {
+		w.drift = append(w.drift, "service "+job+" is missing")
 	}
 	sort.SliceStable(w.create, func(a, b int) bool { return podLess(w.create[a], w.create[b]) })
 	return w
@@ -148,41 +169,49 @@ func taskOrScheduler(p *corev1.Pod) (executor.Task, bool) {
 	return executor.Task{Job: p.Labels[LabelJob], Role: p.Labels[LabelRole], Index: idx, Node: p.Spec.NodeName}, false
 }
 
-// Apply carries the changes out (docs/kubernetes.md, "Partial failure"):
+// Apply carries the changes out (docs/kubernetes.md, "Partial failure" and
+// "Interrupted applies"):
 //
 //  1. It works out, from one read of the namespace's pods and Services, what
-//     each change needs written. A pod or Service in the way that optimus
-//     does not manage is a conflict: that job is failed and nothing of it is
-//     touched. When nothing needs writing, Apply returns without a write.
+//     each change needs written, and adds the changes that killed applies
+//     left half done (journals, AnnotJournal) of jobs no change names. A pod
+//     or Service in the way that optimus does not manage is a conflict: that
+//     job is failed and nothing of it is touched. When nothing needs
+//     writing, Apply returns without a write.
 //  2. Before its first write it checks every permission it needs
-//     (CheckAccess) and takes the namespace's Lease, then reads the state
-//     again under the Lease.
-//  3. It deletes what goes (stopped jobs; obsolete and replaced pods of
+//     (CheckAccess) and takes the namespace's Lease, renewed in the
+//     background until Apply returns; then it reads the state again under
+//     the Lease. Should the Lease be lost (taken, or not renewed in time)
+//     Apply makes no further write and says so for each job.
+//  3. It records each job's change on the job's Service (created now for a
+//     start) before the job's first pod write: the journal.
+//  4. It deletes what goes (stopped jobs; obsolete and replaced pods of
 //     resized and moved jobs) and waits, up to Timeout, until those pods are
 //     gone.
-//  4. It creates, job by job, the Services and pods that are missing. When a
-//     create fails (a ResourceQuota, an admission webhook), it deletes the
-//     pods it created for that job in this apply, so no job is left half
-//     started, and goes on with the next job.
-//  5. It waits, up to Timeout, for the pods it created to run, and fails the
+//  5. It creates, job by job, the pods that are missing. When a create
+//     fails (a ResourceQuota, an admission webhook) or Apply is interrupted
+//     (SIGINT, SIGTERM), it deletes the pods it created for that job in this
+//     apply (and a failed start's Service), on a context of its own bounded
+//     by RollbackTimeout, so no job is left half started, and goes on with
+//     the next job (or, interrupted, stops).
+//  6. It waits, up to Timeout, for the pods it created to run, and fails the
 //     tasks that do not, saying why (pending on a node that vanished, an image
 //     that does not pull). Those pods stay.
 //
 // Running Apply again with the same plan converges: it redoes only what is
 // missing.
 func (e *Executor) Apply(ctx context.Context, changes []executor.Change, dryRun bool) ([]executor.Result, error) {
-	if len(changes) == 0 {
-		return nil, nil
-	}
 	st, err := e.readState(ctx)
 	if err != nil {
 		return nil, err
 	}
-	work := make([]*jobWork, len(changes))
+	work := e.planAll(changes, st)
+	if len(work) == 0 {
+		return nil, nil
+	}
 	anyWrite := false
-	for i, c := range changes {
-		work[i] = e.plan(c, st)
-		anyWrite = anyWrite || work[i].writes()
+	for _, w := range work {
+		anyWrite = anyWrite || w.writes() || w.resumed != ""
 	}
 	if dryRun || !anyWrite {
 		return e.results(work, dryRun), nil
@@ -190,179 +219,55 @@ func (e *Executor) Apply(ctx context.Context, changes []executor.Change, dryRun 
 	if err := e.CheckAccess(ctx); err != nil {
 		return nil, err
 	}
-	release, err := e.Acquire(ctx)
+	hold, err := e.hold(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer release()
+	wctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	go func() {
+		select {
+		case <-hold.Lost():
+			stop(hold.Err())
+		case <-wctx.Done():
+		}
+	}()
+	defer func() {
+		if e.killed != nil {
+			hold.Abandon()
+		} else {
+			hold.Release()
+		}
+	}()
 	if st, err = e.readState(ctx); err != nil { // another apply may have run meanwhile
 		return nil, err
 	}
-	for i, c := range changes {
-		work[i] = e.plan(c, st)
+	work = e.planAll(changes, st)
+	e.journalAll(wctx, work)
+	e.deleteAll(wctx, work)
+	created := e.createAll(wctx, work)
+	e.waitRunning(wctx, work, created)
+	e.closeJournals(work)
+	if e.killed != nil {
+		return nil, e.killed
 	}
-	e.deleteAll(ctx, work)
-	created := e.createAll(ctx, work)
-	e.waitRunning(ctx, work, created)
 	return e.results(work, false), nil
 }
 
-func (e *Executor) deleteOptions(uid types.UID) metav1.DeleteOptions {
-	return metav1.DeleteOptions{GracePeriodSeconds: e.opts.GracePeriod, Preconditions: &metav1.Preconditions{UID: &uid}}
-}
-
-// deleteAll deletes what goes and waits for the pods to be gone.
-func (e *Executor) deleteAll(ctx context.Context, work []*jobWork) {
-	pods := e.client.Pods(e.namespace)
-	gone := map[types.UID]*jobWork{}
-	for _, w := range work {
-		if !w.writes() {
-			continue
-		}
-		for _, p := range w.del {
-			if p.DeletionTimestamp == nil {
-				err := pods.Delete(ctx, p.Name, e.deleteOptions(p.UID))
-				if err != nil && !apierrors.IsNotFound(err) {
-					w.failed = true
-					w.tasks[p.Name] = "failed: delete from " + p.Spec.NodeName + ": " + e.apiError(err, "delete", "pods").Error()
-					continue
-				}
-			}
-			w.tasks[p.Name] = "deleted from " + p.Spec.NodeName
-			gone[p.UID] = w
-		}
-		if w.delSvc != nil {
-			err := e.client.Services(e.namespace).Delete(ctx, w.delSvc.Name, e.deleteOptions(w.delSvc.UID))
-			if err != nil && !apierrors.IsNotFound(err) {
-				w.failed = true
-				w.notes = append(w.notes, "deleting service "+w.delSvc.Name+" failed: "+e.apiError(err, "delete", "services").Error())
-			} else {
-				w.notes = append(w.notes, "deleted service "+w.delSvc.Name)
-			}
-		}
+// planAll plans the changes, then the changes killed applies left half
+// done (their journals) of jobs no change names.
+func (e *Executor) planAll(changes []executor.Change, st *state) []*jobWork {
+	var work []*jobWork
+	for _, c := range changes {
+		work = append(work, e.plan(c, st))
 	}
-	if len(gone) == 0 {
-		return
+	for _, j := range unfinished(st, changes) {
+		w := e.plan(j.Change, st)
+		w.resumed = fmt.Sprintf("finishing the %s of generation %s that apply %q began at %s and did not end (journal on service %s)",
+			j.Change.Action, j.Change.Generation, j.Holder, j.Started.UTC().Format(time.RFC3339), j.Change.Job.Job)
+		work = append(work, w)
 	}
-	uids := map[types.UID]bool{}
-	for uid := range gone {
-		uids[uid] = true
-	}
-	for uid := range e.waitGone(ctx, uids) {
-		w := gone[uid]
-		w.notes = append(w.notes, fmt.Sprintf("old pods still terminating after %s", e.goneTimeout()))
-	}
-}
-
-func (e *Executor) goneTimeout() time.Duration {
-	if e.opts.Timeout < 0 {
-		return DefaultTimeout
-	}
-	return e.opts.Timeout
-}
-
-// waitGone waits, up to Timeout (DefaultTimeout when that is negative),
-// until no managed pod has one of the UIDs, and returns those still there.
-func (e *Executor) waitGone(ctx context.Context, uids map[types.UID]bool) map[types.UID]bool {
-	deadline := time.Now().Add(e.goneTimeout())
-	left := uids
-	for {
-		if list, err := e.managedPods(ctx); err == nil {
-			left = map[types.UID]bool{}
-			for i := range list {
-				if uids[list[i].UID] {
-					left[list[i].UID] = true
-				}
-			}
-			if len(left) == 0 {
-				return nil
-			}
-		}
-		if time.Now().After(deadline) || sleep(ctx, pollEvery) != nil {
-			return left
-		}
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
-}
-
-// createAll creates each job's Service and pods; a job whose create fails
-// has the pods created for it in this apply deleted again. It returns the
-// created pods by UID.
-func (e *Executor) createAll(ctx context.Context, work []*jobWork) map[types.UID]*jobWork {
-	pods := e.client.Pods(e.namespace)
-	created := map[types.UID]*jobWork{}
-	for _, w := range work {
-		if !w.writes() || w.failed {
-			for _, p := range w.create {
-				if w.conflict == "" {
-					w.tasks[p.Name] = joinStep(w.tasks[p.Name], "not created: deleting old pods failed")
-				}
-			}
-			continue
-		}
-		if w.createSvc != nil {
-			_, err := e.client.Services(e.namespace).Create(ctx, w.createSvc, metav1.CreateOptions{})
-			if err != nil && !apierrors.IsAlreadyExists(err) {
-				w.failed = true
-				w.notes = append(w.notes, "creating service "+w.createSvc.Name+" failed: "+e.apiError(err, "create", "services").Error())
-				for _, p := range w.create {
-					w.tasks[p.Name] = joinStep(w.tasks[p.Name], "not created: the job's Service could not be created")
-				}
-				continue
-			}
-			w.notes = append(w.notes, "created service "+w.createSvc.Name)
-		}
-		var mine []*corev1.Pod
-		for i, p := range w.create {
-			got, err := pods.Create(ctx, p, metav1.CreateOptions{})
-			if err == nil {
-				mine = append(mine, got)
-				w.tasks[p.Name] = joinStep(w.tasks[p.Name], "created on "+p.Spec.NodeName)
-				continue
-			}
-			w.failed = true
-			why := e.apiError(err, "create", "pods").Error()
-			if apierrors.IsAlreadyExists(err) {
-				why = "an old pod of that name is still terminating"
-			}
-			w.tasks[p.Name] = joinStep(w.tasks[p.Name], "create on "+p.Spec.NodeName+" rejected: "+why)
-			for _, q := range w.create[i+1:] {
-				w.tasks[q.Name] = joinStep(w.tasks[q.Name], "not created: an earlier task of the job was rejected")
-			}
-			var undone []string
-			rolled := map[types.UID]bool{}
-			for _, q := range mine {
-				err := pods.Delete(ctx, q.Name, e.deleteOptions(q.UID))
-				if err != nil && !apierrors.IsNotFound(err) {
-					w.tasks[q.Name] = joinStep(w.tasks[q.Name], "rolling back failed: "+err.Error())
-					continue
-				}
-				w.tasks[q.Name] = joinStep(w.tasks[q.Name], "deleted again (rollback)")
-				undone = append(undone, q.Name)
-				rolled[q.UID] = true
-			}
-			if len(undone) > 0 {
-				w.notes = append(w.notes, "rolled back (deleted again) "+strings.Join(undone, ", "))
-				if left := e.waitGone(ctx, rolled); len(left) > 0 {
-					w.notes = append(w.notes, fmt.Sprintf("%d of them still terminating after %s", len(left), e.goneTimeout()))
-				}
-			}
-			mine = nil
-			break
-		}
-		for _, p := range mine {
-			created[p.UID] = w
-		}
-	}
-	return created
+	return work
 }
 
 func joinStep(a, b string) string {
@@ -407,6 +312,10 @@ func (e *Executor) waitRunning(ctx context.Context, work []*jobWork, created map
 	for _, p := range pending {
 		w := created[p.UID]
 		w.failed = true
+		if err := context.Cause(ctx); err != nil {
+			w.tasks[p.Name] = joinStep(w.tasks[p.Name], "not Running yet when apply was "+haltReason(err)+": "+whyPending(p, nodes))
+			continue
+		}
 		w.tasks[p.Name] = joinStep(w.tasks[p.Name], fmt.Sprintf("not Running after %s: %s", e.opts.Timeout, whyPending(p, nodes)))
 	}
 	for _, w := range work {

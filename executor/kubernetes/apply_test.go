@@ -393,7 +393,7 @@ func TestQuotaRejectsOnePodThenConverges(t *testing.T) {
 		want := executor.OutcomeDone
 		if r.Change.Job.Job == "vgg16-b" {
 			want = executor.OutcomeFailed
-			for _, s := range []string{"created 0 of 8", "vgg16-b-worker-0: create on " + e.node("gpu-06") + " rejected", "exceeded quota", "rolled back"} {
+			for _, s := range []string{"created 0 of 8", "vgg16-b-worker-0: create on " + e.node("gpu-06") + " rejected: refused by a ResourceQuota: ", "exceeded quota", "rolled back", "removed service vgg16-b again"} {
 				if !strings.Contains(r.Message, s) {
 					t.Errorf("vgg16-b message lacks %q: %s", s, r.Message)
 				}
@@ -405,6 +405,9 @@ func TestQuotaRejectsOnePodThenConverges(t *testing.T) {
 	}
 	if n := countJob(e.pods(), "vgg16-b"); n != 0 {
 		t.Errorf("vgg16-b left half started: %d pods", n)
+	}
+	if _, err := e.admin.CoreV1().Services(e.ns).Get(ctx, "vgg16-b", metav1.GetOptions{}); err == nil {
+		t.Error("the failed start left its Service vgg16-b")
 	}
 	// Lift the quota: applying again starts vgg16-b only.
 	if err := e.admin.CoreV1().ResourceQuotas(e.ns).Delete(ctx, "pods", metav1.DeleteOptions{}); err != nil {

@@ -162,7 +162,8 @@ func readTestdata(t *testing.T, dir string, extra ...ktest.NodeSpec) (apply.Plan
 func (e *env) executor(token string, mod func(*k8s.Options)) (*k8s.Executor, *ktest.Counter) {
 	e.t.Helper()
 	c := &ktest.Counter{}
-	o := k8s.Options{Namespace: e.ns, RESTConfig: c.Wrap(e.srv.Config(token)), Timeout: 30 * time.Second, LeaseWait: 10 * time.Second}
+	// A Lease long enough that no renewal lands among the counted writes.
+	o := k8s.Options{Namespace: e.ns, RESTConfig: c.Wrap(e.srv.Config(token)), Timeout: 30 * time.Second, LeaseWait: 10 * time.Second, LeaseDuration: 10 * time.Minute}
 	if mod != nil {
 		mod(&o)
 	}

@@ -17,29 +17,32 @@ func init() {
 --namespace of the cluster --kubeconfig (or KUBECONFIG, or in-cluster) names`,
 		Order:        3,
 		ReadsCluster: true,
-		NewConfig:    func() executor.Config { return &Config{Timeout: DefaultTimeout, LeaseWait: DefaultLeaseWait} },
-		FileFlags:    []string{"kubeconfig"},
+		NewConfig: func() executor.Config {
+			return &Config{Timeout: DefaultTimeout, LeaseWait: DefaultLeaseWait, LeaseDuration: DefaultLeaseDuration}
+		},
+		FileFlags: []string{"kubeconfig"},
 	})
 }
 
 // Config is the kubernetes executor's configuration from optimus apply's
 // flags: the fields of Options a user sets.
 type Config struct {
-	Kubeconfig, Context, Namespace string
-	Timeout, LeaseWait             time.Duration
+	Kubeconfig, Context, Namespace    string
+	Timeout, LeaseWait, LeaseDuration time.Duration
 	// PodTemplates is the directory of the jobs' pod templates
 	// (LoadTemplates); "" for none.
 	PodTemplates string
 }
 
 // AddFlags defines --kubeconfig, --context, --namespace, --timeout,
-// --lease-wait and --pod-templates.
+// --lease-wait, --lease-duration and --pod-templates.
 func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Kubeconfig, "kubeconfig", c.Kubeconfig, "the kubeconfig `FILE` (default: KUBECONFIG, ~/.kube/config, then in-cluster)")
 	fs.StringVar(&c.Context, "context", c.Context, "the kubeconfig `CONTEXT` (default: its current context)")
 	fs.StringVar(&c.Namespace, "namespace", c.Namespace, "the `NAMESPACE` of the pods and Services (default: the context's, else default)")
 	fs.DurationVar(&c.Timeout, "timeout", c.Timeout, "how long (`DURATION`) to wait for replaced pods to go, new pods to run, and each API request (negative: do not wait for pods)")
 	fs.DurationVar(&c.LeaseWait, "lease-wait", c.LeaseWait, "how long (`DURATION`) to wait for another apply's lease on the namespace (negative: fail at once)")
+	fs.DurationVar(&c.LeaseDuration, "lease-duration", c.LeaseDuration, "how long (`DURATION`) the namespace's Lease lasts unrenewed: apply renews it every third of that, a killed apply's lapses after it")
 	AddTemplatesFlag(fs, &c.PodTemplates)
 }
 
@@ -61,5 +64,5 @@ func (c *Config) New(ctx context.Context, _ executor.Env) (executor.Executor, er
 			return nil, err
 		}
 	}
-	return New(ctx, Options{Kubeconfig: c.Kubeconfig, Context: c.Context, Namespace: c.Namespace, Timeout: c.Timeout, LeaseWait: c.LeaseWait, Templates: ts})
+	return New(ctx, Options{Kubeconfig: c.Kubeconfig, Context: c.Context, Namespace: c.Namespace, Timeout: c.Timeout, LeaseWait: c.LeaseWait, LeaseDuration: c.LeaseDuration, Templates: ts})
 }

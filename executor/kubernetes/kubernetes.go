@@ -22,8 +22,9 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultTimeout   = 60 * time.Second
-	DefaultLeaseWait = 30 * time.Second
+	DefaultTimeout       = 60 * time.Second
+	DefaultLeaseWait     = 30 * time.Second
+	DefaultLeaseDuration = 30 * time.Second
 )
 
 // Options configure the executor.
@@ -43,6 +44,11 @@ type Options struct {
 	// LeaseWait bounds the wait for another apply's lease on the namespace.
 	// 0 is DefaultLeaseWait; negative: fail at once when it is held.
 	LeaseWait time.Duration
+	// LeaseDuration is how long the namespace's Lease counts as held
+	// without renewal; apply renews it every third of that while it runs,
+	// so it is independent of Timeout, and a killed apply's Lease lapses
+	// after it. 0 is DefaultLeaseDuration.
+	LeaseDuration time.Duration
 	// GracePeriod of pod deletions in seconds; nil is each pod's own.
 	GracePeriod *int64
 	// Identity names this apply in the Lease; "" is host/pid/random.
@@ -61,6 +67,11 @@ type Executor struct {
 	identity  string
 	host      string
 	notes     []string // for apply's summary (Notes)
+	// beforeWrite, when set (tests), is called before each write Apply
+	// makes, naming it; an error stops Apply there as a SIGKILL would: no
+	// rollback, no journal cleared, the Lease not given back.
+	beforeWrite func(write string) error
+	killed      error
 }
 
 var _ executor.Executor = (*Executor)(nil)
@@ -82,6 +93,9 @@ func New(ctx context.Context, o Options) (*Executor, error) {
 	}
 	if o.LeaseWait == 0 {
 		o.LeaseWait = DefaultLeaseWait
+	}
+	if o.LeaseDuration <= 0 {
+		o.LeaseDuration = DefaultLeaseDuration
 	}
 	id := o.Identity
 	if id == "" {

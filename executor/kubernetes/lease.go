@@ -2,7 +2,6 @@ package kubernetes
 
 import (
 	"context"
-	"time"
 
 	"github.com/optimus-sched/optimus/executor/kubeclient"
 )
@@ -11,22 +10,20 @@ import (
 // namespace while it writes: one apply at a time per namespace.
 const LeaseName = "optimus-apply"
 
-// leaseDuration is how long a held Lease counts as held without renewal: an
-// apply waits at most Timeout for old pods to go and Timeout for new ones
-// to run, and a crashed apply's Lease expires after that.
-func (e *Executor) leaseDuration() time.Duration {
-	t := e.opts.Timeout
-	if t < 0 {
-		t = 0
+// Acquire takes the namespace's Lease, waiting up to LeaseWait while another
+// holder's has not expired (a kubeclient.HeldError), and renews it every
+// third of LeaseDuration until release gives it back.
+func (e *Executor) Acquire(ctx context.Context) (release func(), err error) {
+	h, err := e.hold(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return (2*t + time.Minute) / time.Second * time.Second
+	return h.Release, nil
 }
 
-// Acquire takes the namespace's Lease, waiting up to LeaseWait while another
-// holder's has not expired (a kubeclient.HeldError). release gives it back.
-func (e *Executor) Acquire(ctx context.Context) (release func(), err error) {
-	return e.client.AcquireLease(ctx, kubeclient.LeaseOptions{
-		Name: LeaseName, Identity: e.identity, Duration: e.leaseDuration(), Wait: e.opts.LeaseWait,
+func (e *Executor) hold(ctx context.Context) (*kubeclient.Hold, error) {
+	return e.client.HoldLease(ctx, kubeclient.LeaseOptions{
+		Name: LeaseName, Identity: e.identity, Duration: e.opts.LeaseDuration, Wait: e.opts.LeaseWait,
 		Labels: map[string]string{LabelManagedBy: ManagedByValue},
 	})
 }

@@ -77,7 +77,14 @@ func (w *jobWork) planned() ([]executor.TaskResult, string) {
 		}
 	}
 	sortResults(trs)
-	return trs, fmt.Sprintf("would delete %d pods and create %d (%d unchanged)", len(w.del), len(w.create), len(w.skip))
+	msg := fmt.Sprintf("would delete %d pods and create %d (%d unchanged)", len(w.del), len(w.create), len(w.skip))
+	if w.resumed != "" {
+		msg += "; would be " + w.resumed
+	}
+	if len(w.drift) > 0 {
+		msg += "; would repair drift: " + strings.Join(w.drift, ", ")
+	}
+	return trs, msg
 }
 
 // taskResults are the outcomes of the ps and worker pods a change touched.
@@ -101,6 +108,10 @@ func (w *jobWork) taskResults() []executor.TaskResult {
 		add(p, outcome, msg)
 	}
 	for _, p := range w.skip {
+		if msg := w.tasks[p.Name]; msg != "" { // undone
+			add(p, executor.OutcomeFailed, msg)
+			continue
+		}
 		add(p, executor.OutcomeSkipped, "runs as planned on "+p.Spec.NodeName)
 	}
 	sortResults(trs)
@@ -108,7 +119,7 @@ func (w *jobWork) taskResults() []executor.TaskResult {
 }
 
 func isFailure(msg string) bool {
-	for _, s := range []string{"failed", "rejected", "not created", "not Running", "rollback"} {
+	for _, s := range []string{"failed", "rejected", "not created", "not deleted", "not Running", "rollback"} {
 		if strings.Contains(msg, s) {
 			return true
 		}
@@ -147,12 +158,25 @@ func (w *jobWork) summary() string {
 	if notRunning > 0 {
 		head += fmt.Sprintf(" (%d not Running)", notRunning)
 	}
-	parts := []string{head + fmt.Sprintf(", %d unchanged", len(w.skip))}
+	unchanged := 0
+	for _, p := range w.skip {
+		if w.tasks[p.Name] == "" { // else undone
+			unchanged++
+		}
+	}
+	parts := []string{head + fmt.Sprintf(", %d unchanged", unchanged)}
+	if w.resumed != "" {
+		parts = append(parts, w.resumed)
+	}
+	if len(w.drift) > 0 {
+		parts = append(parts, "repaired drift: "+strings.Join(w.drift, ", "))
+	}
 	parts = append(parts, w.notes...)
 	if w.failed {
 		var bad []string
 		for _, p := range append(append([]*corev1.Pod(nil), w.del...), w.create...) {
-			if msg := w.tasks[p.Name]; isFailure(msg) && !strings.Contains(msg, "deleted again") && !strings.Contains(msg, "not created: an earlier") {
+			if msg := w.tasks[p.Name]; isFailure(msg) && !strings.Contains(msg, "deleted again") && !strings.Contains(msg, "not created: an earlier") &&
+				(w.halted == "" || !strings.HasSuffix(msg, w.halted)) { // the halt is said once, in the notes
 				bad = append(bad, p.Name+": "+msg)
 			}
 		}

@@ -1,0 +1,65 @@
+package kubeclient_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/optimus-sched/optimus/executor/kubeclient"
+	"github.com/optimus-sched/optimus/executor/kubernetes/ktest"
+)
+
+// A held Lease is renewed: after twice its duration another holder is
+// still refused, told when it expires; taken over by force, the holder
+// learns it has lost it (Lost, Err) and its Release leaves the new
+// holder's Lease alone.
+func TestHeldLeaseIsRenewedAndLossIsSeen(t *testing.T) {
+	srv := ktest.Shared(t)
+	ns := ktest.Namespace(t, srv.Admin())
+	ctx := context.Background()
+	c := connect(t, srv, ktest.AdminToken, ns)
+	o := kubeclient.LeaseOptions{Name: "renewed", Identity: "a", Duration: 2 * time.Second, Wait: -1}
+	h, err := c.HoldLease(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(4 * time.Second)
+	b := o
+	b.Identity = "b"
+	_, err = c.AcquireLease(ctx, b)
+	var held *kubeclient.HeldError
+	if !errors.As(err, &held) || held.Holder != "a" || time.Until(held.Expires) <= 0 || !strings.Contains(err.Error(), "expires at") {
+		t.Fatalf("after twice the duration: %v", err)
+	}
+	if h.Err() != nil {
+		t.Fatalf("lost while renewing: %v", h.Err())
+	}
+
+	leases := srv.Admin().CoordinationV1().Leases(ns)
+	l, err := leases.Get(ctx, "renewed", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	intruder, now := "intruder", metav1.NewMicroTime(time.Now())
+	l.Spec.HolderIdentity, l.Spec.RenewTime = &intruder, &now
+	if _, err := leases.Update(ctx, l, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-h.Lost():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the loss was not seen")
+	}
+	var lost *kubeclient.LostError
+	if !errors.As(h.Err(), &lost) || !strings.Contains(h.Err().Error(), `it is now held by "intruder"`) {
+		t.Errorf("Err: %v", h.Err())
+	}
+	h.Release()
+	if l, err = leases.Get(ctx, "renewed", metav1.GetOptions{}); err != nil || *l.Spec.HolderIdentity != "intruder" {
+		t.Errorf("after Release: %v %v", l.Spec.HolderIdentity, err)
+	}
+}

@@ -1,0 +1,104 @@
+package kubernetes_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/optimus-sched/optimus/apply"
+	"github.com/optimus-sched/optimus/executor"
+	"github.com/optimus-sched/optimus/executor/kubeclient"
+	k8s "github.com/optimus-sched/optimus/executor/kubernetes"
+	"github.com/optimus-sched/optimus/executor/kubernetes/ktest"
+)
+
+// At 1,000+ pods the first apply writes for longer than its Lease lasts
+// unrenewed; a second apply tried again and again meanwhile is refused
+// every time, naming the first, and writes nothing.
+func TestSecondApplyCannotTakeOverAtThousandPods(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1,000 pods: not with -short")
+	}
+	e := setup(t)
+	const jobs, workers, dur = 100, 10, 5 * time.Second
+	base := e.jobs["resnet50-a"]
+	plan := apply.Plan{}
+	all := map[string]executor.Job{}
+	for j := range jobs {
+		job := base
+		job.Job, job.Mode = fmt.Sprintf("load-%03d", j), "sync"
+		all[job.Job] = job
+		plan.Jobs = append(plan.Jobs, apply.PlanJob{Job: job.Job, Status: "running"})
+		for i := range workers {
+			node := e.cluster[(j*workers+i)%len(e.cluster)].Name
+			plan.Tasks = append(plan.Tasks, executor.Task{Job: job.Job, Role: executor.RoleWorker, Index: i, Node: node,
+				Resources: map[string]float64{"cpu": 0.01, "memory_gb": 0.01}})
+		}
+	}
+	changes, _ := apply.Diff(plan, nil, all, apply.Options{Generation: apply.Generation(plan)})
+	ctx := context.Background()
+	first, _ := e.executor(ktest.AdminToken, func(o *k8s.Options) { o.Identity, o.LeaseDuration, o.Timeout = "first", dur, -1 })
+	second, c2 := e.executor(ktest.AdminToken, func(o *k8s.Options) { o.Identity, o.LeaseDuration, o.LeaseWait = "second", dur, -1 })
+
+	began := time.Now()
+	done := make(chan struct{})
+	var rs []executor.Result
+	var err error
+	go func() { defer close(done); rs, err = first.Apply(ctx, changes, false) }()
+	tries, refused := 0, 0
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		case <-time.After(500 * time.Millisecond):
+			tries++
+			_, err2 := second.Apply(ctx, changes, false)
+			var held *kubeclient.HeldError
+			switch {
+			case errors.As(err2, &held) && held.Holder == "first":
+				refused++
+			case err2 == nil && isDone(done):
+			default:
+				t.Errorf("second apply, try %d: %v", tries, err2)
+			}
+		}
+	}
+	took := time.Since(began)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, c := range changes {
+		ps, err := k8s.Pods(c, k8s.ManifestOptions{Namespace: e.ns})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want += len(ps)
+	}
+	t.Logf("first apply: %d jobs, %d pods in %s (Lease %s); second apply refused %d of %d tries", jobs, want, took.Round(time.Millisecond), dur, refused, tries)
+	for _, r := range rs {
+		if r.Outcome != executor.OutcomeDone {
+			t.Fatalf("%s: %s %s", r.Change.Job.Job, r.Outcome, r.Message)
+		}
+	}
+	if took < 2*dur {
+		t.Logf("the first apply took less than twice the Lease's duration: renewal was not needed")
+	}
+	if w := podWrites(c2); len(w) > 0 {
+		t.Errorf("the second apply wrote %d pods or Services: %v", len(w), w[:min(len(w), 5)])
+	}
+	if n := len(e.pods()); n != want || want < 1000 {
+		t.Errorf("%d pods, want %d (1,000 or more)", n, want)
+	}
+}
+
+func isDone(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
