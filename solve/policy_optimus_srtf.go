@@ -45,8 +45,8 @@ var restartPaybackKnob = &Knob{
 // srtfHysteresisKnob is Options.SRTFHysteresis.
 var srtfHysteresisKnob = &Knob{
 	Flag: "srtf-hysteresis",
-	Usage: "a running job keeps its allocation when the plan would change its workers (or PS) by at most " +
-		"`FRACTION` of what it has (0: no hysteresis)",
+	Usage: "a running job keeps its allocation when the plan would change its workers and its PS by at most " +
+		"`FRACTION` of what it has of each (0: no hysteresis)",
 	Value: func(o *Options) FlagValue { return floatFlag{&o.SRTFHysteresis} },
 	Check: func(o *Options) string {
 		if !(o.SRTFHysteresis >= 0 && o.SRTFHysteresis <= 1) {
@@ -65,8 +65,10 @@ func init() {
 			"each job's remaining time weighted by (mean T1 / its T1)^--srtf-exponent (T1 its " +
 			"remaining time on one worker), so that GPUs go first to the jobs closest to done, " +
 			"as shortest-remaining-time-first; jobs are admitted in that order, not by arrival; " +
-			"and a running job's allocation changes only when the change saves it " +
-			"--restart-payback times --restart-cost of its remaining time",
+			"a running job's allocation changes only when the change saves it " +
+			"--restart-payback times --restart-cost of its remaining time (the reasons name that " +
+			"product as the restart cost), and it keeps its allocation when the " +
+			"plan would change its workers and PS by at most --srtf-hysteresis of what it has",
 		Knobs: []*Knob{restartCostKnob, srtfExponentKnob, restartPaybackKnob, srtfHysteresisKnob},
 		plan: func(in *instance, opts Options) *plan {
 			return in.srtfGreedy(opts.SRTFExponent, opts.RestartPayback*opts.RestartCost, opts.SRTFHysteresis)
