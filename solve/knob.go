@@ -61,7 +61,8 @@ func KnobUsage(k *Knob) string {
 // registry, a capacity check, and every knob's value, whichever policy reads
 // it. The error names the flag and the value: "--tetris-srtf 2: give a
 // weight in [0, 1]". Solve fills in the zero values it documents (Policy,
-// Capacity, BaselineCap, TiresiasThresholds) before it validates.
+// Capacity, BaselineCap, TiresiasThresholds, RestartPayback) before it
+// validates.
 func (o Options) Validate() error {
 	if LookupPolicy(o.Policy) == nil {
 		_, err := ParsePolicy(string(o.Policy))
@@ -79,7 +80,8 @@ func (o Options) Validate() error {
 }
 
 // WithDefaults returns o with the zero values Options documents filled in
-// (Policy, Capacity, BaselineCap, TiresiasThresholds), as Solve takes them.
+// (Policy, Capacity, BaselineCap, TiresiasThresholds, RestartPayback), as
+// Solve takes them.
 func (o Options) WithDefaults() Options {
 	if o.Policy == "" {
 		o.Policy = Optimus
@@ -92,6 +94,9 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.TiresiasThresholds == nil {
 		o.TiresiasThresholds = DefaultTiresiasThresholds
+	}
+	if o.RestartPayback == 0 {
+		o.RestartPayback = DefaultRestartPayback
 	}
 	return o
 }

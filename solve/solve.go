@@ -182,6 +182,16 @@ type Options struct {
 	// times the seconds it has run goes back to the highest queue.
 	TiresiasThresholds []float64
 	TiresiasStarve     float64
+	// SRTFExponent and RestartPayback tune the optimus-srtf policy: each
+	// job's weight is multiplied by (mean T1 / its T1)^SRTFExponent, T1 its
+	// remaining time on one worker (and one PS), and a running job's change
+	// must save RestartPayback times RestartCost (0: DefaultRestartPayback;
+	// see policy_optimus_srtf.go). DefaultOptions sets the three to
+	// DefaultSRTFExponent, DefaultRestartPayback and DefaultSRTFHysteresis;
+	// a zero SRTFExponent or SRTFHysteresis turns that part off.
+	// SRTFHysteresis keeps, for optimus-srtf, a running job's allocation
+	// when the plan would change it by at most that fraction.
+	SRTFExponent, RestartPayback, SRTFHysteresis float64
 }
 
 // Defaults.
@@ -189,11 +199,15 @@ const (
 	DefaultRestartCost      = 300.0
 	DefaultTetrisSRTFWeight = 0.5
 	DefaultBaselineCap      = 16
+	DefaultSRTFExponent     = 2.0
+	DefaultRestartPayback   = 4.0
+	DefaultSRTFHysteresis   = 0.25
 )
 
 // DefaultOptions returns the options `optimus solve` starts from.
 func DefaultOptions() Options {
 	return Options{Policy: Optimus, RestartCost: DefaultRestartCost, TetrisSRTFWeight: DefaultTetrisSRTFWeight, BaselineCap: DefaultBaselineCap,
+		SRTFExponent: DefaultSRTFExponent, RestartPayback: DefaultRestartPayback, SRTFHysteresis: DefaultSRTFHysteresis,
 		Capacity: NodeCapacity, TiresiasThresholds: slices.Clone(DefaultTiresiasThresholds)}
 }
 

@@ -18,14 +18,14 @@ import (
 var goldenSimulate = map[string]map[string]string{
 	"testbed": {
 		"sim_allocations.parquet": "eb376baaeea7f42760f4455c0b1a11f13bf3682f3606dc2f223efe1e0d1167ab",
-		"sim_comparison.parquet":  "c53e799bdb5e22a7fd922d7de63a57002e86971cdc2d0bfc9ebddbf73f43c34c",
+		"sim_comparison.parquet":  "94fe6dc92655bd98a6375812941180d3c8eec8727d0ff98941584a4b4da33aaf",
 		"sim_jobs.parquet":        "7d61f1b2c8125207f7c31ccf6c2a8d43e7dc0c1565e3f1cbd4f66564b1b8963b",
 		"sim_summary.parquet":     "ca039e58d10a1f31db299482abc7077f5d970e8097efdad3c16b7ef95d0c0521",
 		"sim_utilisation.parquet": "b421463aa63e4c961542e58e579eff45fa3975baabaebc26eb9941665145fde5",
 	},
 	"workload-1": {
 		"sim_allocations.parquet": "cf040f1ea4d4511d36b323ce24b1357b9917fd35e8899ebbb282e10e3c0ef8f2",
-		"sim_comparison.parquet":  "2f65998a95cefab7fbf1fe38335714bf3a00457d7ee9b0346aff83e53f2c3e6f",
+		"sim_comparison.parquet":  "8f0c8ae0259805221fecc0b4c1d06ee136095c28520ab4c2bc3bef499500b8ed",
 		"sim_jobs.parquet":        "03c9bdd8e1d339d7af8c06fe8818b0ad19913f75cbd82764a96665c9b7d866da",
 		"sim_summary.parquet":     "809e3d58bbb20bf610ef153c80a03812c770dd2996e855c530a07853b2d4eb42",
 		"sim_utilisation.parquet": "950e483b894cafc20fd0696e0b10167102b2266fa142b252c8ab9c16c0140691",

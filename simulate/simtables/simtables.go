@@ -386,6 +386,9 @@ func ComparisonTable(runs []*simulate.Result) (*table.Table, error) {
 		logJR, logMR               float64
 		nJR, nMR                   int
 		jrMin, jrMax, mrMin, mrMax float64
+		p95                        float64
+		// the spread over the seeds of the mean JCT, p95 and makespan
+		spread [3][2]float64
 	}
 	var order []key
 	aggs := map[key]*agg{}
@@ -394,6 +397,9 @@ func ComparisonTable(runs []*simulate.Result) (*table.Table, error) {
 		a := aggs[k]
 		if a == nil {
 			a = &agg{jrMin: math.Inf(1), jrMax: math.Inf(-1), mrMin: math.Inf(1), mrMax: math.Inf(-1)}
+			for m := range a.spread {
+				a.spread[m] = [2]float64{math.Inf(1), math.Inf(-1)}
+			}
 			aggs[k] = a
 			order = append(order, k)
 		}
@@ -401,6 +407,10 @@ func ComparisonTable(runs []*simulate.Result) (*table.Table, error) {
 		a.seeds++
 		a.jct += s.MeanJCT
 		a.makespan += s.Makespan
+		a.p95 += s.P95JCT
+		for m, x := range [3]float64{s.MeanJCT, s.P95JCT, s.Makespan} {
+			a.spread[m] = [2]float64{math.Min(a.spread[m][0], x), math.Max(a.spread[m][1], x)}
+		}
 		a.restarts += float64(s.Restarts)
 		a.unfinished += s.Unfinished + s.NeverStarted
 		if b := base[[2]any{r.Oracle, r.Seed}]; b != nil {
@@ -423,7 +433,9 @@ func ComparisonTable(runs []*simulate.Result) (*table.Table, error) {
 	pol, know := make([]string, n), make([]string, n)
 	seeds, behind, unf := make([]int64, n), make([]int64, n), make([]int64, n)
 	cols := map[string][]float64{}
-	for _, name := range []string{col.MeanJCTS, col.MakespanS, col.JCTRatio, col.JCTRatioMin, col.JCTRatioMax,
+	spreadCols := [3][2]string{{col.MeanJCTSMin, col.MeanJCTSMax}, {col.P95JCTSMin, col.P95JCTSMax}, {col.MakespanSMin, col.MakespanSMax}}
+	for _, name := range []string{col.MeanJCTS, col.MeanJCTSMin, col.MeanJCTSMax, col.P95JCTS, col.P95JCTSMin, col.P95JCTSMax,
+		col.MakespanS, col.MakespanSMin, col.MakespanSMax, col.JCTRatio, col.JCTRatioMin, col.JCTRatioMax,
 		col.MakespanRatio, col.MakespanRatioMin, col.MakespanRatioMax, col.Restarts} {
 		cols[name] = make([]float64, n)
 	}
@@ -434,6 +446,14 @@ func ComparisonTable(runs []*simulate.Result) (*table.Table, error) {
 		seeds[i], behind[i], unf[i] = int64(a.seeds), int64(a.behind), int64(a.unfinished)
 		cols[col.MeanJCTS][i] = a.jct / float64(a.seeds)
 		cols[col.MakespanS][i] = a.makespan / float64(a.seeds)
+		cols[col.P95JCTS][i] = a.p95 / float64(a.seeds)
+		for m, names := range spreadCols {
+			lo, hi := nan, nan
+			if a.seeds > 1 {
+				lo, hi = a.spread[m][0], a.spread[m][1]
+			}
+			cols[names[0]][i], cols[names[1]][i] = lo, hi
+		}
 		cols[col.Restarts][i] = a.restarts / float64(a.seeds)
 		cols[col.JCTRatio][i], cols[col.JCTRatioMin][i], cols[col.JCTRatioMax][i] = nan, nan, nan
 		cols[col.MakespanRatio][i], cols[col.MakespanRatioMin][i], cols[col.MakespanRatioMax][i] = nan, nan, nan

@@ -200,6 +200,10 @@ const (
 	MakespanRatioMin Name = "makespan_ratio_min"
 	// MakespanS is column makespan_s of sim_summary and sim_comparison.
 	MakespanS Name = "makespan_s"
+	// MakespanSMax is column makespan_s_max of sim_comparison.
+	MakespanSMax Name = "makespan_s_max"
+	// MakespanSMin is column makespan_s_min of sim_comparison.
+	MakespanSMin Name = "makespan_s_min"
 	// MaxBytes is column max_bytes of ps_balance.
 	MaxBytes Name = "max_bytes"
 	// MaxPS is column max_ps of jobs, predictions, allocation and workload.
@@ -212,6 +216,10 @@ const (
 	MaxWorkers Name = "max_workers"
 	// MeanJCTS is column mean_jct_s of sim_summary and sim_comparison.
 	MeanJCTS Name = "mean_jct_s"
+	// MeanJCTSMax is column mean_jct_s_max of sim_comparison.
+	MeanJCTSMax Name = "mean_jct_s_max"
+	// MeanJCTSMin is column mean_jct_s_min of sim_comparison.
+	MeanJCTSMin Name = "mean_jct_s_min"
 	// MeanPredErr is column mean_pred_err of sim_summary.
 	MeanPredErr Name = "mean_pred_err"
 	// MeasuredSpeed is column measured_speed of profile_speeds.
@@ -248,8 +256,12 @@ const (
 	Outcome Name = "outcome"
 	// P90RelErr is column p90_rel_err of speed_eval.
 	P90RelErr Name = "p90_rel_err"
-	// P95JCTS is column p95_jct_s of sim_summary.
+	// P95JCTS is column p95_jct_s of sim_summary and sim_comparison.
 	P95JCTS Name = "p95_jct_s"
+	// P95JCTSMax is column p95_jct_s_max of sim_comparison.
+	P95JCTSMax Name = "p95_jct_s_max"
+	// P95JCTSMin is column p95_jct_s_min of sim_comparison.
+	P95JCTSMin Name = "p95_jct_s_min"
 	// Piece is column piece of ps_assignment.
 	Piece Name = "piece"
 	// Pieces is column pieces of ps_assignment and ps_balance.
