@@ -33,6 +33,7 @@ type Options struct {
 	Jobs       string
 	Executor   string
 	Current    string // executors that do not read the cluster: the plan running now
+	State      string // or the state file apply reads it from and records what runs after into
 	Cluster    string // and the nodes and capacities to check the plan against
 	Prune      bool
 	DryRun     bool
@@ -69,8 +70,12 @@ changes nothing (exit 2).
 Executors (--executor):
 ` + executorHelp(kinds) + `
 
-What runs now comes from the cluster for ` + executor.AndList(readers(kinds, true)) + `, and from --current (the plan applied
-last time) for ` + executor.AndList(readers(kinds, false)) + `: without it nothing runs.
+What runs now comes from the cluster for ` + executor.AndList(readers(kinds, true)) + `, and for ` + executor.AndList(readers(kinds, false)) + `
+from --state FILE (what the last apply recorded; optimus init writes the first, where
+nothing runs) or --current (a plan taken as running now): without either nothing runs.
+With --state, apply then rewrites FILE (atomically) with what runs after it: a job whose
+change was done runs its new tasks, a job whose change failed what it ran before, so the
+next round neither repeats what succeeded nor loses what failed.
 
 The output is the actions table: one row per action and task with its outcome (done,
 failed, skipped, planned) and message (optimus schema actions). Exit status 1 when any
@@ -94,6 +99,7 @@ again retries what failed.`,
 	f.StringVar(&opts.Executor, "executor", "", "`EXECUTOR` that carries the plan out: "+executor.OrList(executor.Names())+" (required)")
 	notReaders := strings.Join(readers(kinds, false), ", ")
 	f.StringVar(&opts.Current, "current", "", notReaders+": read the plan running now from `FILE` (none: nothing runs)")
+	f.StringVar(&opts.State, "state", "", notReaders+": read the plan running now from the state `FILE` and record there what runs after (optimus init writes the first)")
 	f.StringVar(&opts.Cluster, "cluster", "", notReaders+": check the plan against the nodes and capacities in `FILE`")
 	f.BoolVar(&opts.Prune, "prune", false, "stop jobs that run now but are not in the plan (otherwise they are left alone)")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "change nothing: report what would be done (outcome planned)")
@@ -242,8 +248,13 @@ func Run(opts *Options) error {
 		return err
 	}
 	var current []executor.Task
-	if opts.Current != "" {
-		t, err := cmdutil.ReadSide("current", opts.Current, schema.Plan)
+	if from, path := opts.currentFlag(); path != "" {
+		if from == "state" {
+			if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+				return cmdutil.Usagef("--state %s does not exist: `optimus init %s` writes the first state (nothing runs)", path, path)
+			}
+		}
+		t, err := cmdutil.ReadSide(from, path, schema.Plan)
 		if err != nil {
 			return err
 		}
@@ -281,6 +292,15 @@ func Run(opts *Options) error {
 	actions, err := adapt.ActionsTable(report.All())
 	if err != nil {
 		return err
+	}
+	if opts.State != "" && !opts.DryRun && report.Done() > 0 {
+		state, err := adapt.SnapshotPlan(report.Running(), nil)
+		if err != nil {
+			return err
+		}
+		if err := table.WriteFile(opts.State, cmdutil.Stamp(state)); err != nil {
+			return fmt.Errorf("recording the state: %w (the changes above were made: the state file still says what ran before them)", err)
+		}
 	}
 	if report.Failed() > 0 {
 		cmdutil.Warnf(opts.IO, "%s", report.Summary())
@@ -351,11 +371,23 @@ func (opts *Options) check() error {
 	if err := opts.Configs[kind.Name].Check(); err != nil {
 		return err
 	}
-	if kind.ReadsCluster && (opts.Current != "" || opts.Cluster != "") {
-		return cmdutil.Usagef("--current and --cluster apply to %s: the %s executor reads both from the cluster",
+	if kind.ReadsCluster && (opts.Current != "" || opts.State != "" || opts.Cluster != "") {
+		return cmdutil.Usagef("--current, --state and --cluster apply to %s: the %s executor reads what runs and the nodes from the cluster",
 			executor.AndList(readers(executor.Kinds(), false)), kind.Name)
 	}
+	if opts.Current != "" && opts.State != "" {
+		return cmdutil.Usagef("--current and --state both say what runs now: give one")
+	}
 	return nil
+}
+
+// currentFlag names the flag that says what runs now (current or state)
+// and its file; "" when neither was given.
+func (opts *Options) currentFlag() (flag, path string) {
+	if opts.State != "" {
+		return "state", opts.State
+	}
+	return "current", opts.Current
 }
 
 // writesStdout: the executor writes to standard output (print
