@@ -83,7 +83,7 @@ action failed; the table then says what was and was not done, and applying the s
 again retries what failed.`,
 		Example: `  optimus apply -i plan.parquet --jobs jobs.parquet --executor print --current last-plan.parquet
   optimus apply -i plan.parquet --jobs jobs.parquet --executor print --manifests | kubectl apply --dry-run=client -f -
-  optimus apply -i plan.parquet --jobs jobs.parquet --executor exec --program ./launch --current last-plan.parquet -o actions.parquet
+  optimus apply -i plan.parquet --jobs jobs.parquet --executor exec --program ./launch --state state.parquet -o actions.parquet
   optimus place --cluster c.parquet -i alloc.parquet | optimus apply --jobs jobs.parquet --executor kubernetes -o actions.parquet`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
