@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -105,4 +106,69 @@ func planJobs(t *testing.T, path string) map[string]string {
 		out[j] = fmt.Sprintf("%d ps %d workers", c[0], c[1])
 	}
 	return out
+}
+
+// snapshot state reads the state back as the tables a round starts from;
+// bad input exits 2 naming the file, and writes nothing.
+func TestSnapshotState(t *testing.T) {
+	dir := testbedPlan(t)
+	tmp := t.TempDir()
+	state := filepath.Join(tmp, "state.parquet")
+	snap := filepath.Join(tmp, "snap")
+	read := []string{"snapshot", "state", "--state", state, "--cluster", dir + "/testbed/cluster.parquet", "--jobs", dir + "/testbed/jobs.parquet", "-o", snap}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no state yet", read, "--state " + state + " does not exist: `optimus init " + state + "` writes the first state"},
+		{"no cluster", []string{"snapshot", "state", "--state", dir + "/plan.parquet", "-o", snap}, "--state FILE and --cluster FILE are required"},
+		{"state is not a plan", []string{"snapshot", "state", "--state", dir + "/testbed/jobs.parquet", "--cluster", dir + "/testbed/cluster.parquet", "-o", snap},
+			dir + "/testbed/jobs.parquet: is a jobs table, but a plan table is expected here"},
+	} {
+		code, _, stderr := optimus.Run(t, nil, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, %s; want 2 and %q", c.name, code, stderr, c.want)
+		}
+		if _, err := os.Stat(snap); err == nil {
+			t.Errorf("%s: wrote %s", c.name, snap)
+		}
+	}
+
+	// Fresh: every job's ps and workers are 0, whatever the jobs table said.
+	optimus.MustRun(t, nil, "init", state)
+	optimus.MustRun(t, nil, read...)
+	jobs, err := table.ReadFile(snap+"/jobs.parquet", schema.Jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, j := range jobs.Strings("job") {
+		if jobs.Int64s("ps")[i] != 0 || jobs.Int64s("workers")[i] != 0 {
+			t.Errorf("fresh state: %s runs %d ps %d workers, want nothing", j, jobs.Int64s("ps")[i], jobs.Int64s("workers")[i])
+		}
+	}
+	if running := planJobs(t, snap+"/plan.parquet"); len(running) != 0 {
+		t.Errorf("fresh state's plan: %v", running)
+	}
+
+	// After an apply: the jobs run as planned, and the cluster's nodes are
+	// the cluster table's.
+	record := t.TempDir()
+	optimus.MustRun(t, nil, "apply", "-i", dir+"/plan.parquet", "--jobs", dir+"/testbed/jobs.parquet", "--executor", "exec", "--program", launcher(t, record), "--state", state)
+	optimus.MustRun(t, nil, read...)
+	want := planJobs(t, dir+"/plan.parquet")
+	if got := planJobs(t, snap+"/plan.parquet"); !reflect.DeepEqual(got, want) {
+		t.Errorf("snapshot's plan %v, want the applied plan's %v", got, want)
+	}
+	jobs, _ = table.ReadFile(snap+"/jobs.parquet", schema.Jobs)
+	for i, j := range jobs.Strings("job") {
+		if got := fmt.Sprintf("%d ps %d workers", jobs.Int64s("ps")[i], jobs.Int64s("workers")[i]); want[j] != "" && got != want[j] {
+			t.Errorf("%s: jobs table says %s, the plan %s", j, got, want[j])
+		}
+	}
+	cluster, _ := table.ReadFile(snap+"/cluster.parquet", schema.Cluster)
+	orig, _ := table.ReadFile(dir+"/testbed/cluster.parquet", schema.Cluster)
+	if !reflect.DeepEqual(cluster.Strings("node"), orig.Strings("node")) || !reflect.DeepEqual(cluster.Float64s("gpu"), orig.Float64s("gpu")) {
+		t.Errorf("snapshot's cluster %v %v, want the cluster table's %v %v", cluster.Strings("node"), cluster.Float64s("gpu"), orig.Strings("node"), orig.Float64s("gpu"))
+	}
 }
