@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -266,5 +267,66 @@ func writeProfilingRuns(t *testing.T, logs string, jobs []string, clock time.Tim
 			progress += 200
 			at = times[len(times)-1].Add(30 * time.Second)
 		}
+	}
+}
+
+// An exec apply interrupted (SIGINT, as cron's timeout or an operator
+// sends) records what it did: the state holds the jobs whose launch
+// succeeded before the signal, not the one interrupted nor those after, so
+// the next round asks again for those only.
+func TestExecStateAfterInterrupt(t *testing.T) {
+	dir := exportTestbed(t)
+	p := func(name string) string { return filepath.Join(dir, name) }
+	for _, args := range [][]string{
+		{"fit", "-i", p("loss.parquet"), "--speed", p("speed.parquet"), "--jobs", p("jobs.parquet"), "-o", p("models.parquet")},
+		{"predict", "-i", p("jobs.parquet"), "--models", p("models.parquet"), "-o", p("predictions.parquet")},
+		{"solve", "--cluster", p("cluster.parquet"), "-i", p("predictions.parquet"), "-o", p("allocation.parquet")},
+		{"place", "--cluster", p("cluster.parquet"), "-i", p("allocation.parquet"), "-o", p("plan.parquet")},
+		{"init", p("state.parquet")},
+	} {
+		if code, _, stderr := run(t, nil, args...); code != 0 {
+			t.Fatalf("optimus %v: %s", args, stderr)
+		}
+	}
+	// The launcher hangs on resnet50-a, the fourth job by name.
+	calls, hung := p("calls.log"), p("hung")
+	launch := "#!/usr/bin/env bash\nset -eu\ncat >/dev/null\necho \"$1 $2\" >> " + shellQuote(calls) + "\n" +
+		"if [ \"$2\" = resnet50-a ]; then touch " + shellQuote(hung) + "; sleep 60; fi\n"
+	if err := os.WriteFile(p("launch"), []byte(launch), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply := exec.Command(self, "apply", "-i", p("plan.parquet"), "--jobs", p("jobs.parquet"), "--executor", "exec",
+		"--program", p("launch"), "--state", p("state.parquet"), "-o", p("actions.parquet"))
+	apply.Env = append(os.Environ(), "OPTIMUS_TEST_MAIN=1")
+	var stderr strings.Builder
+	apply.Stderr = &stderr
+	if err := apply.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ktest.Eventually(context.Background(), 30*time.Second, func() bool { _, err := os.Stat(hung); return err == nil }); err != nil {
+		apply.Process.Kill()
+		t.Fatalf("the launcher never reached resnet50-a: %v; %s", err, stderr.String())
+	}
+	start := time.Now()
+	apply.Process.Signal(os.Interrupt)
+	err = apply.Wait()
+	t.Logf("interrupted apply: %v after %v:\n%s", err, time.Since(start).Round(time.Millisecond), stderr.String())
+	if apply.ProcessState.ExitCode() != 1 {
+		t.Errorf("exit %d, want 1 (changes failed)", apply.ProcessState.ExitCode())
+	}
+	var running []string
+	taskJob := regexp.MustCompile(`^(.*)-(ps|worker)-[0-9]+@`)
+	for _, l := range taskLines(t, p("state.parquet")) {
+		job := taskJob.FindStringSubmatch(l)[1]
+		if len(running) == 0 || running[len(running)-1] != job {
+			running = append(running, job)
+		}
+	}
+	if want := []string{"dssm-a", "inception-a", "inception-b"}; strings.Join(running, " ") != strings.Join(want, " ") {
+		t.Errorf("state after the interrupt: %v, want the jobs launched before it %v", running, want)
 	}
 }
