@@ -34,7 +34,12 @@ table with no task, nothing running. Run it once before the first round of a cro
 (.parquet, .arrow, .csv). An existing STATE is left alone (exit 2): it says what runs.
 The kubernetes executor needs no state: optimus snapshot kubernetes reads the cluster.`,
 		Example: `  optimus init /var/lib/optimus/state.parquet`,
-		Args:    cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return cmdutil.Usagef("init takes one argument, the state file to write (for example state.parquet)")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.State = args[0]
 			if runF != nil {
@@ -48,7 +53,7 @@ The kubernetes executor needs no state: optimus snapshot kubernetes reads the cl
 // Run writes the empty state.
 func Run(opts *Options) error {
 	if _, err := table.FormatOf(opts.State); err != nil {
-		return cmdutil.Usagef("%s: %v", opts.State, err)
+		return cmdutil.Usagef("%v", err)
 	}
 	if _, err := os.Lstat(opts.State); err == nil {
 		return cmdutil.Usagef("%s exists already: it records what runs (apply --state); remove it to start over from nothing", opts.State)
