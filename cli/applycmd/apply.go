@@ -262,6 +262,15 @@ func Run(opts *Options) error {
 			return err
 		}
 	}
+	if !executor.Lookup(opts.Executor).ReadsCluster {
+		if msg := disagreement(jobsTable, current); msg != "" {
+			from := "nothing, without --state or --current"
+			if flag, path := opts.currentFlag(); path != "" {
+				from = "--" + flag + " " + path
+			}
+			cmdutil.Warnf(opts.IO, "%s: the ps/workers of %s disagree with what runs now (%s); apply goes by what runs now (optimus snapshot state writes a jobs table that agrees with the state)", jobsTable.Source, msg, from)
+		}
+	}
 	var capacity map[string]map[string]float64
 	if opts.Cluster != "" {
 		t, err := cmdutil.ReadSide("cluster", opts.Cluster, schema.Cluster)
@@ -395,4 +404,38 @@ func (opts *Options) currentFlag() (flag, path string) {
 func (opts *Options) writesStdout() bool {
 	w, ok := opts.Configs[opts.Executor].(executor.StdoutWriter)
 	return ok && w.WritesStdout()
+}
+
+// disagreement says which jobs the jobs table's ps and workers columns
+// (what the table says runs) disagree with what runs now, for a warning:
+// their count and the first few, or "" when all agree.
+func disagreement(jobs *table.Table, current []executor.Task) string {
+	running := map[string][2]int64{}
+	for _, t := range current {
+		c := running[t.Job]
+		if t.Role == executor.RolePS {
+			c[0]++
+		} else {
+			c[1]++
+		}
+		running[t.Job] = c
+	}
+	ps, workers := jobs.Int64s("ps"), jobs.Int64s("workers")
+	if ps == nil || workers == nil {
+		return ""
+	}
+	var off []string
+	for i, job := range jobs.Strings("job") {
+		if c := running[job]; c != [2]int64{ps[i], workers[i]} {
+			off = append(off, fmt.Sprintf("%s (table %d+%d, running %d+%d)", job, ps[i], workers[i], c[0], c[1]))
+		}
+	}
+	if len(off) == 0 {
+		return ""
+	}
+	n := len(off)
+	if len(off) > 3 {
+		off = append(off[:3], "...")
+	}
+	return fmt.Sprintf("%d jobs (%s)", n, strings.Join(off, "; "))
 }

@@ -35,8 +35,14 @@ func TestExecStateRecordsWhatRuns(t *testing.T) {
 	}
 
 	t.Setenv("FAIL_JOB", "resnet50-b")
-	if code, _, stderr := optimus.Run(t, nil, apply...); code != 1 {
+	code, _, stderr = optimus.Run(t, nil, apply...)
+	if code != 1 {
 		t.Fatalf("round 1: exit %d, want 1 (one launch fails): %s", code, stderr)
+	}
+	// The testbed's jobs table says five jobs run; the state says none do.
+	if want := "jobs.parquet: the ps/workers of 5 jobs (resnet50-a (table 2+2, running 0+0); "; !strings.Contains(stderr, want) ||
+		!strings.Contains(stderr, "disagree with what runs now (--state "+state+"); apply goes by what runs now") {
+		t.Errorf("round 1 does not warn that the jobs table disagrees with the state:\n%s", stderr)
 	}
 	if calls, _ := os.ReadDir(record); len(calls) != 18 {
 		t.Errorf("round 1: %d files recorded, want 2 per job (9 jobs)", len(calls))

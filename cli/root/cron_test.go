@@ -92,7 +92,9 @@ func TestDocsCronExec(t *testing.T) {
 		t.Fatal(stderr)
 	}
 
-	bashWithOptimus(t, script)
+	if stderr := bashWithOptimus(t, script); strings.Contains(stderr, "disagree") {
+		t.Errorf("round 1: %s", stderr)
+	}
 	first, _ := os.ReadFile(calls)
 	lines := strings.Split(strings.TrimSpace(string(first)), "\n")
 	starts := 0
@@ -110,7 +112,9 @@ func TestDocsCronExec(t *testing.T) {
 	}
 	t.Logf("round 1: %d jobs started, %d tasks in the state", starts, len(state))
 
-	bashWithOptimus(t, script)
+	if stderr := bashWithOptimus(t, script); strings.Contains(stderr, "disagree") {
+		t.Errorf("round 2: %s", stderr)
+	}
 	if again, _ := os.ReadFile(calls); string(again) != string(first) {
 		t.Errorf("round 2 called the launcher again:\n%s", strings.TrimPrefix(string(again), string(first)))
 	}
