@@ -298,18 +298,12 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
+	// The state first: it decides what the next round asks for again.
+	// The actions table is written even when the state cannot be.
+	stateErr := opts.recordState(report)
 	actions, err := adapt.ActionsTable(report.All())
 	if err != nil {
-		return err
-	}
-	if opts.State != "" && !opts.DryRun && report.Done() > 0 {
-		state, err := adapt.SnapshotPlan(report.Running(), nil)
-		if err != nil {
-			return err
-		}
-		if err := table.WriteFile(opts.State, cmdutil.Stamp(state)); err != nil {
-			return fmt.Errorf("recording the state: %w (the changes above were made: the state file still says what ran before them)", err)
-		}
+		return errors.Join(stateErr, err)
 	}
 	if report.Failed() > 0 {
 		cmdutil.Warnf(opts.IO, "%s", report.Summary())
@@ -320,10 +314,29 @@ func Run(opts *Options) error {
 	// file.
 	if !opts.writesStdout() || opts.Output.Path != "" && opts.Output.Path != "-" {
 		if err := opts.Output.Write(opts.IO, actions); err != nil {
-			return err
+			return errors.Join(stateErr, err)
 		}
 	}
+	if stateErr != nil {
+		return stateErr
+	}
 	return report.Err()
+}
+
+// recordState rewrites --state with what runs after the report's changes,
+// when any was done.
+func (opts *Options) recordState(report *apply.Report) error {
+	if opts.State == "" || opts.DryRun || report.Done() == 0 {
+		return nil
+	}
+	state, err := adapt.SnapshotPlan(report.Running(), nil)
+	if err == nil {
+		err = table.WriteFile(opts.State, cmdutil.Stamp(state))
+	}
+	if err != nil {
+		return fmt.Errorf("recording what runs now: %w (%d changes were made, see the actions table; %s still says what ran before them)", err, report.Done(), opts.State)
+	}
+	return nil
 }
 
 // check validates the flags before any input is read.
