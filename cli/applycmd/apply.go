@@ -33,6 +33,7 @@ type Options struct {
 	Jobs       string
 	Executor   string
 	Current    string // executors that do not read the cluster: the plan running now
+	State      string // or the state file apply reads it from and records what runs after into
 	Cluster    string // and the nodes and capacities to check the plan against
 	Prune      bool
 	DryRun     bool
@@ -69,8 +70,12 @@ changes nothing (exit 2).
 Executors (--executor):
 ` + executorHelp(kinds) + `
 
-What runs now comes from the cluster for ` + executor.AndList(readers(kinds, true)) + `, and from --current (the plan applied
-last time) for ` + executor.AndList(readers(kinds, false)) + `: without it nothing runs.
+What runs now comes from the cluster for ` + executor.AndList(readers(kinds, true)) + `, and for ` + executor.AndList(readers(kinds, false)) + `
+from --state FILE (what the last apply recorded; optimus init writes the first, where
+nothing runs) or --current (a plan taken as running now): without either nothing runs.
+With --state, apply then rewrites FILE (atomically) with what runs after it: a job whose
+change was done runs its new tasks, a job whose change failed what it ran before, so the
+next round neither repeats what succeeded nor loses what failed.
 
 The output is the actions table: one row per action and task with its outcome (done,
 failed, skipped, planned) and message (optimus schema actions). Exit status 1 when any
@@ -78,7 +83,7 @@ action failed; the table then says what was and was not done, and applying the s
 again retries what failed.`,
 		Example: `  optimus apply -i plan.parquet --jobs jobs.parquet --executor print --current last-plan.parquet
   optimus apply -i plan.parquet --jobs jobs.parquet --executor print --manifests | kubectl apply --dry-run=client -f -
-  optimus apply -i plan.parquet --jobs jobs.parquet --executor exec --program ./launch --current last-plan.parquet -o actions.parquet
+  optimus apply -i plan.parquet --jobs jobs.parquet --executor exec --program ./launch --state state.parquet -o actions.parquet
   optimus place --cluster c.parquet -i alloc.parquet | optimus apply --jobs jobs.parquet --executor kubernetes -o actions.parquet`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -94,6 +99,7 @@ again retries what failed.`,
 	f.StringVar(&opts.Executor, "executor", "", "`EXECUTOR` that carries the plan out: "+executor.OrList(executor.Names())+" (required)")
 	notReaders := strings.Join(readers(kinds, false), ", ")
 	f.StringVar(&opts.Current, "current", "", notReaders+": read the plan running now from `FILE` (none: nothing runs)")
+	f.StringVar(&opts.State, "state", "", notReaders+": read the plan running now from the state `FILE` and record there what runs after (optimus init writes the first)")
 	f.StringVar(&opts.Cluster, "cluster", "", notReaders+": check the plan against the nodes and capacities in `FILE`")
 	f.BoolVar(&opts.Prune, "prune", false, "stop jobs that run now but are not in the plan (otherwise they are left alone)")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "change nothing: report what would be done (outcome planned)")
@@ -242,13 +248,27 @@ func Run(opts *Options) error {
 		return err
 	}
 	var current []executor.Task
-	if opts.Current != "" {
-		t, err := cmdutil.ReadSide("current", opts.Current, schema.Plan)
+	if from, path := opts.currentFlag(); path != "" {
+		if from == "state" {
+			if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+				return cmdutil.Usagef("--state %s does not exist: `optimus init %s` writes the first state (nothing runs)", path, path)
+			}
+		}
+		t, err := cmdutil.ReadSide(from, path, schema.Plan)
 		if err != nil {
 			return err
 		}
 		if current, err = adapt.ReadCurrent(t); err != nil {
 			return err
+		}
+	}
+	if !executor.Lookup(opts.Executor).ReadsCluster {
+		if msg := disagreement(jobsTable, current); msg != "" {
+			from := "nothing, without --state or --current"
+			if flag, path := opts.currentFlag(); path != "" {
+				from = "--" + flag + " " + path
+			}
+			cmdutil.Warnf(opts.IO, "%s: the ps/workers of %s disagree with what runs now (%s); apply goes by what runs now (optimus snapshot state writes a jobs table that agrees with the state)", jobsTable.Source, msg, from)
 		}
 	}
 	var capacity map[string]map[string]float64
@@ -278,9 +298,12 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
+	// The state first: it decides what the next round asks for again.
+	// The actions table is written even when the state cannot be.
+	stateErr := opts.recordState(report)
 	actions, err := adapt.ActionsTable(report.All())
 	if err != nil {
-		return err
+		return errors.Join(stateErr, err)
 	}
 	if report.Failed() > 0 {
 		cmdutil.Warnf(opts.IO, "%s", report.Summary())
@@ -291,10 +314,29 @@ func Run(opts *Options) error {
 	// file.
 	if !opts.writesStdout() || opts.Output.Path != "" && opts.Output.Path != "-" {
 		if err := opts.Output.Write(opts.IO, actions); err != nil {
-			return err
+			return errors.Join(stateErr, err)
 		}
 	}
+	if stateErr != nil {
+		return stateErr
+	}
 	return report.Err()
+}
+
+// recordState rewrites --state with what runs after the report's changes,
+// when any was done.
+func (opts *Options) recordState(report *apply.Report) error {
+	if opts.State == "" || opts.DryRun || report.Done() == 0 {
+		return nil
+	}
+	state, err := adapt.SnapshotPlan(report.Running(), nil)
+	if err == nil {
+		err = table.WriteFile(opts.State, cmdutil.Stamp(state))
+	}
+	if err != nil {
+		return fmt.Errorf("recording what runs now: %w (%d changes were made, see the actions table; %s still says what ran before them)", err, report.Done(), opts.State)
+	}
+	return nil
 }
 
 // check validates the flags before any input is read.
@@ -351,11 +393,23 @@ func (opts *Options) check() error {
 	if err := opts.Configs[kind.Name].Check(); err != nil {
 		return err
 	}
-	if kind.ReadsCluster && (opts.Current != "" || opts.Cluster != "") {
-		return cmdutil.Usagef("--current and --cluster apply to %s: the %s executor reads both from the cluster",
+	if kind.ReadsCluster && (opts.Current != "" || opts.State != "" || opts.Cluster != "") {
+		return cmdutil.Usagef("--current, --state and --cluster apply to %s: the %s executor reads what runs and the nodes from the cluster",
 			executor.AndList(readers(executor.Kinds(), false)), kind.Name)
 	}
+	if opts.Current != "" && opts.State != "" {
+		return cmdutil.Usagef("--current and --state both say what runs now: give one")
+	}
 	return nil
+}
+
+// currentFlag names the flag that says what runs now (current or state)
+// and its file; "" when neither was given.
+func (opts *Options) currentFlag() (flag, path string) {
+	if opts.State != "" {
+		return "state", opts.State
+	}
+	return "current", opts.Current
 }
 
 // writesStdout: the executor writes to standard output (print
@@ -363,4 +417,38 @@ func (opts *Options) check() error {
 func (opts *Options) writesStdout() bool {
 	w, ok := opts.Configs[opts.Executor].(executor.StdoutWriter)
 	return ok && w.WritesStdout()
+}
+
+// disagreement says which jobs the jobs table's ps and workers columns
+// (what the table says runs) disagree with what runs now, for a warning:
+// their count and the first few, or "" when all agree.
+func disagreement(jobs *table.Table, current []executor.Task) string {
+	running := map[string][2]int64{}
+	for _, t := range current {
+		c := running[t.Job]
+		if t.Role == executor.RolePS {
+			c[0]++
+		} else {
+			c[1]++
+		}
+		running[t.Job] = c
+	}
+	ps, workers := jobs.Int64s("ps"), jobs.Int64s("workers")
+	if ps == nil || workers == nil {
+		return ""
+	}
+	var off []string
+	for i, job := range jobs.Strings("job") {
+		if c := running[job]; c != [2]int64{ps[i], workers[i]} {
+			off = append(off, fmt.Sprintf("%s (table %d+%d, running %d+%d)", job, ps[i], workers[i], c[0], c[1]))
+		}
+	}
+	if len(off) == 0 {
+		return ""
+	}
+	n := len(off)
+	if len(off) > 3 {
+		off = append(off[:3], "...")
+	}
+	return fmt.Sprintf("%d jobs (%s)", n, strings.Join(off, "; "))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/optimus-sched/optimus/cli/datasetscmd"
 	"github.com/optimus-sched/optimus/cli/evalcmd"
 	"github.com/optimus-sched/optimus/cli/fitcmd"
+	"github.com/optimus-sched/optimus/cli/initcmd"
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/cli/metricscmd"
 	"github.com/optimus-sched/optimus/cli/placecmd"
@@ -91,6 +92,7 @@ decided when standard error is a terminal: -q/--quiet keeps errors only (for cro
 		placecmd.NewCmd(ios, nil),
 		simulatecmd.NewCmd(ios, nil),
 		applycmd.NewCmd(ios, nil),
+		initcmd.NewCmd(ios, nil),
 	} {
 		c.GroupID = "pipeline"
 		cmd.AddCommand(c)

@@ -27,7 +27,15 @@ func exportTestbed(t *testing.T) string {
 	return testbed.Copy(t)
 }
 
-func TestMain(m *testing.M) { clitest.Main(m) }
+// TestMain runs the tests; with OPTIMUS_TEST_MAIN=1 the test binary is
+// optimus itself (main's code), so that scripts the tests run with bash
+// (the README's cron job, cron_test.go) call the code under test.
+func TestMain(m *testing.M) {
+	if os.Getenv("OPTIMUS_TEST_MAIN") == "1" {
+		os.Exit(Main(iostreams.System(), os.Args[1:]))
+	}
+	clitest.Main(m)
+}
 
 var testbedTables = []string{"cluster", "jobs", "loss", "speed", "truth"}
 

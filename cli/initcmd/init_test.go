@@ -1,0 +1,53 @@
+package initcmd_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/optimus-sched/optimus/cli/clitest"
+	"github.com/optimus-sched/optimus/cli/root"
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+)
+
+var optimus = clitest.Command(root.NewCmd)
+
+// init writes a plan table without a task, in the format the name says,
+// and refuses to replace a state or to guess a name.
+func TestInit(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"state.parquet", "state.csv", "state.arrow"} {
+		path := filepath.Join(dir, name)
+		optimus.MustRun(t, nil, "init", path)
+		st, err := table.ReadFile(path, schema.Plan)
+		if err != nil || st.NumRows() != 0 {
+			t.Errorf("%s: %v, %d rows; want an empty plan table", name, err, st.NumRows())
+		}
+	}
+	existing := filepath.Join(dir, "state.parquet")
+	before, _ := os.ReadFile(existing)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"init", existing}, existing + " exists already: it records what runs"},
+		{[]string{"init", filepath.Join(dir, "state.txt")}, `unknown table format ".txt"`},
+		{[]string{"init"}, "init takes one argument, the state file to write"},
+		{[]string{"init", "a.parquet", "b.parquet"}, "init takes one argument"},
+	} {
+		code, _, stderr := optimus.Run(t, nil, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %s; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	if after, _ := os.ReadFile(existing); string(after) != string(before) {
+		t.Error("init over an existing state changed it")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "state.txt")); err == nil {
+		t.Error("init wrote state.txt")
+	}
+}
+
+func TestMain(m *testing.M) { clitest.Main(m) }
