@@ -68,7 +68,7 @@ func TestFileFlagsListEveryFileFlag(t *testing.T) {
 	for _, s := range executor.Sources() {
 		check("snapshot source "+s.Name, s.NewConfig().AddFlags, s.FileFlags)
 	}
-	if got, want := executor.FileFlags(), []string{"kubeconfig", "program"}; !reflect.DeepEqual(got, want) {
+	if got, want := executor.FileFlags(), []string{"cluster", "kubeconfig", "program", "state"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("FileFlags %v, want %v", got, want)
 	}
 	defer func() {

@@ -20,8 +20,9 @@ import (
 
 func init() {
 	executor.RegisterSource(&executor.Source{
-		Name:  "state",
-		Short: "Read apply's state file (print, exec) into cluster, plan and jobs tables",
+		Name:      "state",
+		FileFlags: []string{"state", "cluster"},
+		Short:     "Read apply's state file (print, exec) into cluster, plan and jobs tables",
 		Long: `Snapshot reads the state file optimus apply --state records for the print and exec
 executors (optimus init writes the first, where nothing runs) and the cluster table
 --cluster names, and writes into DIR:
