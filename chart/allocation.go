@@ -262,6 +262,7 @@ func utilisationSection(allocs []*table.Table, names []string, cluster *table.Ta
 		}
 		uses = append(uses, alloc)
 	}
+	cols := policyColours(names)
 	id := idFor("utilisation", 1)
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(append(base(id, "Cluster utilisation by resource", fmt.Sprintf("share of the capacity of %d nodes (%s)", cluster.NumRows(), sourceName(cluster)), wideW, wideH),
@@ -280,9 +281,9 @@ func utilisationSection(allocs []*table.Table, names []string, cluster *table.Ta
 			}
 			d = append(d, opts.BarData{Value: v})
 		}
-		c := colour(n)
-		if u.name == "now" {
-			c = "#999"
+		c := cols[u.name]
+		if u.name == "now" && n == 0 {
+			c = thePalette.Now
 		}
 		bar.AddSeries(u.name, d, charts.WithItemStyleOpts(opts.ItemStyle{Color: c}))
 	}

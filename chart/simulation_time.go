@@ -261,13 +261,9 @@ func allocationOverTime(id string, r allocRun, jobOrder []string, rank map[strin
 			v := tasks[j][x]
 			d[x] = opts.LineData{Value: []any{round(t, 6), tops[k][x], v[0], v[1]}}
 		}
-		c := "#bbb"
+		c := thePalette.Other
 		if j != other {
-			if at, ok := rank[j]; ok {
-				c = colour(at)
-			} else {
-				c = colour(len(jobOrder) + k)
-			}
+			c = jobColour(j)
 		}
 		line.AddSeries(j, d,
 			charts.WithLineChartOpts(opts.LineChart{Step: "end", ShowSymbol: opts.Bool(false)}),
@@ -326,11 +322,12 @@ func simUtilisationSections(u, jobs *table.Table, lines []simLine, seed int64, s
 		}
 		xmax = max(xmax, runEnd(jobs, l, seed))
 	}
+	cols := simColours(drawn)
 	chart := func(id, title, subtitle, yName string, ymax float64, valueFormatter string, value func(i int) float64) *Chart {
 		line := charts.NewLine()
 		line.SetGlobalOptions(append(base(id, title, subtitle, smallW, smallH),
 			charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-			legendBottom(), gridFor("70"), timeAxis(xmax),
+			lineLegend(), gridFor("70"), timeAxis(xmax),
 			yValueAxis(yName, 0, ymax, false),
 		)...)
 		for _, l := range drawn {
@@ -347,8 +344,8 @@ func simUtilisationSections(u, jobs *table.Table, lines []simLine, seed int64, s
 			}
 			line.AddSeries(l.label(both), d,
 				charts.WithLineChartOpts(opts.LineChart{Step: "end", ShowSymbol: opts.Bool(false)}),
-				charts.WithLineStyleOpts(opts.LineStyle{Color: l.colour(), Width: 2, Type: l.style()}),
-				charts.WithItemStyleOpts(opts.ItemStyle{Color: l.colour()}))
+				charts.WithLineStyleOpts(opts.LineStyle{Color: cols[l.policy], Width: 2, Type: l.style()}),
+				charts.WithItemStyleOpts(opts.ItemStyle{Color: cols[l.policy]}))
 		}
 		return counted(id, line, &line.BaseConfiguration).bind("tooltip.valueFormatter", valueFormatter)
 	}
