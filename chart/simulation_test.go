@@ -72,7 +72,7 @@ func lineValues(t *testing.T, p *Page, id, series string) [][]float64 {
 		var block struct {
 			Option struct {
 				Series []struct {
-					Name string `json:"name"`
+					Name string            `json:"name"`
 					Data []json.RawMessage `json:"data"`
 				} `json:"series"`
 			} `json:"option"`
