@@ -133,3 +133,5 @@ func TestOnePolicyOneColourOnEveryPage(t *testing.T) {
 		}
 	}
 }
+
+var regexpManifest = regexp.MustCompile(`<script type="application/json" id="optimus-charts">(.*?)</script>`)
