@@ -98,6 +98,10 @@ browser: build demo-current
 	DEMO_OUT=$(OUT) scripts/browser.sh $(BIN)
 	scripts/browser-hostile.sh $(BIN)
 
+# Issue 22's scale targets (workload-1 page size, a 1,000-job report's height), about 2.5 min.
+browser-scale: build
+	scripts/scale-check.sh $(BIN)
+
 notebook: build demo-current
 	DEMO_OUT=$(OUT) scripts/notebook.sh $(BIN)
 

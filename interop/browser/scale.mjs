@@ -9,6 +9,8 @@
 //   - heap_mb: the JS heap in use once drawn,
 //   - height_px: the document's height at that width.
 // With --max-bytes, --max-ms or --max-height a page over the limit fails.
+// Every table that scrolls, sorts and filters (table.grid.interactive) is
+// sorted and filtered once and must do it right (see checkGrids).
 // The colours of the policies are compared across pages too: every series
 // of a chart whose legend names a policy (the options block's
 // "optimusPolicy" marker is not needed: a series named like a policy of
@@ -51,6 +53,40 @@ const browser = await chromium.launch({
 let failed = false;
 const results = [];
 
+// checkGrids sorts and filters every interactive table of a page as a
+// reader would (a click on the first heading, twice; the first row's first
+// cell typed into the filter) and returns what went wrong: rows out of
+// order, a filter that hides a matching row or shows another, or an
+// element added to the table (the script may only move rows).
+async function checkGrids(page) {
+  const problems = [];
+  const n = await page.locator("table.grid.interactive").count();
+  for (let g = 0; g < n; g++) {
+    const table = page.locator("table.grid.interactive").nth(g);
+    const elements = () => table.evaluate((t) => t.getElementsByTagName("*").length);
+    const before = await elements();
+    const firsts = () => table.evaluate((t) => Array.from(t.tBodies[0].rows).map((r) => r.cells[0].textContent.toLowerCase()));
+    const head = table.locator("thead th").first();
+    for (const dir of ["ascending", "descending"]) {
+      await head.click();
+      const got = await firsts();
+      const want = [...got].sort();
+      if (dir === "descending") want.reverse();
+      if (JSON.stringify(got) !== JSON.stringify(want)) problems.push(`grid ${g}: rows not in ${dir} order after a click on its first heading`);
+      if ((await head.getAttribute("aria-sort")) !== dir) problems.push(`grid ${g}: heading not marked ${dir}`);
+    }
+    const rows = await firsts();
+    const q = rows[Math.floor(rows.length / 2)];
+    const filter = page.locator("input.gridfilter").nth(g);
+    await filter.fill(q);
+    const shown = await table.evaluate((t, q) => Array.from(t.tBodies[0].rows).map((r) => [r.style.display !== "none", r.textContent.toLowerCase().includes(q)]), q);
+    if (shown.some(([vis, hit]) => vis !== hit) || !shown.some(([vis]) => vis)) problems.push(`grid ${g}: the filter ${JSON.stringify(q)} shows rows that lack it or hides rows that have it`);
+    await filter.fill("");
+    if ((await elements()) !== before) problems.push(`grid ${g}: sorting or filtering added elements to the table`);
+  }
+  return { problems, checked: n };
+}
+
 async function load(file) {
   const path = resolve(file);
   const ctx = await browser.newContext({ viewport: { width, height: 900 } });
@@ -82,8 +118,9 @@ async function load(file) {
       colours,
     };
   });
+  const grids = await checkGrids(page);
   await ctx.close();
-  return { ms, errors, ...m };
+  return { ms, errors: errors.concat(grids.problems), grids: grids.checked, ...m };
 }
 
 const runs = pages.map(() => []);
@@ -95,7 +132,7 @@ for (let n = 0; n < pages.length; n++) {
   const times = runs[n].map((x) => x.ms).sort((a, b) => a - b);
   const m = runs[n][0];
   const r = { page: file, bytes: statSync(resolve(file)).size, render_ms: times[Math.floor((times.length - 1) / 2)], render_ms_all: runs[n].map((x) => x.ms),
-    heap_mb: Math.round(m.heap / 1e5) / 10, height_px: m.height, width_px: width, problems: [] };
+    heap_mb: Math.round(m.heap / 1e5) / 10, height_px: m.height, width_px: width, grids_checked: m.grids, problems: [] };
   for (const e of runs[n].flatMap((x) => x.errors)) r.problems.push("error: " + e);
   if (maxBytes && r.bytes > maxBytes) r.problems.push(`${r.bytes} bytes > ${maxBytes}`);
   if (maxMs && r.render_ms > maxMs) r.problems.push(`rendered in ${r.render_ms} ms > ${maxMs}`);
@@ -111,7 +148,7 @@ for (let n = 0; n < pages.length; n++) {
   }
   if (r.problems.length) failed = true;
   results.push(r);
-  console.log(`${r.problems.length ? "FAIL" : "ok  "} ${file}: ${r.bytes} bytes, ${r.render_ms} ms (median of [${r.render_ms_all.join(", ")}]), ${r.heap_mb} MB heap, ${r.height_px} px tall at ${width} px` +
+  console.log(`${r.problems.length ? "FAIL" : "ok  "} ${file}: ${r.bytes} bytes, ${r.render_ms} ms (median of [${r.render_ms_all.join(", ")}]), ${r.heap_mb} MB heap, ${r.height_px} px tall at ${width} px, ${r.grids_checked} tables sorted and filtered` +
     r.problems.map((p) => "\n     " + p).join(""));
 }
 await browser.close();
