@@ -101,3 +101,27 @@ func TestRenderWithoutAssets(t *testing.T) {
 		t.Errorf("CheckAssets: %q, want %q", got, want)
 	}
 }
+
+// A job of one point says "1 point", and a chart lists no outlier series
+// when the fit dropped none (an empty legend entry).
+func TestOnePointAndNoEmptyOutliers(t *testing.T) {
+	page, err := Lookup("loss").BuildPage(Tables{Main: {lossTable(t, "one", []float64{2.5})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := page.Charts()[0].options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(js), `"subtext":"1 point`) || strings.Contains(string(js), "1 points") {
+		t.Errorf("subtitle of a one-point job: %s", js)
+	}
+	for _, s := range page.Charts()[0].Series {
+		if s.Name == "dropped (outlier)" && s.Data == 0 {
+			t.Error("an empty outlier series is drawn (and listed in the legend)")
+		}
+	}
+	if plural(1, "worker") != "1 worker" || plural(2, "worker") != "2 workers" {
+		t.Error("plural")
+	}
+}

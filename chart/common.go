@@ -224,3 +224,11 @@ func everyLabel(n int) string {
 	}
 	return "auto"
 }
+
+// plural is n and noun, with an s unless n is 1: "1 point", "3 points".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

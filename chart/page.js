@@ -22,7 +22,8 @@
     // plan: a cell's name is "label|job on node", its label "2P 3W".
     planCellTooltip: function (p) {
       var s = String(p.name === undefined ? "" : p.name).split("|");
-      return escapeHTML(s.slice(1).join("|")) + "<br/>" + escapeHTML(s[0].replace("P", " PS").replace("W", " workers"));
+      var tasks = s[0].replace(/(\d+)P/, "$1 PS").replace(/(\d+)W/, function (_, n) { return n + (n === "1" ? " worker" : " workers"); });
+      return escapeHTML(s.slice(1).join("|")) + "<br/>" + escapeHTML(tasks);
     },
     planCellLabel: function (p) { return String(p.name).split("|")[0]; },
     percent: function (v) { return v + " %"; },
@@ -45,7 +46,7 @@
     // job's band, PS, workers]; the bands come top first.
     simAllocationTooltip: function (ps) {
       var s = ps.filter(function (p) { return at(p, 2) + at(p, 3) > 0; }).reverse().map(function (p) {
-        return marker(p) + escapeHTML(p.seriesName) + ": " + escapeHTML(at(p, 2)) + " PS + " + escapeHTML(at(p, 3)) + " workers";
+        return marker(p) + escapeHTML(p.seriesName) + ": " + escapeHTML(at(p, 2)) + " PS + " + escapeHTML(at(p, 3)) + (at(p, 3) === 1 ? " worker" : " workers");
       });
       return "from " + escapeHTML(ps.length ? at(ps[0], 0) : 0) + " s<br/>" + (s.length ? s.join("<br/>") : "no tasks");
     },

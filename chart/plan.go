@@ -151,7 +151,7 @@ func planSections(plan, cluster *table.Table) ([]*Section, error) {
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: gridJobs, Inverse: opts.Bool(true),
 			AxisLabel: &opts.AxisLabel{Interval: "0"}, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
 		charts.WithVisualMapOpts(opts.VisualMap{Type: "continuous", Min: 0, Max: float32(maxTasks), Calculable: opts.Bool(false),
-			Text: []string{"tasks", ""}, Orient: "vertical", Right: "10", Top: "middle",
+			Text: []string{plural(maxTasks, "task"), "0"}, Orient: "vertical", Right: "10", Top: "middle",
 			InRange: &opts.VisualMapInRange{Color: []string{"#e0ecff", "#5470c6"}}}),
 	)...)
 	hm.SetXAxis(gridNodes)
