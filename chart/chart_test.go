@@ -125,3 +125,32 @@ func TestOnePointAndNoEmptyOutliers(t *testing.T) {
 		t.Error("plural")
 	}
 }
+
+// The report draws at most maxReportJobCharts convergence charts, and says
+// so in place of the loss page's own note.
+func TestReportCapsPerJobCharts(t *testing.T) {
+	n := MaxJobCharts + 1
+	tb := table.New(schema.Loss, n)
+	jobs, steps, vals := make([]string, n), make([]int64, n), make([]float64, n)
+	for i := range jobs {
+		jobs[i], steps[i], vals[i] = fmt.Sprintf("job-%03d", i), 1, 1
+	}
+	tb.SetStrings("job", jobs, nil)
+	tb.SetInt64s("step", steps, nil)
+	tb.SetFloat64s("value", vals, nil)
+	c, err := table.Conform(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := Report(ReportInputs{Loss: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(page.Charts()); got != maxReportJobCharts {
+		t.Errorf("%d charts, want %d", got, maxReportJobCharts)
+	}
+	text := strings.Join(page.Sections[len(page.Sections)-1].Text, " ")
+	if !strings.Contains(text, "shows the first 12 jobs' charts") || strings.Contains(text, "Showing the first 60") {
+		t.Errorf("the report's loss section: %s", text)
+	}
+}

@@ -175,7 +175,7 @@ func simAllocationSection(a, jobs *table.Table, lines []simLine, jobOrder []stri
 		w, h = smallW, smallH
 	}
 	for n, r := range runs {
-		sec.Charts = append(sec.Charts, allocationOverTime(idFor("simallocation", n+1), r, jobOrder, rank, seed, both, sourceName(a), w, h, xmax, ymax))
+		sec.Charts = append(sec.Charts, allocationOverTime(idFor("simallocation", n+1), r, seed, both, sourceName(a), w, h, xmax, ymax))
 	}
 	if len(runs) > 1 {
 		sec.Text = append(sec.Text, "Every chart has the same scale.")
@@ -215,7 +215,7 @@ func biggest(r allocRun, n int) []string {
 	return out
 }
 
-func allocationOverTime(id string, r allocRun, jobOrder []string, rank map[string]int, seed int64, both bool, source, w, h string, xmax float64, ymax int64) *Chart {
+func allocationOverTime(id string, r allocRun, seed int64, both bool, source, w, h string, xmax float64, ymax int64) *Chart {
 	series := r.jobs
 	tasks := r.tasks
 	other := ""
