@@ -86,7 +86,6 @@ func Report(in ReportInputs) (*Page, error) {
 	return p, nil
 }
 
-
 func nonEmpty(t *table.Table) bool { return t != nil && t.NumRows() > 0 }
 
 func reportLead(in ReportInputs) []string {
