@@ -227,7 +227,8 @@ table.grid th[aria-sort=ascending]::after { content: " \25B2"; }
 table.grid th[aria-sort=descending]::after { content: " \25BC"; }
 .gridtools { font-size: 0.85em; color: #555; margin-top: 8px; }
 .charts { display: flex; flex-wrap: wrap; gap: 8px; }
-.charts .container { border: 1px solid #eee; }
+.charts .container { border: 1px solid #eee; max-width: 100%; box-sizing: border-box; }
+.charts .item { max-width: 100%; }
 .empty { padding: 16px; background: #fff8e1; border: 1px solid #f0d98c; }
 footer { margin-top: 2em; font-size: 0.8em; color: #777; }
 </style>

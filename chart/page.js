@@ -110,6 +110,8 @@
       if (count) count.textContent = shown + " of " + rows.length + " rows";
     });
   });
+  var drawn = [];
+  window.addEventListener("resize", function () { drawn.forEach(function (ch) { ch.resize(); }); });
   var manifest = JSON.parse(document.getElementById("optimus-charts").textContent);
   manifest.forEach(function (c) {
     try {
@@ -119,8 +121,12 @@
         if (typeof f !== "function") throw new Error("no formatter " + spec.functions[path]);
         set(spec.option, path, f);
       });
+      // A chart narrower than its set width (a window narrower than the
+      // chart: CSS max-width) is drawn at the width it has, and redrawn
+      // when the window changes.
       var chart = echarts.init(document.getElementById(c.id), null, { renderer: "canvas" });
       chart.setOption(spec.option);
+      drawn.push(chart);
     } catch (e) {
       console.error("optimus: chart " + c.id + ": " + e.message);
     }
