@@ -107,6 +107,10 @@ browser: build demo-current
 	echo "HOSTILE_OUT=$(OUT)/hostile scripts/browser-hostile.sh $(BIN)"; cat $(OUT)/browser-hostile.log; \
 	test $$b = 0 && test $$h = 0
 
+# Issue 22's scale targets (workload-1 page size, a 1,000-job report's height), about 2.5 min.
+browser-scale: build
+	scripts/scale-check.sh $(BIN)
+
 notebook: build demo-current
 	DEMO_OUT=$(OUT) scripts/notebook.sh $(BIN)
 

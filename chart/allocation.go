@@ -99,11 +99,20 @@ func allocationSections(allocs []*table.Table, cluster *table.Table) ([]*Section
 	}
 	sec := &Section{ID: "allocation", Heading: "PS and workers per job",
 		Text: []string{"Bars: PS and workers decided, stacked; dots: PS + workers the job runs with now (0 for a job that has not started). Every chart has the same scale."}}
+	all := jobs
+	if len(jobs) > maxJobBars {
+		jobs = topJobs(allocs, jobs, maxJobBars)
+		sec.Text = append(sec.Text, fmt.Sprintf("With %d jobs, the bars are the %d that get the most tasks under any policy, largest first; the chart's subtitle sums the other %d, and the histogram below counts every job by its tasks.",
+			len(all), len(jobs), len(all)-len(jobs)))
+	}
 	grid := &Grid{Header: []string{"policy", "running", "waiting", "tasks (PS + workers)", "mean predicted completion of running jobs", "slowest running job"},
 		Numeric: []bool{false, true, true, true, true, true}}
 	for n, a := range allocs {
 		sec.Charts = append(sec.Charts, allocationChart(idFor("allocation", n+1), names[n], a, jobs, maxTasks, w, h))
 		grid.Rows = append(grid.Rows, policySummary(names[n], a))
+	}
+	if len(all) > len(jobs) {
+		sec.Charts = append(sec.Charts, tasksHistogram(allocs, names))
 	}
 	sec.Grid = grid
 	secs := []*Section{sec}
@@ -173,12 +182,33 @@ func allocationChart(id, name string, a *table.Table, jobs []string, maxTasks in
 		}
 	}
 	subtitle := fmt.Sprintf("%d running, %d waiting (%s)", running, waiting, sourceName(a))
+	if rest := a.NumRows() - len(jobs); rest > 0 {
+		shown := map[string]bool{}
+		for _, j := range jobs {
+			shown[j] = true
+		}
+		running, waiting = 0, 0
+		var tasks int64
+		for i, j := range a.Strings(col.Job) {
+			if shown[j] {
+				continue
+			}
+			tasks += ps[i] + ws[i]
+			switch status[i] {
+			case "running":
+				running++
+			case "waiting":
+				waiting++
+			}
+		}
+		subtitle = fmt.Sprintf("%d jobs shown of %d (%s); the other %d: %d tasks, %d running, %d waiting", len(jobs), a.NumRows(), sourceName(a), rest, tasks, running, waiting)
+	}
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(append(base(id, name, subtitle, w, h),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}}),
 		legendBottom(), gridFor("70"),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "job", NameLocation: "middle", NameGap: 52,
-			AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: everyLabel(len(jobs))}}),
+			AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: everyLabel(len(jobs) * map[bool]int{true: 2, false: 1}[w == smallW])}}),
 		yValueAxis("tasks (PS + workers)", 0, niceCeil(float64(maxTasks)), false),
 	)...)
 	bar.SetXAxis(jobs)
@@ -262,6 +292,7 @@ func utilisationSection(allocs []*table.Table, names []string, cluster *table.Ta
 		}
 		uses = append(uses, alloc)
 	}
+	cols := policyColours(names)
 	id := idFor("utilisation", 1)
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(append(base(id, "Cluster utilisation by resource", fmt.Sprintf("share of the capacity of %d nodes (%s)", cluster.NumRows(), sourceName(cluster)), wideW, wideH),
@@ -280,9 +311,9 @@ func utilisationSection(allocs []*table.Table, names []string, cluster *table.Ta
 			}
 			d = append(d, opts.BarData{Value: v})
 		}
-		c := colour(n)
-		if u.name == "now" {
-			c = "#999"
+		c := cols[u.name]
+		if u.name == "now" && n == 0 {
+			c = thePalette.Now
 		}
 		bar.AddSeries(u.name, d, charts.WithItemStyleOpts(opts.ItemStyle{Color: c}))
 	}

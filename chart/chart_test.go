@@ -101,3 +101,56 @@ func TestRenderWithoutAssets(t *testing.T) {
 		t.Errorf("CheckAssets: %q, want %q", got, want)
 	}
 }
+
+// A job of one point says "1 point", and a chart lists no outlier series
+// when the fit dropped none (an empty legend entry).
+func TestOnePointAndNoEmptyOutliers(t *testing.T) {
+	page, err := Lookup("loss").BuildPage(Tables{Main: {lossTable(t, "one", []float64{2.5})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := page.Charts()[0].options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(js), `"subtext":"1 point`) || strings.Contains(string(js), "1 points") {
+		t.Errorf("subtitle of a one-point job: %s", js)
+	}
+	for _, s := range page.Charts()[0].Series {
+		if s.Name == "dropped (outlier)" && s.Data == 0 {
+			t.Error("an empty outlier series is drawn (and listed in the legend)")
+		}
+	}
+	if plural(1, "worker") != "1 worker" || plural(2, "worker") != "2 workers" {
+		t.Error("plural")
+	}
+}
+
+// The report draws at most maxReportJobCharts convergence charts, and says
+// so in place of the loss page's own note.
+func TestReportCapsPerJobCharts(t *testing.T) {
+	n := MaxJobCharts + 1
+	tb := table.New(schema.Loss, n)
+	jobs, steps, vals := make([]string, n), make([]int64, n), make([]float64, n)
+	for i := range jobs {
+		jobs[i], steps[i], vals[i] = fmt.Sprintf("job-%03d", i), 1, 1
+	}
+	tb.SetStrings("job", jobs, nil)
+	tb.SetInt64s("step", steps, nil)
+	tb.SetFloat64s("value", vals, nil)
+	c, err := table.Conform(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := Report(ReportInputs{Loss: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(page.Charts()); got != maxReportJobCharts {
+		t.Errorf("%d charts, want %d", got, maxReportJobCharts)
+	}
+	text := strings.Join(page.Sections[len(page.Sections)-1].Text, " ")
+	if !strings.Contains(text, "shows the first 12 jobs' charts") || strings.Contains(text, "Showing the first 60") {
+		t.Errorf("the report's loss section: %s", text)
+	}
+}

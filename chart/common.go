@@ -45,6 +45,12 @@ func legendBottom() charts.GlobalOpts {
 	return charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0", Left: "center", ItemWidth: 14, ItemHeight: 10, TextStyle: &opts.TextStyle{FontSize: 11}})
 }
 
+// lineLegend is legendBottom with icons long enough to show a dashed
+// line (oracle knowledge) as dashed.
+func lineLegend() charts.GlobalOpts {
+	return charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0", Left: "center", ItemWidth: 30, ItemHeight: 10, TextStyle: &opts.TextStyle{FontSize: 11}})
+}
+
 // gridFor leaves room for the title on top and the legend below.
 func gridFor(top string) charts.GlobalOpts {
 	return charts.WithGridOpts(opts.Grid{Top: top, Bottom: "80", Left: "70", Right: "40", ContainLabel: opts.Bool(true)})
@@ -217,4 +223,12 @@ func everyLabel(n int) string {
 		return "0"
 	}
 	return "auto"
+}
+
+// plural is n and noun, with an s unless n is 1: "1 point", "3 points".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

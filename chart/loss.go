@@ -162,9 +162,9 @@ func lossChart(id, job string, rows []int, steps []int64, values []float64, high
 		yName = "metric (higher is better)"
 	}
 
-	subtitle := fmt.Sprintf("%d points", len(rows))
+	subtitle := plural(len(rows), "point")
 	if hasFit {
-		subtitle = fmt.Sprintf("%d points: %d used, %d dropped (%d non-finite)", len(rows), f.points, f.dropped, nonFinite)
+		subtitle = fmt.Sprintf("%s: %d used, %d dropped (%d non-finite)", plural(len(rows), "point"), f.points, f.dropped, nonFinite)
 		if f.quality != "" {
 			subtitle += "; fit " + f.quality
 		}
@@ -202,7 +202,7 @@ func lossChart(id, job string, rows []int, steps []int64, values []float64, high
 		if conv {
 			markOpts = append(markOpts,
 				charts.WithMarkLineNameXAxisItemOpts(
-					opts.MarkLineNameXAxisItem{Name: fmt.Sprintf("converges: epoch %.0f", p.p50), XAxis: round(p.p50*p.epochSteps, 6)},
+					opts.MarkLineNameXAxisItem{Name: fmt.Sprintf("converges: epoch %.0f (p10–p90 shaded)", p.p50), XAxis: round(p.p50*p.epochSteps, 6)},
 					opts.MarkLineNameXAxisItem{Name: fmt.Sprintf("now: epoch %.1f", p.progress/p.epochSteps), XAxis: p.progress},
 				),
 				charts.WithMarkLineStyleOpts(opts.MarkLineStyle{Symbol: []string{"none", "none"},
@@ -213,7 +213,9 @@ func lossChart(id, job string, rows []int, steps []int64, values []float64, high
 					{XAxis: round(p.p90*p.epochSteps, 6)},
 				}),
 				charts.WithMarkAreaStyleOpts(opts.MarkAreaStyle{ItemStyle: &opts.ItemStyle{Color: "rgba(194,53,49,0.10)"},
-					Label: &opts.Label{Show: opts.Bool(true), Position: "insideTop", Color: "#a33"}}),
+					// No label of its own: the median's line would strike it
+					// through; the median's label names the band.
+					Label: &opts.Label{Show: opts.Bool(false)}}),
 			)
 		}
 		line.AddSeries("fitted curve", lineData(curve), append([]charts.SeriesOpts{
@@ -225,7 +227,7 @@ func lossChart(id, job string, rows []int, steps []int64, values []float64, high
 	sc := charts.NewScatter()
 	sc.AddSeries("observed", scatterData(kept), charts.WithItemStyleOpts(opts.ItemStyle{Color: "#5470c6", Opacity: opts.Float(0.7)}),
 		charts.WithScatterChartOpts(opts.ScatterChart{SymbolSize: 5}))
-	if hasFit {
+	if hasFit && len(outliers) > 0 {
 		sc.AddSeries("dropped (outlier)", scatterData(outliers), charts.WithItemStyleOpts(opts.ItemStyle{Color: "#000"}),
 			charts.WithScatterChartOpts(opts.ScatterChart{Symbol: crossSymbol, SymbolSize: 10}))
 	}

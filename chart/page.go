@@ -37,9 +37,17 @@ type Section struct {
 type Grid struct {
 	Header []string
 	Rows   [][]string
-	// Numeric columns are right-aligned.
+	// Numeric columns are right-aligned, and sort as numbers.
 	Numeric []bool
 }
+
+// interactiveRows is the number of rows from which a grid scrolls in a
+// box of its own, with a filter and sortable columns (page.js), rather
+// than making the page as long as the table.
+const interactiveRows = 25
+
+// Interactive reports whether the grid scrolls, filters and sorts.
+func (g *Grid) Interactive() bool { return len(g.Rows) >= interactiveRows }
 
 // Chart is one go-echarts chart with a fixed ID, and what it is meant to
 // draw: its series and their data counts, which the page lists (in a JSON
@@ -212,8 +220,15 @@ table.grid th, table.grid td { border: 1px solid #ddd; padding: 4px 8px; vertica
 table.grid th { background: #f4f4f4; text-align: left; }
 table.grid td.num { text-align: right; font-variant-numeric: tabular-nums; }
 table.grid td:last-child { min-width: 18em; }
+.gridbox { max-height: 640px; overflow: auto; border: 1px solid #ddd; margin: 8px 0 16px; }
+.gridbox table.grid { margin: 0; }
+table.grid.interactive th { position: sticky; top: 0; cursor: pointer; }
+table.grid th[aria-sort=ascending]::after { content: " \25B2"; }
+table.grid th[aria-sort=descending]::after { content: " \25BC"; }
+.gridtools { font-size: 0.85em; color: #555; margin-top: 8px; }
 .charts { display: flex; flex-wrap: wrap; gap: 8px; }
-.charts .container { border: 1px solid #eee; }
+.charts .container { border: 1px solid #eee; max-width: 100%; box-sizing: border-box; }
+.charts .item { max-width: 100%; }
 .empty { padding: 16px; background: #fff8e1; border: 1px solid #f0d98c; }
 footer { margin-top: 2em; font-size: 0.8em; color: #777; }
 </style>
@@ -231,7 +246,8 @@ footer { margin-top: 2em; font-size: 0.8em; color: #777; }
 {{end}}
 {{- if .Empty}}<p class="empty">{{.Empty}}</p>
 {{end}}
-{{- with .Grid}}<table class="grid">
+{{- with .Grid}}{{if .Interactive}}<div class="gridtools"><input type="search" class="gridfilter" placeholder="filter rows" aria-label="filter rows"> <span class="gridcount">{{len .Rows}} rows</span>; click a heading to sort</div>
+<div class="gridbox">{{end}}<table class="grid{{if .Interactive}} interactive{{end}}">
 <thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
 {{- $num := .Numeric}}
@@ -240,7 +256,8 @@ footer { margin-top: 2em; font-size: 0.8em; color: #777; }
 {{- end}}
 </tbody>
 </table>
-{{end}}
+{{if .Interactive}}</div>
+{{end}}{{end}}
 {{- if .Rendered}}<div class="charts">
 {{range .Rendered}}<div class="container">
 <div class="item" id="{{.ID}}" style="width:{{.Width}};height:{{.Height}};"></div>

@@ -22,7 +22,8 @@
     // plan: a cell's name is "label|job on node", its label "2P 3W".
     planCellTooltip: function (p) {
       var s = String(p.name === undefined ? "" : p.name).split("|");
-      return escapeHTML(s.slice(1).join("|")) + "<br/>" + escapeHTML(s[0].replace("P", " PS").replace("W", " workers"));
+      var tasks = s[0].replace(/(\d+)P/, "$1 PS").replace(/(\d+)W/, function (_, n) { return n + (n === "1" ? " worker" : " workers"); });
+      return escapeHTML(s.slice(1).join("|")) + "<br/>" + escapeHTML(tasks);
     },
     planCellLabel: function (p) { return String(p.name).split("|")[0]; },
     percent: function (v) { return v + " %"; },
@@ -45,7 +46,7 @@
     // job's band, PS, workers]; the bands come top first.
     simAllocationTooltip: function (ps) {
       var s = ps.filter(function (p) { return at(p, 2) + at(p, 3) > 0; }).reverse().map(function (p) {
-        return marker(p) + escapeHTML(p.seriesName) + ": " + escapeHTML(at(p, 2)) + " PS + " + escapeHTML(at(p, 3)) + " workers";
+        return marker(p) + escapeHTML(p.seriesName) + ": " + escapeHTML(at(p, 2)) + " PS + " + escapeHTML(at(p, 3)) + (at(p, 3) === 1 ? " worker" : " workers");
       });
       return "from " + escapeHTML(ps.length ? at(ps[0], 0) : 0) + " s<br/>" + (s.length ? s.join("<br/>") : "no tasks");
     },
@@ -61,6 +62,56 @@
     }
     obj[keys[keys.length - 1]] = value;
   }
+  // Tables of many rows (class "interactive"): a click on a heading sorts
+  // by that column (numbers as numbers), the filter box above hides the
+  // rows that do not contain its text. Only existing rows are moved or
+  // hidden and only text is read or set: nothing from the table becomes
+  // markup.
+  function cellKey(td, numeric) {
+    var t = td ? td.textContent : "";
+    if (!numeric) return t.toLowerCase();
+    var m = /-?[0-9][0-9.,]*(e[-+]?[0-9]+)?/i.exec(t);
+    if (!m) return -Infinity;
+    var v = parseFloat(m[0].replace(/,/g, ""));
+    var unit = t.slice(m.index + m[0].length).trim().split(" ")[0];
+    var scale = { min: 60, h: 3600, d: 86400, M: 1e6 }[unit] || 1;
+    return v * scale;
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("table.grid.interactive"), function (table) {
+    var body = table.tBodies[0];
+    var heads = table.tHead.rows[0].cells;
+    var rows = Array.prototype.slice.call(body.rows);
+    Array.prototype.forEach.call(heads, function (th, c) {
+      th.addEventListener("click", function () {
+        var desc = th.getAttribute("aria-sort") === "ascending";
+        var numeric = rows.some(function (r) { return r.cells[c] && r.cells[c].classList.contains("num"); });
+        var keyed = rows.map(function (r, i) { return { r: r, i: i, k: cellKey(r.cells[c], numeric) }; });
+        keyed.sort(function (a, b) {
+          var d = a.k < b.k ? -1 : a.k > b.k ? 1 : 0;
+          return (desc ? -d : d) || a.i - b.i;
+        });
+        Array.prototype.forEach.call(heads, function (h) { h.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", desc ? "descending" : "ascending");
+        keyed.forEach(function (x) { body.appendChild(x.r); });
+      });
+    });
+    var tools = table.parentNode.previousElementSibling;
+    var input = tools && tools.querySelector("input.gridfilter");
+    var count = tools && tools.querySelector(".gridcount");
+    if (!input) return;
+    input.addEventListener("input", function () {
+      var q = input.value.toLowerCase();
+      var shown = 0;
+      rows.forEach(function (r) {
+        var hit = q === "" || r.textContent.toLowerCase().indexOf(q) >= 0;
+        r.style.display = hit ? "" : "none";
+        if (hit) shown++;
+      });
+      if (count) count.textContent = shown + " of " + rows.length + " rows";
+    });
+  });
+  var drawn = [];
+  window.addEventListener("resize", function () { drawn.forEach(function (ch) { ch.resize(); }); });
   var manifest = JSON.parse(document.getElementById("optimus-charts").textContent);
   manifest.forEach(function (c) {
     try {
@@ -70,8 +121,12 @@
         if (typeof f !== "function") throw new Error("no formatter " + spec.functions[path]);
         set(spec.option, path, f);
       });
+      // A chart narrower than its set width (a window narrower than the
+      // chart: CSS max-width) is drawn at the width it has, and redrawn
+      // when the window changes.
       var chart = echarts.init(document.getElementById(c.id), null, { renderer: "canvas" });
       chart.setOption(spec.option);
+      drawn.push(chart);
     } catch (e) {
       console.error("optimus: chart " + c.id + ": " + e.message);
     }

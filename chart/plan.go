@@ -43,6 +43,9 @@ func buildPlan(in Tables) (*Page, error) {
 	}, Sections: secs}, nil
 }
 
+// maxListed is the most jobs a sentence names.
+const maxListed = 20
+
 func planSections(plan, cluster *table.Table) ([]*Section, error) {
 	jobCol, role, node := plan.Strings(col.Job), plan.Strings(col.Role), plan.Strings(col.Node)
 	placed := plan.Valid(col.Node)
@@ -148,7 +151,7 @@ func planSections(plan, cluster *table.Table) ([]*Section, error) {
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: gridJobs, Inverse: opts.Bool(true),
 			AxisLabel: &opts.AxisLabel{Interval: "0"}, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
 		charts.WithVisualMapOpts(opts.VisualMap{Type: "continuous", Min: 0, Max: float32(maxTasks), Calculable: opts.Bool(false),
-			Text: []string{"tasks", ""}, Orient: "vertical", Right: "10", Top: "middle",
+			Text: []string{plural(maxTasks, "task"), "0"}, Orient: "vertical", Right: "10", Top: "middle",
 			InRange: &opts.VisualMapInRange{Color: []string{"#e0ecff", "#5470c6"}}}),
 	)...)
 	hm.SetXAxis(gridNodes)
@@ -157,7 +160,9 @@ func planSections(plan, cluster *table.Table) ([]*Section, error) {
 	if note != "" {
 		text = append(text, note)
 	}
-	if len(waiting) > 0 {
+	if len(waiting) > maxListed {
+		text = append(text, fmt.Sprintf("Not placed (%d jobs; the first %d): %s; the decisions table and the plan table list them all.", len(waiting), maxListed, strings.Join(waiting[:maxListed], "; ")))
+	} else if len(waiting) > 0 {
 		text = append(text, "Not placed: "+strings.Join(waiting, "; ")+".")
 	}
 	sec := &Section{ID: "plan", Heading: "Tasks per node", Text: text, Charts: []*Chart{
@@ -184,6 +189,27 @@ func nodeFillSection(plan, cluster *table.Table, nodes []string, nodeIdx map[str
 	capIdx := rowIndex(cluster.Strings(col.Node))
 	placed, node := plan.Valid(col.Node), plan.Strings(col.Node)
 	id := idFor("nodefill", 1)
+	if len(nodes) > maxNodeBars {
+		shares := make([][]float64, len(res))
+		for k, r := range res {
+			caps, vals := numbers(cluster, r), numbers(plan, r)
+			used := make([]float64, len(nodes))
+			for i := range node {
+				if placed[i] {
+					used[nodeIdx[node[i]]] += vals[i]
+				}
+			}
+			shares[k] = make([]float64, len(nodes))
+			for x, n := range nodes {
+				if c := caps[capIdx[n]]; c > 0 {
+					shares[k][x] = 100 * used[x] / c
+				}
+			}
+		}
+		return &Section{ID: "nodefill", Heading: "How full the nodes are",
+			Text:   []string{fmt.Sprintf("With %d nodes, the number of nodes by the share of each resource the tasks placed on them use (0%%: nothing of it; a node without a resource, such as a CPU server's GPUs, counts at 0%%).", len(nodes))},
+			Charts: []*Chart{nodeFillHistogram(id, res, shares, sourceName(cluster))}}, nil
+	}
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(append(base(id, "How full each node is", fmt.Sprintf("share of each node's capacity the plan uses (%s)", sourceName(cluster)), wideW, wideH),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}}),

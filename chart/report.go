@@ -2,6 +2,7 @@ package chart
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/optimus-sched/optimus/io/schema/col"
 	"github.com/optimus-sched/optimus/io/table"
@@ -61,12 +62,14 @@ func Report(in ReportInputs) (*Page, error) {
 		if preds == nil && len(in.Allocations) > 0 {
 			preds = in.Allocations[0] // an allocation is a predictions table too
 		}
-		if err := add(one(lossSection(in.Loss, in.Models, preds))); err != nil {
+		sec, err := lossSection(in.Loss, in.Models, preds)
+		if err != nil {
 			return nil, err
 		}
+		p.Sections = append(p.Sections, reportCap(sec, "loss"))
 	}
 	if nonEmpty(in.Speed) {
-		p.Sections = append(p.Sections, speedSection(in.Speed, in.Models, in.Suggestions))
+		p.Sections = append(p.Sections, reportCap(speedSection(in.Speed, in.Models, in.Suggestions), "speed"))
 	}
 	if jobs := in.Simulation.One(Main); jobs != nil {
 		if jobs.NumRows() == 0 {
@@ -82,8 +85,6 @@ func Report(in ReportInputs) (*Page, error) {
 	}
 	return p, nil
 }
-
-func one(s *Section, err error) ([]*Section, error) { return []*Section{s}, err }
 
 func nonEmpty(t *table.Table) bool { return t != nil && t.NumRows() > 0 }
 
@@ -193,4 +194,27 @@ func decisionsSection(a, plan *table.Table) *Section {
 		"For every job: how far it is, how much work the fitted convergence curve says is left, what it runs with now and what it gets, the speed and completion time that gives, and why it got no more (or waits).",
 		"The marginal gain of a task is the weighted seconds of remaining time it saves per unit of the task's dominant share of the cluster: optimus adds, one at a time, the task with the largest gain. \"Last\" is the gain of the last task the job got; \"next\" is what one more would gain (positive: it would help but did not fit; not positive: it would not help).",
 	}}
+}
+
+// maxReportJobCharts is the most per-job charts (convergence, speed) of one
+// kind the report draws, so that a report of many jobs stays a page one
+// can read: `optimus chart KIND` draws up to MaxJobCharts.
+const maxReportJobCharts = 12
+
+// reportCap keeps the first maxReportJobCharts charts of a per-job
+// section, and says so in place of what the kind's own page would say.
+func reportCap(sec *Section, kind string) *Section {
+	if len(sec.Charts) <= maxReportJobCharts {
+		return sec
+	}
+	var text []string
+	for _, t := range sec.Text {
+		if !strings.HasPrefix(t, "Showing the first ") {
+			text = append(text, t)
+		}
+	}
+	sec.Text = append(text, fmt.Sprintf("The report shows the first %d jobs' charts, in table order; optimus chart %s draws up to %d, and --job picks others.",
+		maxReportJobCharts, kind, MaxJobCharts))
+	sec.Charts = sec.Charts[:maxReportJobCharts]
+	return sec
 }

@@ -106,23 +106,17 @@ func (l simLine) label(both bool) string {
 	return l.policy
 }
 
-// colour is the policy's, the same on every chart and page: optimus, drf,
-// tetris, fifo in the schema's order.
-func (l simLine) colour() string {
-	policies := schema.SimJobs.Columns[0].Enum
-	if i := slices.Index(policies, l.policy); i >= 0 {
-		return []string{"#5470c6", "#91cc75", "#fc8452", "#ee6666"}[i%4]
+// simColours are the colours of the policies of lines (see policyColours).
+func simColours(lines []simLine) map[string]string {
+	var names []string
+	for _, l := range lines {
+		names = append(names, l.policy)
 	}
-	return "#9a60b4"
+	return policyColours(names)
 }
 
-// style draws oracle runs dashed, fitted ones solid.
-func (l simLine) style() string {
-	if l.knowledge == "oracle" {
-		return "dashed"
-	}
-	return "solid"
-}
+// style draws oracle runs dashed, fitted ones solid (palette.json).
+func (l simLine) style() string { return lineType(l.knowledge) }
 
 // simLines lists the (policy, knowledge) pairs of a run table in order of
 // first appearance.
@@ -260,10 +254,11 @@ func jctSection(jobs *table.Table, lines []simLine, seeds []int64, both bool) *S
 	} else {
 		xAxis = xValueAxis(xName, 0)
 	}
+	cols := simColours(lines)
 	line := charts.NewLine()
 	line.SetGlobalOptions(append(base(id, "Job completion time (CDF)", fmt.Sprintf("%s (%s)", pooled(seeds, ""), sourceName(jobs)), wideW, wideH),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		legendBottom(), gridFor("70"), xAxis,
+		lineLegend(), gridFor("70"), xAxis,
 		yValueAxis("share of jobs finished", 0, 1, false),
 	)...)
 	for _, l := range lines {
@@ -274,8 +269,8 @@ func jctSection(jobs *table.Table, lines []simLine, seeds []int64, both bool) *S
 		}
 		line.AddSeries(l.label(both), cdfData(s.jcts, s.n),
 			charts.WithLineChartOpts(opts.LineChart{Step: "end", ShowSymbol: opts.Bool(false)}),
-			charts.WithLineStyleOpts(opts.LineStyle{Color: l.colour(), Width: 2, Type: l.style()}),
-			charts.WithItemStyleOpts(opts.ItemStyle{Color: l.colour()}))
+			charts.WithLineStyleOpts(opts.LineStyle{Color: cols[l.policy], Width: 2, Type: l.style()}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: cols[l.policy]}))
 	}
 	sec.Charts = []*Chart{counted(id, line, &line.BaseConfiguration).bind("tooltip.formatter", "jctTooltip")}
 	return sec

@@ -72,10 +72,8 @@ func lineValues(t *testing.T, p *Page, id, series string) [][]float64 {
 		var block struct {
 			Option struct {
 				Series []struct {
-					Name string `json:"name"`
-					Data []struct {
-						Value []float64 `json:"value"`
-					} `json:"data"`
+					Name string            `json:"name"`
+					Data []json.RawMessage `json:"data"`
 				} `json:"series"`
 			} `json:"option"`
 		}
@@ -89,8 +87,19 @@ func lineValues(t *testing.T, p *Page, id, series string) [][]float64 {
 		for _, s := range block.Option.Series {
 			if s.Name == series {
 				var out [][]float64
+				// A point is [x, y, ...] or {"value": [x, y, ...]}.
 				for _, d := range s.Data {
-					out = append(out, d.Value)
+					var v []float64
+					if err := json.Unmarshal(d, &v); err != nil {
+						var item struct {
+							Value []float64 `json:"value"`
+						}
+						if err := json.Unmarshal(d, &item); err != nil {
+							t.Fatalf("%s: %s: point %s: %v", id, series, d, err)
+						}
+						v = item.Value
+					}
+					out = append(out, v)
 				}
 				return out
 			}

@@ -17,7 +17,9 @@ import (
 
 // maxStacked is the most bands of one allocation chart: the jobs that held
 // the most task-seconds one by one, the rest together as "other jobs".
-const maxStacked = 24
+// Beyond a dozen bands neither the colours nor the legend can be told
+// apart.
+const maxStacked = 12
 
 // timeLines are the lines of the main table, then any that only t has.
 func timeLines(t *table.Table, lines []simLine) []simLine {
@@ -142,6 +144,9 @@ func simAllocationSection(a, jobs *table.Table, lines []simLine, jobOrder []stri
 	sec := &Section{ID: "simallocation", Heading: "Allocation over time", Text: []string{
 		fmt.Sprintf("For each policy, the parameter servers and workers every job holds after each scheduling round until it finishes, stacked (seed %d%s). A job that is not there has not arrived yet, waits or is done.",
 			seed, otherSeeds(seeds)),
+		fmt.Sprintf("Beyond %d jobs a chart draws the %d that held the most task-seconds, and the rest summed as one grey band. "+
+			"A line has a point only where something changed, and at most %d (the state at evenly spaced times beyond, about one every two pixels). "+
+			"Scroll on a chart to zoom its time axis, drag to pan.", maxStacked, maxStacked-1, maxTimePoints),
 	}}
 	rows := rowsOf(a, seed)
 	if sec.Empty = emptyRounds(a, rows, seed); sec.Empty != "" {
@@ -170,7 +175,7 @@ func simAllocationSection(a, jobs *table.Table, lines []simLine, jobOrder []stri
 		w, h = smallW, smallH
 	}
 	for n, r := range runs {
-		sec.Charts = append(sec.Charts, allocationOverTime(idFor("simallocation", n+1), r, jobOrder, rank, seed, both, sourceName(a), w, h, xmax, ymax))
+		sec.Charts = append(sec.Charts, allocationOverTime(idFor("simallocation", n+1), r, seed, both, sourceName(a), w, h, xmax, ymax))
 	}
 	if len(runs) > 1 {
 		sec.Text = append(sec.Text, "Every chart has the same scale.")
@@ -210,7 +215,7 @@ func biggest(r allocRun, n int) []string {
 	return out
 }
 
-func allocationOverTime(id string, r allocRun, jobOrder []string, rank map[string]int, seed int64, both bool, source, w, h string, xmax float64, ymax int64) *Chart {
+func allocationOverTime(id string, r allocRun, seed int64, both bool, source, w, h string, xmax float64, ymax int64) *Chart {
 	series := r.jobs
 	tasks := r.tasks
 	other := ""
@@ -241,6 +246,7 @@ func allocationOverTime(id string, r allocRun, jobOrder []string, rank map[strin
 		gridFor("70"), timeAxis(xmax),
 		yValueAxis("tasks (PS + workers)", 0, niceCeil(float64(ymax)), false),
 	)...)
+	line.SetGlobalOptions(timeZoom()...)
 	// echarts stacks line series over a value x axis by x, not y: the stack
 	// is summed here, each series the top of its band, drawn from the top
 	// band down and opaque, so that each band shows its own job.
@@ -254,26 +260,32 @@ func allocationOverTime(id string, r allocRun, jobOrder []string, rank map[strin
 			}
 		}
 	}
-	for k := len(series) - 1; k >= 0; k-- {
-		j := series[k]
-		d := make([]opts.LineData, len(r.times))
-		for x, t := range r.times {
-			v := tasks[j][x]
-			d[x] = opts.LineData{Value: []any{round(t, 6), tops[k][x], v[0], v[1]}}
-		}
-		c := "#bbb"
-		if j != other {
-			if at, ok := rank[j]; ok {
-				c = colour(at)
-			} else {
-				c = colour(len(jobOrder) + k)
+	// Points only where a band changes, at most maxTimePoints.
+	pts, _ := thinSteps(r.times, func(a, b int) bool {
+		for _, j := range series {
+			if tasks[j][a] != tasks[j][b] {
+				return false
 			}
 		}
-		line.AddSeries(j, d,
+		return true
+	}, maxTimePoints)
+	for k := len(series) - 1; k >= 0; k-- {
+		j := series[k]
+		d := make([][]any, len(pts))
+		for n, p := range pts {
+			v := tasks[j][p.x]
+			d[n] = []any{round(p.t, 6), tops[k][p.x], v[0], v[1]}
+		}
+		c := thePalette.Other
+		if j != other {
+			c = jobColour(j)
+		}
+		line.AddSeries(j, nil,
 			charts.WithLineChartOpts(opts.LineChart{Step: "end", ShowSymbol: opts.Bool(false)}),
 			charts.WithLineStyleOpts(opts.LineStyle{Color: c, Width: 1}),
 			charts.WithAreaStyleOpts(opts.AreaStyle{Color: c, Opacity: opts.Float(1)}),
 			charts.WithItemStyleOpts(opts.ItemStyle{Color: c}))
+		setPoints(&line.BaseConfiguration, d)
 	}
 	// Each point is [time, top of the job's band, PS, workers].
 	return counted(id, line, &line.BaseConfiguration).bind("tooltip.formatter", "simAllocationTooltip")
@@ -326,29 +338,38 @@ func simUtilisationSections(u, jobs *table.Table, lines []simLine, seed int64, s
 		}
 		xmax = max(xmax, runEnd(jobs, l, seed))
 	}
+	cols := simColours(drawn)
 	chart := func(id, title, subtitle, yName string, ymax float64, valueFormatter string, value func(i int) float64) *Chart {
 		line := charts.NewLine()
 		line.SetGlobalOptions(append(base(id, title, subtitle, smallW, smallH),
 			charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-			legendBottom(), gridFor("70"), timeAxis(xmax),
+			lineLegend(), gridFor("70"), timeAxis(xmax),
 			yValueAxis(yName, 0, ymax, false),
 		)...)
+		line.SetGlobalOptions(timeZoom()...)
 		for _, l := range drawn {
-			var d []opts.LineData
+			byTime := sortedByTime(time, rows[l])
+			ts := make([]float64, len(byTime))
+			for n, i := range byTime {
+				ts[n] = time[i]
+			}
+			pts, _ := thinSteps(ts, func(a, b int) bool { return round(value(byTime[a]), 4) == round(value(byTime[b]), 4) }, maxTimePoints)
+			var d [][]any
 			last := 0.0
-			for _, i := range sortedByTime(time, rows[l]) {
-				d = append(d, opts.LineData{Value: []float64{round(time[i], 6), round(value(i), 4)}})
-				last = time[i]
+			for _, p := range pts {
+				d = append(d, []any{round(p.t, 6), round(value(byTime[p.x]), 4)})
+				last = p.t
 			}
 			// The last round's share holds until the run's last job
 			// finishes, when every task is free.
 			if end := runEnd(jobs, l, seed); end > last {
-				d = append(d, opts.LineData{Value: []float64{round(end, 6), 0}})
+				d = append(d, []any{round(end, 6), 0})
 			}
-			line.AddSeries(l.label(both), d,
+			line.AddSeries(l.label(both), nil,
 				charts.WithLineChartOpts(opts.LineChart{Step: "end", ShowSymbol: opts.Bool(false)}),
-				charts.WithLineStyleOpts(opts.LineStyle{Color: l.colour(), Width: 2, Type: l.style()}),
-				charts.WithItemStyleOpts(opts.ItemStyle{Color: l.colour()}))
+				charts.WithLineStyleOpts(opts.LineStyle{Color: cols[l.policy], Width: 2, Type: l.style()}),
+				charts.WithItemStyleOpts(opts.ItemStyle{Color: cols[l.policy]}))
+			setPoints(&line.BaseConfiguration, d)
 		}
 		return counted(id, line, &line.BaseConfiguration).bind("tooltip.valueFormatter", valueFormatter)
 	}

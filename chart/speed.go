@@ -180,10 +180,10 @@ func speedChart(id, job string, rows []int, ps, ws, nodes []int64, sp []float64,
 		yValueAxis("speed (steps/s)", 0, nil, false),
 	)...)
 	isDrawn := map[int]bool{}
-	for i, p := range drawn {
+	for _, p := range drawn {
 		isDrawn[p] = true
 		name := label(p)
-		sc.AddSeries(name, anyScatter(byP[p]), charts.WithItemStyleOpts(opts.ItemStyle{Color: colour(i)}),
+		sc.AddSeries(name, anyScatter(byP[p]), charts.WithItemStyleOpts(opts.ItemStyle{Color: colour(p)}),
 			charts.WithScatterChartOpts(opts.ScatterChart{SymbolSize: 9}))
 	}
 	var others [][]any
@@ -218,7 +218,7 @@ func speedChart(id, job string, rows []int, ps, ws, nodes []int64, sp []float64,
 	}
 	if m.ok {
 		line := charts.NewLine()
-		for i, p := range drawn {
+		for _, p := range drawn {
 			var pts [][2]float64
 			for w := 1; w <= maxW+1; w++ {
 				switch {
@@ -233,8 +233,8 @@ func speedChart(id, job string, rows []int, ps, ws, nodes []int64, sp []float64,
 			}
 			line.AddSeries(label(p), lineData(pts),
 				charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
-				charts.WithLineStyleOpts(opts.LineStyle{Color: colour(i), Width: 2}),
-				charts.WithItemStyleOpts(opts.ItemStyle{Color: colour(i)}),
+				charts.WithLineStyleOpts(opts.LineStyle{Color: colour(p), Width: 2}),
+				charts.WithItemStyleOpts(opts.ItemStyle{Color: colour(p)}),
 			)
 		}
 		sc.Overlap(line)
