@@ -151,6 +151,23 @@ type Config struct {
 	// PolluxNoRestartPenalty drops the pollux policy's restart penalty:
 	// a change of allocation costs a job nothing in its search.
 	PolluxNoRestartPenalty bool
+	// BaselineRequest, when its workers are > 0, runs DRF and Tetris
+	// statically, as the paper's baselines: each job asks for
+	// BaselineRequest[0] PS and BaselineRequest[1] workers (within its own
+	// max_ps, max_workers), gets them all once they fit, in the
+	// baseline's order, and keeps them, on the same nodes, until it
+	// finishes (staticRequests). The zero value: elastic, units of 1 PS +
+	// 1 worker re-decided every round.
+	BaselineRequest [2]int
+	// RestartEveryRound makes every running job checkpoint and restart at
+	// every round (StopCost + RestoreCost), changed or not, as the authors'
+	// scheduler deletes every job at the end of a time slot and starts it
+	// again at the next (pengyanghua/optimus, scheduler/optimus_scheduler.py,
+	// _delete). Not the jobs of a static baseline (BaselineRequest), which
+	// keep their tasks: that is what static means.
+	RestartEveryRound bool
+	// ArriveAtOnce makes every job of the workload arrive at 0 s.
+	ArriveAtOnce bool
 	// TiresiasDemotionOrder orders the jobs of a lower Tiresias queue by
 	// when they reached it (at a round; ties by arrival) rather than by
 	// arrival, as Pollux's simulator appends a demoted job to its queue.
@@ -195,6 +212,8 @@ const (
 	// MaxPolluxGenerations bounds PolluxGenerations (a round's search
 	// takes time in proportion).
 	MaxPolluxGenerations = 10000
+	// MaxBaselineRequest bounds each count of BaselineRequest.
+	MaxBaselineRequest = 10000
 	// profileMaxTasks bounds the profiled configurations.
 	profileMaxTasks = 12
 )
@@ -250,6 +269,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--srtf-weight %g: give a number in [0, %g]", c.SRTFWeight, MaxSRTFWeight)
 	case c.PolluxGenerations < 0 || c.PolluxGenerations > MaxPolluxGenerations:
 		return fmt.Errorf("--pollux-generations %d: give a number in [0, %d] (0: %d)", c.PolluxGenerations, MaxPolluxGenerations, goodput.DefaultGenerations)
+	case c.BaselineRequest[0] < 0 || c.BaselineRequest[1] < 0 || c.BaselineRequest[0] > MaxBaselineRequest || c.BaselineRequest[1] > MaxBaselineRequest:
+		return fmt.Errorf("--baseline-request %d:%d: give PS:WORKERS, each in [0, %d]", c.BaselineRequest[0], c.BaselineRequest[1], MaxBaselineRequest)
+	case c.BaselineRequest[0] > 0 && c.BaselineRequest[1] == 0:
+		return fmt.Errorf("--baseline-request %d:0: a request needs at least 1 worker", c.BaselineRequest[0])
 	case c.ProfileRuns < 0:
 		return fmt.Errorf("--profile-runs %d: give a number >= 0", c.ProfileRuns)
 	case c.LossPointsPerEpoch < 1:

@@ -109,6 +109,12 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 	if s.cfg.SRTFWeight > 0 && s.cfg.Solve.Policy == solve.Optimus {
 		srtfWeights(reqs, s.cfg.SRTFWeight)
 	}
+	opts := s.cfg.Solve
+	static := s.staticBaseline()
+	if static {
+		s.staticRequests(active, reqs)
+		opts.Policy = solve.FIFO // all or nothing, in the order staticRequests set
+	}
 	prob := pipeline.SolveProblem(s.in.Cluster, reqs)
 	for i := range active {
 		if pl.speed[i] != nil {
@@ -116,7 +122,7 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 			pl.speed[i] = &sp
 		}
 	}
-	res, err := solve.Solve(prob, s.cfg.Solve)
+	res, err := solve.Solve(prob, opts)
 	if err != nil {
 		return nil, fmt.Errorf("solve: %w", err)
 	}
@@ -141,6 +147,12 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 		if pl.reason[i] == "" {
 			pl.reason[i] = res.Decisions[i].Reason
 		}
+		if static {
+			pl.reason[i] = s.staticReason(pl.reason[i])
+		}
+	}
+	if static {
+		s.allOrNothing(active, reqs, pl)
 	}
 	return pl, nil
 }

@@ -85,6 +85,9 @@ func Run(in *Input, cfg Config) (*Result, error) {
 	if err := check(in, &cfg); err != nil {
 		return nil, err
 	}
+	if cfg.ArriveAtOnce {
+		in = arrivingAtOnce(in)
+	}
 	s := &sim{in: in, cfg: cfg, current: map[string]pipeline.Running{}, finishedEpochs: map[string][]float64{},
 		res: &Result{Policy: cfg.Solve.Policy, Oracle: cfg.Oracle, Seed: cfg.Seed, Resources: in.Cluster.Resources}}
 	s.adaptsBatch = solve.LookupPolicy(cfg.Solve.Policy).AdaptsBatch
@@ -350,7 +353,7 @@ func (s *sim) apply(t float64, active []*jobRun, pl *plan) {
 				}
 			case old.Workers == 0:
 				cost, restarted = s.cfg.RestoreCost, true // resumed after a preemption
-			case !sameTasks(old, nw):
+			case !sameTasks(old, nw) || (s.cfg.RestartEveryRound && !s.staticBaseline()):
 				cost, restarted = s.cfg.StopCost+s.cfg.RestoreCost, true
 			}
 			if restarted {

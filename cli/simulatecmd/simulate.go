@@ -130,6 +130,9 @@ sim_comparison, sim_jobs, sim_allocations and sim_utilisation there as Parquet.`
 	f.IntVar(&opts.Sim.PolluxGenerations, "pollux-generations", 0, "generations of the pollux policy's allocation search (0: Pollux's 100)")
 	f.BoolVar(&opts.Sim.PolluxNoAvoidance, "pollux-no-avoidance", false, "let the pollux policy put several multi-node jobs on one node (Pollux avoids their interference: one a node)")
 	f.BoolVar(&opts.Sim.PolluxNoRestartPenalty, "pollux-no-restart-penalty", false, "drop the pollux policy's restart penalty (Pollux: a changed allocation counts the share of a job's age its restarts lose)")
+	f.Var(&baselineRequestFlag{&opts.Sim.BaselineRequest}, "baseline-request", "drf, tetris: run them statically, as the paper's baselines: each job gets `PS:WORKERS` (within its max_ps, max_workers) once they fit, and keeps them on the same nodes until it finishes (empty: elastic, units of 1 PS + 1 worker re-decided every round)")
+	f.BoolVar(&opts.Sim.RestartEveryRound, "restart-every-round", false, "every running job checkpoints and restarts at every round, changed or not (--stop-cost + --restore-cost), as the authors' scheduler restarts every job every time slot (not those of static baselines, --baseline-request)")
+	f.BoolVar(&opts.Sim.ArriveAtOnce, "arrive-at-once", false, "every job of the workload arrives at 0 s")
 	f.StringVar(&opts.TiresiasOrder, "tiresias-order", "arrival", "order within a lower Tiresias queue: arrival, or demotion (when each job reached it, as Pollux's simulator)")
 	f.StringSliceVar(&opts.PolluxDepartures, "pollux-depart", nil, "with --pollux, modelling choices of Pollux's simulator to depart from, to measure each: "+strings.Join(polluxDepartureNames, ", "))
 	f.IntVar(&opts.Sim.ProfileRuns, "profile-runs", opts.Sim.ProfileRuns, "profiling runs at a job's arrival (not with --oracle)")
@@ -307,6 +310,32 @@ func restartCostFlags(f *pflag.FlagSet, sim *simulate.Config, deprecated *bool) 
 	rc.Value = &givenFlag{Value: rc.Value, given: func() { sim.TrueRestartCost = false }}
 	f.Var(&givenFlag{Value: &planRestartCostFlag{sim}, given: func() { *deprecated = true }}, "plan-restart-cost", "deprecated name of --restart-cost (-1: the default)")
 	f.Lookup("plan-restart-cost").Hidden = true
+}
+
+// baselineRequestFlag is --baseline-request: PS:WORKERS, or empty for
+// elastic baselines (simulate.Config.BaselineRequest zero).
+type baselineRequestFlag struct{ req *[2]int }
+
+func (b *baselineRequestFlag) Type() string { return "PS:WORKERS" }
+func (b *baselineRequestFlag) String() string {
+	if b.req[1] == 0 {
+		return ""
+	}
+	return strconv.Itoa(b.req[0]) + ":" + strconv.Itoa(b.req[1])
+}
+func (b *baselineRequestFlag) Set(s string) error {
+	if s == "" {
+		*b.req = [2]int{}
+		return nil
+	}
+	ps, w, ok := strings.Cut(s, ":")
+	p, err1 := strconv.Atoi(ps)
+	n, err2 := strconv.Atoi(w)
+	if !ok || err1 != nil || err2 != nil || p < 0 || n < 1 || p > simulate.MaxBaselineRequest || n > simulate.MaxBaselineRequest {
+		return fmt.Errorf("want PS:WORKERS, e.g. 2:2 (PS >= 0, WORKERS >= 1, each at most %d)", simulate.MaxBaselineRequest)
+	}
+	*b.req = [2]int{p, n}
+	return nil
 }
 
 // givenFlag records that its flag was given.
