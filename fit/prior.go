@@ -134,8 +134,11 @@ type Blended struct {
 // rule's window and cap. A declared schedule's end sets the prediction:
 // the job stops there. With ev.Schedule (see Schedule) a prediction of
 // convergence on a plateau with budget left also covers a window after the
-// next likely cut, and a job still training gets at least the interval its
-// log's spacing and noise allow.
+// next likely cut, the chance of a cut (Schedule.continuation) scaled by
+// the job's own evidence that its schedule is spent (Schedule.Spent); with
+// the log seen, the "converged now" outcome is the floor, where the log
+// met the rule. A job still training gets at least the interval its log's
+// spacing and noise allow.
 func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPrior, ev Evidence, rule Rule) Blended {
 	var b Blended
 	if ev.ScheduleEnd > 0 {
