@@ -175,7 +175,8 @@ func affineSSE(obs, m []float64, lambda float64) (float64, bool) {
 func scheduleEvidence(c Curve, observed int, f fit.LossFit, members []familyMember, crossFamily bool, rule fit.Rule) fit.Schedule {
 	s := fit.Schedule{Observed: observed, Noise: f.RMSE, Spacing: 1, DropsKnown: true, StepShaped: fit.StepShapedFit(f)}
 	if y := filled(complemented(c.Values[:observed], c.HigherIsBetter)); y != nil {
-		s.Drops = fit.StepDrops(y, rule)
+		s.Drops, s.DropSizes = fit.StepDropSizes(y, rule)
+		s.LastFall, s.LastFallEpoch = lastFallSize(y, rule)
 	}
 	logged := 0
 	for _, v := range c.Values[:observed] {
@@ -196,4 +197,26 @@ func scheduleEvidence(c Curve, observed int, f fit.LossFit, members []familyMemb
 		s.FamilyDrops = append(s.FamilyDrops, len(fit.StepDrops(m.y, rule)))
 	}
 	return s
+}
+
+// lastFallSize is the largest fall over a window of the smoothed log y
+// (relative to its first smoothed value, as the rule measures) at the
+// epochs up to a window before its floor, and its epoch: the size of the
+// last fall the rule saw (0 when there is none).
+func lastFallSize(y []float64, rule fit.Rule) (float64, int) {
+	if len(y) <= rule.Window {
+		return 0, 0
+	}
+	s := isotonicDecreasing(y)
+	last := lastFall(s, rule)
+	if last < rule.Window+1 || s[0] <= 0 {
+		return 0, 0
+	}
+	best, at := 0.0, 0
+	for e := max(rule.Window+1, last-rule.Window); e <= last; e++ {
+		if d := (s[e-1-rule.Window] - s[e-1]) / s[0]; d > best {
+			best, at = d, e
+		}
+	}
+	return best, at
 }

@@ -28,9 +28,17 @@ const dropLevel = 8
 // so it has none; averaging keeps noise of a few percent short of the
 // margin. A drop in the last dropLevel epochs is not yet seen.
 func StepDrops(y []float64, rule Rule) []int {
+	drops, _ := StepDropSizes(y, rule)
+	return drops
+}
+
+// StepDropSizes is StepDrops with the size of each drop: the fall of the
+// mean level across it, relative to the log's start (the scale of the
+// rule's threshold).
+func StepDropSizes(y []float64, rule Rule) (drops []int, sizes []float64) {
 	w := max(rule.Window, dropSpan)
 	if len(y) < w+dropSpan+2*dropLevel {
-		return nil
+		return nil, nil
 	}
 	mean := func(a, b int) float64 {
 		m := 0.0
@@ -44,10 +52,9 @@ func StepDrops(y []float64, rule Rule) []int {
 		scale = math.Max(scale, math.Abs(v))
 	}
 	if scale == 0 || math.IsNaN(scale) {
-		return nil
+		return nil, nil
 	}
 	gap := float64(dropSpan + dropLevel)
-	var drops []int
 	best := 0.0
 	for i := w + dropSpan + dropLevel; i+dropLevel <= len(y); i++ {
 		before := mean(i-dropSpan-dropLevel, i-dropSpan)
@@ -59,13 +66,13 @@ func StepDrops(y []float64, rule Rule) []int {
 		}
 		if n := len(drops); n > 0 && i+1-drops[n-1] <= int(gap) {
 			if d > best { // the same drop: keep where it is largest
-				drops[n-1], best = i+1, d
+				drops[n-1], sizes[n-1], best = i+1, d, d
 			}
 			continue
 		}
-		drops, best = append(drops, i+1), d
+		drops, sizes, best = append(drops, i+1), append(sizes, d), d
 	}
-	return drops
+	return drops, sizes
 }
 
 // Isotonic is the least-squares non-increasing fit to y, by the
@@ -105,6 +112,13 @@ type Schedule struct {
 	// DropsKnown (the log itself was seen, as eval convergence sees it).
 	Drops      []int
 	DropsKnown bool
+	// DropSizes are the drops' sizes (StepDropSizes), relative to the
+	// log's start; LastFall, the largest fall over a window of the
+	// smoothed log ending within a window before its floor (the last fall
+	// the rule saw), on the same scale (0: unknown).
+	DropSizes     []float64
+	LastFall      float64
+	LastFallEpoch int
 	// StepShaped: the job's fit says its log is not 1/k-shaped the way a
 	// step schedule's is not (residual autocorrelation at least 0.5, or
 	// a poor fit). predict, which has the models table and not the log,
@@ -148,6 +162,51 @@ func (s Schedule) continuation() float64 {
 	}
 	return q
 }
+
+// Spent is the share of the chance of another cut that still matters to
+// the rule: a step schedule multiplies the rate by the same factor at each
+// cut, so its drops shrink geometrically (the loss's rate-dependent part is
+// proportional to the rate). With two falls seen (the job's drops, and the
+// last fall the rule saw when it came after them), the next is expected at
+// the last times their ratio; a drop smaller than the rule's threshold
+// does not undo convergence, so the chance is scaled by how far below the
+// threshold it falls (1: the evidence does not say the schedule is over).
+func (s Schedule) Spent(rule Rule) float64 {
+	sizes := s.DropSizes
+	// The last fall is a drop of its own when it ends more than a window
+	// after the last detected drop (a drop too small for StepDrops, which
+	// asks for 2.5 thresholds, may still be larger than the threshold).
+	if n := len(s.Drops); n > 0 && len(sizes) == n && s.LastFall > 0 && s.LastFallEpoch > s.Drops[n-1]+rule.Window+dropSpan {
+		sizes = append(sizes[:n:n], s.LastFall)
+	}
+	share := 1.0
+	if n := len(s.Drops); n > 0 && s.Observed > 0 {
+		// A plateau that has outlasted the job's longest phase so far
+		// (start to first drop, or between drops) by a quarter: a
+		// schedule cutting at shares of a budget or periodically would
+		// have cut by now, so a cut to come, if any, is one too small to
+		// see.
+		longest, prev := 0, 0
+		for _, d := range s.Drops {
+			longest, prev = max(longest, d-prev), d
+		}
+		last := max(s.Drops[n-1], s.LastFallEpoch)
+		if float64(s.Observed-last) > 1.25*float64(longest) {
+			share = outlasted
+		}
+	}
+	n := len(sizes)
+	if n < 2 || sizes[n-2] <= 0 || rule.Threshold <= 0 {
+		return share
+	}
+	r := math.Min(1, sizes[n-1]/sizes[n-2])
+	return share * math.Min(1, sizes[n-1]*r/rule.Threshold)
+}
+
+// outlasted is the share of the chance of another cut left to a plateau
+// that has outlasted the job's longest phase (Schedule.Spent); chosen, not
+// fitted.
+const outlasted = 0.25
 
 // stepped says whether the job's own history shows a step schedule.
 func (s Schedule) stepped() bool { return len(s.Drops) > 0 || s.StepShaped }

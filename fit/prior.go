@@ -134,8 +134,11 @@ type Blended struct {
 // rule's window and cap. A declared schedule's end sets the prediction:
 // the job stops there. With ev.Schedule (see Schedule) a prediction of
 // convergence on a plateau with budget left also covers a window after the
-// next likely cut, and a job still training gets at least the interval its
-// log's spacing and noise allow.
+// next likely cut, the chance of a cut (Schedule.continuation) scaled by
+// the job's own evidence that its schedule is spent (Schedule.Spent); with
+// the log seen, the "converged now" outcome is the floor, where the log
+// met the rule. A job still training gets at least the interval its log's
+// spacing and noise allow.
 func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPrior, ev Evidence, rule Rule) Blended {
 	var b Blended
 	if ev.ScheduleEnd > 0 {
@@ -253,16 +256,49 @@ func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPri
 		// over its range); mass already past it stays where it is.
 		b.Plateau = true
 		nowP10 = math.Floor(wq(0.1))
-		q := sch.continuation()
+		spent := sch.Spent(rule)
+		q := sch.continuation() * spent
 		dlo, dhi := sch.nextDrop()
 		dlo = math.Min(dlo+float64(rule.Window), float64(hi))
 		dhi = math.Min(math.Max(dhi+float64(rule.Window), dlo), float64(hi))
+		// Seen flat by the rule since its floor, the log has converged
+		// there unless a cut comes: with the log known, the "converged
+		// now" outcome is the floor itself (the rule cannot be met
+		// again later without another fall).
+		// Mass between the floor and now is of outcomes the log has
+		// ruled out; mass past now (the fit or the prior seeing a slow
+		// fall still to come) moves to the floor in proportion to how
+		// long the log has been flat, up to a window.
+		atFloor := sch.DropsKnown && ev.Floor > 0
+		flat := math.Min(1, float64(sch.Observed-ev.Floor)/float64(max(rule.Window, 1)))
 		moved := 0.0
+		var toFloor []sample
 		for i := range kept {
-			if kept[i].epoch < dlo {
+			switch {
+			case kept[i].epoch < dlo:
 				moved += q * kept[i].weight
 				kept[i].weight *= 1 - q
+				switch {
+				case !atFloor:
+				case kept[i].epoch <= float64(sch.Observed):
+					kept[i].epoch = floor
+				case flat > 0:
+					toFloor = append(toFloor, sample{floor, flat * kept[i].weight})
+					kept[i].weight *= 1 - flat
+				}
+			case atFloor && flat > 0 && spent < 1:
+				// The job's own log says the schedule is spent: a
+				// convergence past the next cut's window needs a fall as
+				// much as the cut does; of the mass the log's flat
+				// stretch speaks for, 1 - q is converged at the floor.
+				f := flat * (1 - q)
+				toFloor = append(toFloor, sample{floor, f * kept[i].weight})
+				kept[i].weight *= 1 - f
 			}
+		}
+		kept = append(kept, toFloor...)
+		if atFloor {
+			nowP10 = floor
 		}
 		for i := 0; i < n && moved > 0; i++ {
 			u := (float64(i) + 0.5) / n

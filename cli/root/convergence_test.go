@@ -166,10 +166,10 @@ func TestEvalConvergenceInputs(t *testing.T) {
 // families left out and no schedule declared: step-curves (four recipes as
 // families, seeds 1 and 2, up to 200 epochs) cover the truth in at least
 // 80% of uncensored curves at 25% observed, with a median epoch error of
-// at most 10% of the truth at 50%. The 90% at 50% is missed on
-// seed 1 by one curve (26 of 29, 89.7%; seed 2 28 of 31), so 89% is
-// checked; at 25% the median error is 12-16% (docs/models.md): the bar of
-// 10% is not met, and 20% is checked. Pollux's imagenet curves (a step schedule) are all covered at
+// at most 10% of the truth at 50%, and at least 90% at 50% (28 of 29 and
+// 30 of 31 since the floor and spent-schedule steps); at 25% the median
+// error is 12-16% (docs/models.md): the bar of 10% is not met, and 20% is
+// checked. Pollux's imagenet curves (a step schedule) are all covered at
 // both fractions, with the prior and with the families left out, and no
 // uncensored curve of a job still training has an interval narrower than
 // 2 epochs.
@@ -184,7 +184,7 @@ func TestEvalConvergenceOnStepSchedules(t *testing.T) {
 			if code != 0 {
 				t.Fatal(stderr)
 			}
-			for _, bar := range []struct{ frac, cover, relErr float64 }{{0.5, 0.89, 0.10}, {0.25, 0.8, 0.20}} {
+			for _, bar := range []struct{ frac, cover, relErr float64 }{{0.5, 0.9, 0.10}, {0.25, 0.8, 0.20}} {
 				f := readConvergenceEval(t, out, bar.frac)
 				t.Logf("%.0f%%: %d of %d covered, median error %.1f epochs (%.0f%%)", 100*bar.frac, f.covered, f.uncensored, f.medianErr, 100*f.medianRel)
 				if f.uncensored < 28 || float64(f.covered) < bar.cover*float64(f.uncensored) {
