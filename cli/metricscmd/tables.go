@@ -9,26 +9,24 @@ import (
 )
 
 // lossTable is every job's metric points, jobs by name, steps increasing.
-// The job and higher_is_better columns repeat one value per job: they
-// are built by runs rather than row by row.
+// The job and higher_is_better columns repeat one value per job: they are
+// built by runs, without a per-row slice of job names.
 func lossTable(results []*metrics.Result) *table.Table {
 	n := 0
 	for _, r := range results {
 		n += r.Loss.Len()
 	}
-	jobs, steps, values, higher := make([]string, 0, n), make([]int64, 0, n), make([]float64, 0, n), make([]bool, 0, n)
-	for _, r := range results {
-		k := r.Loss.Len()
+	steps, values := make([]int64, 0, n), make([]float64, 0, n)
+	jobs, higher, runs := make([]string, len(results)), make([]bool, len(results)), make([]int, len(results))
+	for i, r := range results {
 		steps, values = r.Loss.AppendSteps(steps), r.Loss.AppendValues(values)
-		for range k {
-			jobs, higher = append(jobs, r.Job), append(higher, r.HigherIsBetter)
-		}
+		jobs[i], higher[i], runs[i] = r.Job, r.HigherIsBetter, r.Loss.Len()
 	}
 	t := table.New(schema.Loss, n)
-	t.SetStrings("job", jobs, nil)
+	t.SetStringsRepeated("job", jobs, nil, runs)
 	t.SetInt64s("step", steps, nil)
 	t.SetFloat64s("value", values, nil)
-	t.SetBools("higher_is_better", higher, nil)
+	t.SetBoolsRepeated("higher_is_better", higher, nil, runs)
 	t.Source = "metrics"
 	return t
 }
