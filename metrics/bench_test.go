@@ -18,7 +18,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -215,9 +214,9 @@ func benchRead(b *testing.B, f benchFormat) {
 	}
 	user0, sys0 := cpuTimes()
 	b.ResetTimer()
-	var rows int64
+	var rows, rowBytes int64
 	for range b.N {
-		rows = 0
+		rows, rowBytes = 0, 0
 		found, err := Discover(dir, readers, func(string, string) {})
 		if err != nil {
 			b.Fatal(err)
@@ -248,10 +247,11 @@ func benchRead(b *testing.B, f benchFormat) {
 		close(next)
 		wg.Wait()
 		for _, r := range results {
-			if len(r.Loss) != points || len(r.Speed) != 1 {
-				b.Fatalf("%s: %d points, %d speed samples", r.Job, len(r.Loss), len(r.Speed))
+			if r.Loss.Len() != points || len(r.Speed) != 1 {
+				b.Fatalf("%s: %d points, %d speed samples", r.Job, r.Loss.Len(), len(r.Speed))
 			}
-			rows += int64(len(r.Loss))
+			rows += int64(r.Loss.Len())
+			rowBytes += r.Loss.Bytes()
 		}
 		runtime.KeepAlive(results)
 	}
@@ -276,8 +276,9 @@ func benchRead(b *testing.B, f benchFormat) {
 		b.ReportMetric(float64(hwm)/float64(rows), "peak-RSS-B/row")
 	}
 	// What the rows kept cost on this machine now by themselves: the CPU
-	// time to fault in as many fresh bytes as they take.
-	b.ReportMetric(freshMemory(rows*int64(unsafe.Sizeof(LossPoint{}))).Seconds(), "rows-fault-cpu-s")
+	// time to fault in as many fresh bytes as they take (row-B each).
+	b.ReportMetric(float64(rowBytes)/float64(rows), "row-B")
+	b.ReportMetric(freshMemory(rowBytes).Seconds(), "rows-fault-cpu-s")
 }
 
 // catAll times `cat FILES > /dev/null` over every file under dir: its

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -121,4 +123,74 @@ func TestReadJobSeries(t *testing.T) {
 			t.Error("Release left the series")
 		}
 	}
+}
+
+// fastScalar's records decode as the general decoder decodes them: on
+// scalars of every step size and tag length, and on the same records with
+// bytes changed, cut or added (where fastScalar declines, general is
+// what runs anyway).
+func TestFastScalar(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	type got struct {
+		tag    string
+		points []Point
+		err    string
+	}
+	run := func(b []byte, decode func(*eventDecoder, []byte, Emit) error) got {
+		d := eventDecoder{name: "f", tags: map[string]string{}}
+		var g got
+		err := decode(&d, b, func(tag string, p Point) {
+			g.tag = tag
+			g.points = append(g.points, p)
+		})
+		if err != nil {
+			g.err = err.Error()
+		}
+		return g
+	}
+	fast, accepted := 0, 0
+	for i := range 100000 {
+		step := int64(rng.Uint64() >> rng.IntN(64))
+		tag := string(make([]byte, rng.IntN(20)))
+		tag = "loss"[:rng.IntN(5)] + tag[:len(tag)/4]
+		var rec []byte
+		switch i % 3 {
+		case 0:
+			rec = appendEvent(nil, rng.Float64()*2e9, step, simpleValue(tag, rng.Float32()))
+		case 1:
+			rec = appendEvent(nil, math.Float64frombits(rng.Uint64()), step, simpleValue(tag, math.Float32frombits(rng.Uint32())))
+		default:
+			rec = appendEvent(nil, 1.7e9, step, simpleValue("loss", 0.5))
+		}
+		data := rec[recordHeader : len(rec)-recordFooter]
+		switch rng.IntN(4) {
+		case 1:
+			data[rng.IntN(len(data))] = byte(rng.IntN(256))
+		case 2:
+			data = data[:rng.IntN(len(data))]
+		case 3:
+			data = append(data, byte(rng.IntN(256)), byte(rng.IntN(256)))
+		}
+		if _, _, _, _, ok := fastScalar(data); ok {
+			accepted++
+		}
+		a := run(data, (*eventDecoder).event)
+		b := run(data, (*eventDecoder).general)
+		if !reflect.DeepEqual(fmtPoints(a.points), fmtPoints(b.points)) || a.tag != b.tag || a.err != b.err {
+			t.Fatalf("record %x: fast path gives %+v, general %+v", data, a, b)
+		}
+		fast++
+	}
+	if accepted < fast/4 {
+		t.Errorf("fastScalar took %d of %d records", accepted, fast)
+	}
+}
+
+// fmtPoints compares NaNs by their bits.
+func fmtPoints(ps []Point) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, fmt.Sprintf("%d %d %x %x %d", p.Step, p.Epoch, math.Float64bits(p.Wall), math.Float64bits(p.Value), p.Batch))
+	}
+	return out
 }

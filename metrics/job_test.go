@@ -80,8 +80,8 @@ func TestSpeedAgainstTheWritersOwn(t *testing.T) {
 	if hook := steps / secs; !near(e.Speed[0].Speed, hook, 0.15) {
 		t.Errorf("estimator speed %.1f steps/s, the hook's %.1f", e.Speed[0].Speed, hook)
 	}
-	if e.Progress != 2901 || e.Metric != "loss" || e.HigherIsBetter || len(e.Loss) != 30 {
-		t.Errorf("estimator: progress %d, metric %q (higher %v), %d points", e.Progress, e.Metric, e.HigherIsBetter, len(e.Loss))
+	if e.Progress != 2901 || e.Metric != "loss" || e.HigherIsBetter || e.Loss.Len() != 30 {
+		t.Errorf("estimator: progress %d, metric %q (higher %v), %d points", e.Progress, e.Metric, e.HigherIsBetter, e.Loss.Len())
 	}
 
 	m := res["mx"]
@@ -101,8 +101,8 @@ func TestSpeedAgainstTheWritersOwn(t *testing.T) {
 	if own := sum / float64(n) / 1664; !near(m.Speed[0].Speed, own, 0.03) {
 		t.Errorf("mxnet speed %.3f steps/s, Speedometer's %.3f", m.Speed[0].Speed, own)
 	}
-	if m.Metric != "eval_accuracy" || !m.HigherIsBetter || m.Progress != 60*770 || len(m.Loss) != 15 || m.Loss[0].Step != 4*770 {
-		t.Errorf("mxnet: metric %q (higher %v), progress %d, points %+v", m.Metric, m.HigherIsBetter, m.Progress, m.Loss)
+	if m.Metric != "eval_accuracy" || !m.HigherIsBetter || m.Progress != 60*770 || m.Loss.Len() != 15 || m.Loss.At(0).Step != 4*770 {
+		t.Errorf("mxnet: metric %q (higher %v), progress %d, points %+v", m.Metric, m.HigherIsBetter, m.Progress, m.Loss.Points())
 	}
 }
 
@@ -139,7 +139,7 @@ func TestRestartFromCheckpoint(t *testing.T) {
 		t.Errorf("progress %d, restarts %d, superseded %d", res.Progress, res.Restarts, res.Superseded)
 	}
 	var steps []int64
-	for _, p := range res.Loss {
+	for _, p := range res.Loss.Points() {
 		steps = append(steps, p.Step)
 		if want := map[bool]float64{true: 1, false: 0.5}[p.Step < 300]; p.Value != want {
 			t.Errorf("step %d: value %v, want %v", p.Step, p.Value, want)

@@ -83,7 +83,7 @@ type Result struct {
 	Job            string
 	Metric         string // "" when no tag could be the metric
 	HigherIsBetter bool
-	Loss           []LossPoint
+	Loss           Loss
 	Speed          []SpeedSample
 	Progress       int64 // steps trained (-1: no point)
 	Timeline       string
@@ -126,13 +126,7 @@ func Reduce(jr *JobRead, o Options) (*Result, error) {
 		if o.Metric.Higher != nil {
 			res.HigherIsBetter = *o.Metric.Higher
 		}
-		res.Loss = make([]LossPoint, len(latest[mi]))
-		for i, x := range latest[mi] {
-			res.Loss[i] = LossPoint{Step: x.Step, Value: x.Value}
-			if math.IsNaN(x.Value) || math.IsInf(x.Value, 0) {
-				res.NonFinite++
-			}
-		}
+		res.Loss, res.NonFinite = newLoss(latest[mi])
 	}
 	ti := timeline(jr.Series, latest, res.Progress, o.StepTag)
 	if o.StepTag != "" && ti < 0 {

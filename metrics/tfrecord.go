@@ -51,6 +51,12 @@ type recordReader struct {
 	remaining int64 // bytes of the file not read into buf yet
 	big       []byte
 	pooled    *[]byte
+	// The last record header whose CRC matched: the next record's is
+	// usually the same 12 bytes (records of one kind have one length),
+	// and the same bytes need no second check.
+	lastHeader    uint64
+	lastHeaderCRC uint32
+	haveHeader    bool
 }
 
 // buffers recycles read buffers across files: thousands of jobs' files
@@ -131,10 +137,13 @@ func (rr *recordReader) next() ([]byte, int64, error) {
 		return nil, at, errEnd // a header not yet written whole
 	}
 	h := rr.buf[rr.start : rr.start+recordHeader]
-	if MaskedCRC(h[:8]) != binary.LittleEndian.Uint32(h[8:12]) {
-		return nil, at, &Error{File: rr.name, Offset: at, Msg: "the record length's CRC32C does not match: not a TFRecord file, or corrupted here (the rest of the file cannot be framed)"}
+	length, stored := binary.LittleEndian.Uint64(h[:8]), binary.LittleEndian.Uint32(h[8:12])
+	if !rr.haveHeader || length != rr.lastHeader || stored != rr.lastHeaderCRC {
+		if MaskedCRC(h[:8]) != stored {
+			return nil, at, &Error{File: rr.name, Offset: at, Msg: "the record length's CRC32C does not match: not a TFRecord file, or corrupted here (the rest of the file cannot be framed)"}
+		}
+		rr.lastHeader, rr.lastHeaderCRC, rr.haveHeader = length, stored, true
 	}
-	length := binary.LittleEndian.Uint64(h[:8])
 	left := uint64(rr.end-rr.start-recordHeader) + uint64(rr.remaining)
 	if length > left || left-length < recordFooter {
 		// A length whose CRC matched and that runs past the end: the
@@ -187,7 +196,7 @@ func (rr *recordReader) next() ([]byte, int64, error) {
 	if ok, err := rr.fill(recordFooter); err != nil || !ok {
 		return nil, at, endOr(err)
 	}
-	stored := binary.LittleEndian.Uint32(rr.buf[rr.start:])
+	stored = binary.LittleEndian.Uint32(rr.buf[rr.start:])
 	rr.consume(recordFooter)
 	if maskCRC(crc) != stored {
 		return nil, at, errSkipped{&Error{File: rr.name, Offset: at, Msg: "the record data's CRC32C does not match: record skipped"}}

@@ -9,22 +9,24 @@ import (
 )
 
 // lossTable is every job's metric points, jobs by name, steps increasing.
+// The job and higher_is_better columns repeat one value per job: they are
+// built by runs, without a per-row slice of job names.
 func lossTable(results []*metrics.Result) *table.Table {
 	n := 0
 	for _, r := range results {
-		n += len(r.Loss)
+		n += r.Loss.Len()
 	}
-	jobs, steps, values, higher := make([]string, 0, n), make([]int64, 0, n), make([]float64, 0, n), make([]bool, 0, n)
-	for _, r := range results {
-		for _, p := range r.Loss {
-			jobs, steps, values, higher = append(jobs, r.Job), append(steps, p.Step), append(values, p.Value), append(higher, r.HigherIsBetter)
-		}
+	steps, values := make([]int64, 0, n), make([]float64, 0, n)
+	jobs, higher, runs := make([]string, len(results)), make([]bool, len(results)), make([]int, len(results))
+	for i, r := range results {
+		steps, values = r.Loss.AppendSteps(steps), r.Loss.AppendValues(values)
+		jobs[i], higher[i], runs[i] = r.Job, r.HigherIsBetter, r.Loss.Len()
 	}
 	t := table.New(schema.Loss, n)
-	t.SetStrings("job", jobs, nil)
+	t.SetStringsRepeated("job", jobs, nil, runs)
 	t.SetInt64s("step", steps, nil)
 	t.SetFloat64s("value", values, nil)
-	t.SetBools("higher_is_better", higher, nil)
+	t.SetBoolsRepeated("higher_is_better", higher, nil, runs)
 	t.Source = "metrics"
 	return t
 }
@@ -58,7 +60,7 @@ func progressTable(results []*metrics.Result, files, skipped []int) *table.Table
 		jobs[i], metric[i], metricOK[i], higher[i] = r.Job, r.Metric, r.Metric != "", r.HigherIsBetter
 		stepTag[i], stepOK[i] = r.Timeline, r.Timeline != ""
 		progress[i] = max(r.Progress, 0)
-		points[i], samples[i], sup[i] = int64(len(r.Loss)), int64(len(r.Speed)), int64(r.Superseded)
+		points[i], samples[i], sup[i] = int64(r.Loss.Len()), int64(len(r.Speed)), int64(r.Superseded)
 		skip[i], nfiles[i] = int64(skipped[i]), int64(files[i])
 	}
 	t := table.New(schema.Progress, n)
