@@ -210,6 +210,9 @@ func decisionsSection(a, plan *table.Table) *Section {
 	}
 	return &Section{ID: "decisions", Heading: "Decisions per job (" + policyName(a) + ")", Grid: g, Text: []string{
 		"For every job: how far it is, how much work the fitted convergence curve says is left, what it runs with now and what it gets, the speed and completion time that gives, and why it got no more (or waits).",
+		"Codes in the table. Remaining steps \"from\": fit (the job's own convergence fit, leaning on its model family's finished jobs by its prior weight), model (its own fit was poor or insufficient: the median of its family's better fits), budget (the user's epoch budget), schedule (its declared schedule's end), cap (the epoch cap: the fit had not converged by then), unknown. " +
+			"\"(restart)\": the decided PS + workers differ from what the job runs with, so it restarts from a checkpoint. " +
+			"Placed \"(method)\": even (the paper's placement: the fewest nodes that hold the same number of PS and of workers each), fallback (no even split fitted: tasks placed one by one, first fit), kept (the tasks stay on the nodes they run on), solve (where solve's node-level check fitted them, when the placement's own left the job waiting or short), or the name of another placement policy's method (docs/solve-place.md).",
 		"The marginal gain of a task is the weighted seconds of remaining time it saves per unit of the task's dominant share of the cluster: optimus adds, one at a time, the task with the largest gain. \"Last\" is the gain of the last task the job got; \"next\" is what one more would gain (positive: it would help but did not fit; not positive: it would not help).",
 	}}
 }
