@@ -57,6 +57,10 @@
       return escapeHTML(p.seriesName) + "<br/>true " + escapeHTML(at(p, 0)) + ", predicted " + escapeHTML(at(p, 1)) +
         (at(p, 2) !== "" ? "<br/>at " + escapeHTML(at(p, 2)) + "% of its steps" : "");
     },
+    // axes over time hold seconds; their labels say hours or minutes, the
+    // unit the tables use.
+    secondsAsHours: function (v) { return String(Math.round(v / 36) / 100); },
+    secondsAsMinutes: function (v) { return String(Math.round(v / 0.6) / 100); },
     share: function (v) { return v + " (" + Math.round(100 * v) + "% of the cluster)"; },
     jobs: function (v) { return v + " jobs"; },
   };
