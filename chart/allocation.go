@@ -45,7 +45,7 @@ func buildAllocation(in Tables) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Page{Title: title, Lead: []string{
+	return &Page{Title: title, Headline: allocHeadline(allocs), Lead: []string{
 		"How many parameter servers (PS) and workers each job gets from optimus solve, with what each job runs with now" +
 			map[bool]string{true: ", for several policies on the same predictions.", false: "."}[len(allocs) > 1],
 	}, Sections: secs}, nil
@@ -105,7 +105,7 @@ func allocationSections(allocs []*table.Table, cluster *table.Table) ([]*Section
 		sec.Text = append(sec.Text, fmt.Sprintf("With %d jobs, the bars are the %d that get the most tasks under any policy, largest first; the chart's subtitle sums the other %d, and the histogram below counts every job by its tasks.",
 			len(all), len(jobs), len(all)-len(jobs)))
 	}
-	grid := &Grid{Header: []string{"policy", "running", "waiting", "tasks (PS + workers)", "mean predicted completion of running jobs", "slowest running job"},
+	grid := &Grid{Header: []string{"policy", "running", "waiting", "tasks (PS + workers)", "mean predicted completion (of the jobs that run)", "slowest running job"},
 		Numeric: []bool{false, true, true, true, true, true}}
 	for n, a := range allocs {
 		sec.Charts = append(sec.Charts, allocationChart(idFor("allocation", n+1), names[n], a, jobs, maxTasks, w, h))
@@ -146,9 +146,14 @@ func policySummary(name string, a *table.Table) []string {
 			slowest = max(slowest, comp[i])
 		}
 	}
+	// A mean over the jobs that run says nothing of the ones that wait
+	// (they have no predicted completion), so it names how many it covers.
 	mean := "-"
 	if n > 0 {
 		mean = duration(sum / float64(n))
+		if n < len(status) {
+			mean += fmt.Sprintf(" over %d of %d jobs (%d without: waiting)", n, len(status), len(status)-n)
+		}
 	}
 	return []string{name, fmt.Sprint(running), fmt.Sprint(waiting), fmt.Sprint(tasks), mean, duration(slowest)}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -28,6 +29,7 @@ job's progress now.`,
 			{Flag: Main, Schema: schema.Loss, Required: true, Doc: "loss points"},
 			{Flag: "models", Schema: schema.Models, Doc: "fitted models (optimus fit), for the curves"},
 			{Flag: "predictions", Schema: schema.Predictions, Doc: "predictions (optimus predict), for the convergence epoch and its band"},
+			{Flag: "eval", Schema: schema.ConvergenceEval, Doc: "the convergence prediction's cross-validated errors (optimus eval convergence)"},
 		},
 		PerJob: true,
 		Build:  buildLoss,
@@ -49,6 +51,10 @@ type lossPrediction struct {
 	epochSteps, progress float64
 	p10, p50, p90        float64 // total epochs
 	source               string
+	// donors are, for a prediction borrowed from the job's model family
+	// (source "model"), the jobs of that family whose fits it is the
+	// median of: as predict picks them, fitted (or capped) and not poor.
+	donors []string
 }
 
 func lossFits(m *table.Table) map[string]lossFit {
@@ -82,9 +88,23 @@ func lossPredictions(p *table.Table) map[string]lossPrediction {
 	jobs := p.Strings(col.Job)
 	es, prog := p.Int64s(col.EpochSteps), p.Int64s(col.ProgressSteps)
 	p10, p50, p90 := p.Float64s(col.TotalEpochsP10), p.Float64s(col.TotalEpochsP50), p.Float64s(col.TotalEpochsP90)
-	src := p.Strings(col.RemainingSource)
+	src, model, quality := p.Strings(col.RemainingSource), p.Strings(col.Model), p.Strings(col.LossQuality)
+	family := map[string][]string{}
 	for i, j := range jobs {
-		out[j] = lossPrediction{epochSteps: float64(es[i]), progress: float64(prog[i]), p10: p10[i], p50: p50[i], p90: p90[i], source: src[i]}
+		if (src[i] == "fit" || src[i] == "cap") && quality[i] != "poor" {
+			family[model[i]] = append(family[model[i]], j)
+		}
+	}
+	for i, j := range jobs {
+		lp := lossPrediction{epochSteps: float64(es[i]), progress: float64(prog[i]), p10: p10[i], p50: p50[i], p90: p90[i], source: src[i]}
+		if src[i] == "model" {
+			for _, d := range family[model[i]] {
+				if d != j {
+					lp.donors = append(lp.donors, d)
+				}
+			}
+		}
+		out[j] = lp
 	}
 	return out
 }
@@ -99,9 +119,13 @@ func buildLoss(in Tables) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Page{Title: title, Lead: []string{
+	secs := []*Section{sec}
+	if e := in.One("eval"); e != nil {
+		secs = append(secs, evalConvergenceSection(e))
+	}
+	return &Page{Title: title, Headline: lossHeadline(loss, in.One("models"), in.One("predictions")), Lead: []string{
 		"Each chart is one job: the loss (or metric) it reported against training steps, the curve optimus fitted to it, and where that curve is predicted to converge.",
-	}, Sections: []*Section{sec}}, nil
+	}, Sections: secs}, nil
 }
 
 // lossSection draws one chart per job of the loss table.
@@ -127,7 +151,8 @@ func lossLegendText(models, preds bool) string {
 		s += " No models table was given (--models), so no fitted curves."
 	}
 	if preds {
-		s += " Vertical line: predicted convergence (median), shaded band: its 10th to 90th percentile, dashed line: the job's progress now."
+		s += " Dashed vertical line: predicted convergence (median), shaded band: its 10th to 90th percentile, dotted line: the job's progress now." +
+			" A poor or insufficient fit is drawn dashed and grey; where predict did not trust it and took the median of its model family's better fits instead, the band is orange and the subtitle names the jobs it was borrowed from."
 	}
 	return s
 }
@@ -176,14 +201,16 @@ func lossChart(id, job string, rows []int, steps []int64, values []float64, high
 		}
 	}
 	conv := hasPred && finite(p.p50) && p.epochSteps > 0
+	borrowed := hasPred && p.source == "model"
+	weak := hasFit && (f.quality == "poor" || f.quality == "insufficient")
 	if conv {
-		subtitle += fmt.Sprintf("\npredicted to converge at epoch %.0f (p10 %.0f, p90 %.0f; from %s)", p.p50, p.p10, p.p90, p.source)
+		subtitle += fmt.Sprintf("\npredicted to converge at epoch %.0f (p10 %.0f, p90 %.0f),\n%s", p.p50, p.p10, p.p90, sourceText(p))
 	}
 
 	line := charts.NewLine()
 	gopts := append(base(id, job, subtitle, smallW, smallH),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
-		legendBottom(), gridFor("95"),
+		legendBottom(), gridFor("110"),
 		xValueAxis("training step", 0),
 		yValueAxis(yName, nil, nil, true),
 	)
@@ -199,34 +226,58 @@ func lossChart(id, job string, rows []int, steps []int64, values []float64, high
 	if hasFit && f.ok {
 		curve := curvePoints(f, xmax*1.05, 120)
 		var markOpts []charts.SeriesOpts
+		// A borrowed band is the family's, not this curve's: drawn in
+		// another colour, and named so.
+		bandColour, bandLine, convName := "rgba(194,53,49,0.10)", "#c23531", "converges"
+		if borrowed {
+			bandColour, bandLine, convName = "rgba(230,159,0,0.16)", "#b06f00", "family's convergence"
+		}
 		if conv {
 			markOpts = append(markOpts,
+				// The label runs along the line, inside the plot, on its
+				// left at the top; progress now (on the observed points'
+				// series) on its right at the bottom: neither can leave the
+				// chart or cover the other.
 				charts.WithMarkLineNameXAxisItemOpts(
-					opts.MarkLineNameXAxisItem{Name: fmt.Sprintf("converges: epoch %.0f (p10–p90 shaded)", p.p50), XAxis: round(p.p50*p.epochSteps, 6)},
-					opts.MarkLineNameXAxisItem{Name: fmt.Sprintf("now: epoch %.1f", p.progress/p.epochSteps), XAxis: p.progress},
+					opts.MarkLineNameXAxisItem{Name: fmt.Sprintf("%s: epoch %.0f", convName, p.p50), XAxis: round(p.p50*p.epochSteps, 6)},
 				),
 				charts.WithMarkLineStyleOpts(opts.MarkLineStyle{Symbol: []string{"none", "none"},
-					Label:     &opts.Label{Show: opts.Bool(true), Formatter: "{b}"},
-					LineStyle: &opts.LineStyle{Color: "#c23531", Type: "dashed"}}),
+					Label:     &opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "insideEndTop"},
+					LineStyle: &opts.LineStyle{Color: bandLine, Type: "dashed"}}),
 				charts.WithMarkAreaData([]opts.MarkAreaData{
 					{Name: "p10–p90", XAxis: round(p.p10*p.epochSteps, 6)},
 					{XAxis: round(p.p90*p.epochSteps, 6)},
 				}),
-				charts.WithMarkAreaStyleOpts(opts.MarkAreaStyle{ItemStyle: &opts.ItemStyle{Color: "rgba(194,53,49,0.10)"},
+				charts.WithMarkAreaStyleOpts(opts.MarkAreaStyle{ItemStyle: &opts.ItemStyle{Color: bandColour},
 					// No label of its own: the median's line would strike it
 					// through; the median's label names the band.
 					Label: &opts.Label{Show: opts.Bool(false)}}),
 			)
 		}
-		line.AddSeries("fitted curve", lineData(curve), append([]charts.SeriesOpts{
+		// A poor or insufficient fit is drawn dashed and grey, and named
+		// so: predict does not trust it (it takes the family's, if any).
+		name, colour, style := "fitted curve", "#c23531", "solid"
+		if weak {
+			name, colour, style = "fitted curve ("+f.quality+" fit"+map[bool]string{true: ", not used", false: ""}[borrowed]+")", "#888", "dashed"
+		}
+		line.AddSeries(name, lineData(curve), append([]charts.SeriesOpts{
 			charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false), Smooth: opts.Bool(false)}),
-			charts.WithLineStyleOpts(opts.LineStyle{Color: "#c23531", Width: 2}),
-			charts.WithItemStyleOpts(opts.ItemStyle{Color: "#c23531"}),
+			charts.WithLineStyleOpts(opts.LineStyle{Color: colour, Width: 2, Type: style}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: colour}),
 		}, markOpts...)...)
 	}
 	sc := charts.NewScatter()
-	sc.AddSeries("observed", scatterData(kept), charts.WithItemStyleOpts(opts.ItemStyle{Color: "#5470c6", Opacity: opts.Float(0.7)}),
-		charts.WithScatterChartOpts(opts.ScatterChart{SymbolSize: 5}))
+	var nowOpts []charts.SeriesOpts
+	if hasFit && f.ok && conv {
+		nowOpts = []charts.SeriesOpts{
+			charts.WithMarkLineNameXAxisItemOpts(opts.MarkLineNameXAxisItem{Name: fmt.Sprintf("now: epoch %.1f", p.progress/p.epochSteps), XAxis: p.progress}),
+			charts.WithMarkLineStyleOpts(opts.MarkLineStyle{Symbol: []string{"none", "none"},
+				Label:     &opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "insideStartBottom"},
+				LineStyle: &opts.LineStyle{Color: "#555", Type: "dotted"}}),
+		}
+	}
+	sc.AddSeries("observed", scatterData(kept), append([]charts.SeriesOpts{charts.WithItemStyleOpts(opts.ItemStyle{Color: "#5470c6", Opacity: opts.Float(0.7)}),
+		charts.WithScatterChartOpts(opts.ScatterChart{SymbolSize: 5})}, nowOpts...)...)
 	if hasFit && len(outliers) > 0 {
 		sc.AddSeries("dropped (outlier)", scatterData(outliers), charts.WithItemStyleOpts(opts.ItemStyle{Color: "#000"}),
 			charts.WithScatterChartOpts(opts.ScatterChart{Symbol: crossSymbol, SymbolSize: 10}))
@@ -301,4 +352,30 @@ func scatterData(pts [][2]float64) []opts.ScatterData {
 		out[i] = opts.ScatterData{Value: []float64{p[0], round(p[1], 6)}}
 	}
 	return out
+}
+
+// sourceText says where a predicted convergence comes from, in words: the
+// job's own fit, or its family's (naming the jobs it borrows from).
+func sourceText(p lossPrediction) string {
+	switch p.source {
+	case "fit":
+		return "from its own fit"
+	case "cap":
+		return "the epoch cap: its fit had not converged by then"
+	case "budget":
+		return "its epoch budget"
+	case "schedule":
+		return "its declared schedule's end"
+	case "model":
+		if len(p.donors) == 0 {
+			return "borrowed from its model family, not its own fit"
+		}
+		names := p.donors
+		more := ""
+		if len(names) > 3 {
+			names, more = names[:3], fmt.Sprintf(" and %d more", len(p.donors)-3)
+		}
+		return "borrowed from its model family (" + strings.Join(names, ", ") + more + "), not its own fit"
+	}
+	return "from " + p.source
 }

@@ -17,9 +17,40 @@ import (
 // Page is one HTML page: a title, some text and sections of tables and
 // charts.
 type Page struct {
-	Title    string
+	Title string
+	// Headline are the page's key numbers, in a row of boxes above the
+	// lead.
+	Headline []Figure
 	Lead     []string // paragraphs under the title
 	Sections []*Section
+}
+
+// Figure is one key number of a page: what it is, its value and what it
+// covers (how many jobs, which seeds), so that it cannot be read alone.
+type Figure struct {
+	Label, Value, Note string
+}
+
+// Version is the optimus version a page names in its footer; the commands
+// set it (versioncmd), and a page drawn without them says "devel".
+var Version = "devel"
+
+// tocSections is the number of headed sections from which a page lists
+// them in a table of contents.
+const tocSections = 3
+
+// TOC lists the page's headed sections when there are several.
+func (p *Page) TOC() []*Section {
+	var out []*Section
+	for _, s := range p.Sections {
+		if s.Heading != "" && s.ID != "" {
+			out = append(out, s)
+		}
+	}
+	if len(out) < tocSections {
+		return nil
+	}
+	return out
 }
 
 // Section is a heading with text, an optional table and charts.
@@ -171,6 +202,7 @@ func (p *Page) Render(w io.Writer) error {
 		"PageJS":   template.JS(pageJS),
 		"Manifest": template.JS(strings.TrimSpace(mbuf.String())),
 		"Version":  EchartsVersion,
+		"Optimus":  Version,
 	})
 	if err != nil {
 		return err
@@ -229,6 +261,13 @@ table.grid th[aria-sort=descending]::after { content: " \25BC"; }
 .charts { display: flex; flex-wrap: wrap; gap: 8px; }
 .charts .container { border: 1px solid #eee; max-width: 100%; box-sizing: border-box; }
 .charts .item { max-width: 100%; }
+.headline { display: flex; flex-wrap: wrap; gap: 8px; margin: 12px 0; }
+.headline div { border: 1px solid #ddd; border-radius: 4px; padding: 6px 12px; min-width: 9em; max-width: 22em; }
+.headline .v { font-size: 1.35em; font-weight: 600; }
+.headline .l, .headline .n { font-size: 0.8em; color: #555; }
+nav.toc { font-size: 0.9em; }
+nav.toc ol { margin: 4px 0; padding-left: 1.6em; columns: 2; max-width: 60em; }
+.gridwide { max-width: 100%; overflow-x: auto; }
 .empty { padding: 16px; background: #fff8e1; border: 1px solid #f0d98c; }
 footer { margin-top: 2em; font-size: 0.8em; color: #777; }
 </style>
@@ -236,7 +275,11 @@ footer { margin-top: 2em; font-size: 0.8em; color: #777; }
 </head>
 <body>
 <h1>{{.Page.Title}}</h1>
-{{range .Page.Lead}}<p>{{.}}</p>
+{{with .Page.Headline}}<div class="headline">{{range .}}<div><div class="l">{{.Label}}</div><div class="v">{{.Value}}</div>{{if .Note}}<div class="n">{{.Note}}</div>{{end}}</div>{{end}}</div>
+{{end}}
+{{- range .Page.Lead}}<p>{{.}}</p>
+{{end}}
+{{- with .Page.TOC}}<nav class="toc" aria-label="contents"><ol>{{range .}}<li><a href="#{{.ID}}">{{.Heading}}</a></li>{{end}}</ol></nav>
 {{end}}
 {{- range .Sections}}
 <section id="{{.ID}}">
@@ -247,7 +290,7 @@ footer { margin-top: 2em; font-size: 0.8em; color: #777; }
 {{- if .Empty}}<p class="empty">{{.Empty}}</p>
 {{end}}
 {{- with .Grid}}{{if .Interactive}}<div class="gridtools"><input type="search" class="gridfilter" placeholder="filter rows" aria-label="filter rows"> <span class="gridcount">{{len .Rows}} rows</span>; click a heading to sort</div>
-<div class="gridbox">{{end}}<table class="grid{{if .Interactive}} interactive{{end}}">
+<div class="gridbox">{{else}}<div class="gridwide">{{end}}<table class="grid{{if .Interactive}} interactive{{end}}">
 <thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
 {{- $num := .Numeric}}
@@ -256,8 +299,8 @@ footer { margin-top: 2em; font-size: 0.8em; color: #777; }
 {{- end}}
 </tbody>
 </table>
-{{if .Interactive}}</div>
-{{end}}{{end}}
+</div>
+{{end}}
 {{- if .Rendered}}<div class="charts">
 {{range .Rendered}}<div class="container">
 <div class="item" id="{{.ID}}" style="width:{{.Width}};height:{{.Height}};"></div>
@@ -267,7 +310,7 @@ footer { margin-top: 2em; font-size: 0.8em; color: #777; }
 {{end}}
 </section>
 {{- end}}
-<footer>Made by optimus with go-echarts and echarts {{.Version}} (embedded: this page needs no network).</footer>
+<footer>Made by optimus {{.Optimus}} with go-echarts and echarts {{.Version}} (embedded: this page needs no network).</footer>
 <script type="application/json" id="optimus-charts">{{.Manifest}}</script>
 <script>{{.PageJS}}</script>
 </body>

@@ -50,6 +50,17 @@
       });
       return "from " + escapeHTML(ps.length ? at(ps[0], 0) : 0) + " s<br/>" + (s.length ? s.join("<br/>") : "no tasks");
     },
+    // simulation: prediction accuracy, a point is [true, predicted,
+    // progress %] in the axes' unit.
+    accuracyTooltip: function (p) {
+      if (p.seriesType === "line") return escapeHTML(p.seriesName);
+      return escapeHTML(p.seriesName) + "<br/>true " + escapeHTML(at(p, 0)) + ", predicted " + escapeHTML(at(p, 1)) +
+        (at(p, 2) !== "" ? "<br/>at " + escapeHTML(at(p, 2)) + "% of its steps" : "");
+    },
+    // axes over time hold seconds; their labels say hours or minutes, the
+    // unit the tables use.
+    secondsAsHours: function (v) { return String(Math.round(v / 36) / 100); },
+    secondsAsMinutes: function (v) { return String(Math.round(v / 0.6) / 100); },
     share: function (v) { return v + " (" + Math.round(100 * v) + "% of the cluster)"; },
     jobs: function (v) { return v + " jobs"; },
   };

@@ -38,10 +38,14 @@ func buildPlan(in Tables) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Page{Title: title, Lead: []string{
+	return &Page{Title: title, Headline: planHeadline(plan), Lead: []string{
 		"Where optimus place put every job's parameter servers (P) and workers (W), and how full that leaves each node.",
 	}, Sections: secs}, nil
 }
+
+// maxLabelledNodes is the most nodes (columns) of the plan grid whose
+// cells are labelled: 1,040 px of plot over 40 px a label.
+const maxLabelledNodes = 26
 
 // maxListed is the most jobs a sentence names.
 const maxListed = 20
@@ -138,7 +142,11 @@ func planSections(plan, cluster *table.Table) ([]*Section, error) {
 			data = append(data, opts.HeatMapData{Name: label + "|" + jobs[y] + " on " + nodes[x], Value: []int{gx, y, c.ps + c.workers}})
 		}
 	}
-	subtitle := fmt.Sprintf("%d tasks of %d jobs on %d nodes (%s)", len(jobCol)-len(waiting), len(jobs), len(nodes), sourceName(plan))
+	placedJobs, usedNodes := map[int]bool{}, map[int]bool{}
+	for k := range cells {
+		placedJobs[k[1]], usedNodes[k[0]] = true, true
+	}
+	subtitle := fmt.Sprintf("%d tasks of %d jobs placed on %d of %d nodes; %d jobs not placed (%s)", len(jobCol)-len(waiting), len(placedJobs), len(usedNodes), len(nodes), len(jobs)-len(placedJobs), sourceName(plan))
 	id := idFor("plan", 1)
 	height := fmt.Sprintf("%dpx", 170+28*len(gridJobs))
 	hm := charts.NewHeatMap()
@@ -155,8 +163,14 @@ func planSections(plan, cluster *table.Table) ([]*Section, error) {
 			InRange: &opts.VisualMapInRange{Color: []string{"#e0ecff", "#5470c6"}}}),
 	)...)
 	hm.SetXAxis(gridNodes)
-	hm.AddSeries("tasks", data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Color: "#111"}))
+	// A cell's "2P 3W" needs about 40 px: with more nodes than that allows
+	// in the chart's width the cells are coloured only (the scale and the
+	// tooltip give the numbers).
+	hm.AddSeries("tasks", data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(len(gridNodes) <= maxLabelledNodes), Color: "#111"}))
 	text := []string{"Each cell: the job's parameter servers (P) and workers (W) on the node; darker holds more tasks."}
+	if len(gridNodes) > maxLabelledNodes {
+		text[0] = fmt.Sprintf("Each cell: the job's parameter servers and workers on the node, darker for more tasks (the scale on the right); with %d nodes the cells are too narrow to label, so hover one for its numbers.", len(gridNodes))
+	}
 	if note != "" {
 		text = append(text, note)
 	}

@@ -21,7 +21,10 @@ type ReportInputs struct {
 	Files                            []ReportFile
 	Loss, Speed, Models, Suggestions *table.Table
 	Predictions, Plan, Cluster       *table.Table
-	Allocations                      []*table.Table
+	// SpeedEval and ConvergenceEval are optimus eval's cross-validated
+	// errors of the models, or nil.
+	SpeedEval, ConvergenceEval *table.Table
+	Allocations                []*table.Table
 	// Simulation holds optimus simulate's tables as the simulation kind
 	// reads them (Main: sim_jobs; "allocations", "utilisation"), or nil.
 	Simulation Tables
@@ -32,6 +35,15 @@ type ReportInputs struct {
 // its tables allow.
 func Report(in ReportInputs) (*Page, error) {
 	p := &Page{Title: "optimus report"}
+	if len(in.Allocations) > 0 && nonEmpty(in.Allocations[0]) {
+		p.Headline = append(p.Headline, allocHeadline(in.Allocations)...)
+	}
+	if nonEmpty(in.Plan) {
+		p.Headline = append(p.Headline, planHeadline(in.Plan)...)
+	}
+	if jobs := in.Simulation.One(Main); nonEmpty(jobs) {
+		p.Headline = append(p.Headline, simHeadline(jobs)[1:]...)
+	}
 	p.Lead = append(p.Lead, reportLead(in)...)
 	p.Sections = append(p.Sections, inputsSection(in.Files))
 	if len(in.Allocations) > 0 {
@@ -71,6 +83,12 @@ func Report(in ReportInputs) (*Page, error) {
 	if nonEmpty(in.Speed) {
 		p.Sections = append(p.Sections, reportCap(speedSection(in.Speed, in.Models, in.Suggestions), "speed"))
 	}
+	if in.ConvergenceEval != nil {
+		p.Sections = append(p.Sections, evalConvergenceSection(in.ConvergenceEval))
+	}
+	if in.SpeedEval != nil {
+		p.Sections = append(p.Sections, evalSpeedSection(in.SpeedEval))
+	}
 	if jobs := in.Simulation.One(Main); jobs != nil {
 		if jobs.NumRows() == 0 {
 			p.Sections = append(p.Sections, &Section{ID: "simulation", Heading: "Simulation",
@@ -97,11 +115,11 @@ func reportLead(in ReportInputs) []string {
 	}
 	a := in.Allocations[0]
 	row := policySummary(policyName(a), a)
-	s := fmt.Sprintf("Policy %s: %s of %d jobs run, %s wait, with %s tasks in all; their mean predicted completion is %s.",
+	s := fmt.Sprintf("Policy %s: %s of %d jobs run, %s wait, with %s tasks in all; the mean predicted completion of the jobs that run is %s.",
 		row[0], row[1], a.NumRows(), row[2], row[3], row[4])
 	for _, b := range in.Allocations[1:] {
 		r := policySummary(policyName(b), b)
-		s += fmt.Sprintf(" %s: %s run, %s wait, mean %s.", r[0], r[1], r[2], r[4])
+		s += fmt.Sprintf(" %s: %s run, %s wait, mean of those that run %s.", r[0], r[1], r[2], r[4])
 	}
 	return append(lead, s)
 }
@@ -192,6 +210,9 @@ func decisionsSection(a, plan *table.Table) *Section {
 	}
 	return &Section{ID: "decisions", Heading: "Decisions per job (" + policyName(a) + ")", Grid: g, Text: []string{
 		"For every job: how far it is, how much work the fitted convergence curve says is left, what it runs with now and what it gets, the speed and completion time that gives, and why it got no more (or waits).",
+		"Codes in the table. Remaining steps \"from\": fit (the job's own convergence fit, leaning on its model family's finished jobs by its prior weight), model (its own fit was poor or insufficient: the median of its family's better fits), budget (the user's epoch budget), schedule (its declared schedule's end), cap (the epoch cap: the fit had not converged by then), unknown. " +
+			"\"(restart)\": the decided PS + workers differ from what the job runs with, so it restarts from a checkpoint. " +
+			"Placed \"(method)\": even (the paper's placement: the fewest nodes that hold the same number of PS and of workers each), fallback (no even split fitted: tasks placed one by one, first fit), kept (the tasks stay on the nodes they run on), solve (where solve's node-level check fitted them, when the placement's own left the job waiting or short), or the name of another placement policy's method (docs/solve-place.md).",
 		"The marginal gain of a task is the weighted seconds of remaining time it saves per unit of the task's dominant share of the cluster: optimus adds, one at a time, the task with the largest gain. \"Last\" is the gain of the last task the job got; \"next\" is what one more would gain (positive: it would help but did not fit; not positive: it would not help).",
 	}}
 }

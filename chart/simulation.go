@@ -54,7 +54,7 @@ func buildSimulation(in Tables) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Page{Title: simTitle, Lead: []string{simLead(jobs)}, Sections: secs}, nil
+	return &Page{Title: simTitle, Headline: simHeadline(jobs), Lead: []string{simLead(jobs)}, Sections: secs}, nil
 }
 
 // simLead says what was simulated.
@@ -84,7 +84,7 @@ func simulationSections(in Tables) ([]*Section, error) {
 	shown := seeds[0]
 	jobOrder, _ := groups(jobs.Strings(col.Job))
 	if a := in.One("allocations"); a != nil {
-		secs = append(secs, simAllocationSection(a, jobs, lines, jobOrder, shown, seeds, both))
+		secs = append(secs, simAllocationSection(a, jobs, lines, jobOrder, shown, seeds, both), simAccuracySection(a, jobs, lines, seeds, both))
 	}
 	if u := in.One("utilisation"); u != nil {
 		s, err := simUtilisationSections(u, jobs, lines, shown, seeds, both)
@@ -191,7 +191,7 @@ const maxCDFPoints = 1000
 func jctSection(jobs *table.Table, lines []simLine, seeds []int64, both bool) *Section {
 	rows := rowsOf(jobs, -1)
 	status, jct := jobs.Strings(col.Status), jobs.Float64s(col.JCTS)
-	restarts, seedCol := jobs.Int64s(col.Restarts), jobs.Int64s(col.Seed)
+	restarts := jobs.Int64s(col.Restarts)
 	type stats struct {
 		n    int
 		jcts []float64
@@ -217,29 +217,40 @@ func jctSection(jobs *table.Table, lines []simLine, seeds []int64, both bool) *S
 		st[l] = s
 	}
 
-	grid := &Grid{Header: []string{"policy", "knowledge", "runs (seeds)", "jobs", "finished", "mean JCT", "median JCT", "p95 JCT", "mean JCT ÷ optimus'", "restarts per run"},
-		Numeric: []bool{false, false, true, true, true, true, true, true, true, true}}
+	runs := runStats(jobs, rows)
+	grid := &Grid{Header: []string{"policy", "knowledge", "runs (seeds)", "jobs", "finished", "mean JCT of the finished (min–max over seeds)", "median JCT", "p95 JCT",
+		"makespan (min–max over seeds)", "mean JCT ÷ optimus'", "× shorter than drf: mean JCT (min–max)", "× shorter than drf: makespan (min–max)", "restarts per run"},
+		Numeric: []bool{false, false, true, true, true, true, true, true, true, true, true, true, true}}
 	for _, l := range lines {
 		s := st[l]
-		runs := map[int64]bool{}
 		var rs int64
 		for _, i := range rows[l] {
-			runs[seedCol[i]] = true
 			rs += restarts[i]
 		}
+		r := runs[l]
 		ratio := "-"
 		if o := st[simLine{"optimus", l.knowledge}]; o != nil && o.mean > 0 && finite(s.mean) {
 			ratio = fmt.Sprintf("%.2f", s.mean/o.mean)
 		}
-		grid.Rows = append(grid.Rows, []string{l.policy, l.knowledge, fmt.Sprint(len(runs)), fmt.Sprint(s.n), fmt.Sprint(len(s.jcts)),
-			duration(s.mean), duration(fit.Median(s.jcts)), duration(fit.Quantile(s.jcts, 0.95)), ratio, strconv.FormatFloat(round(float64(rs)/float64(len(runs)), 3), 'f', -1, 64)})
+		finished := fmt.Sprint(len(s.jcts))
+		if w := s.n - len(s.jcts); w > 0 {
+			finished += fmt.Sprintf(" (%d not)", w)
+		}
+		grid.Rows = append(grid.Rows, []string{l.policy, l.knowledge, fmt.Sprint(len(r)), fmt.Sprint(s.n), finished,
+			duration(s.mean) + spread(r, func(x seedRun) float64 { return x.meanJCT }, duration), duration(fit.Median(s.jcts)), duration(fit.Quantile(s.jcts, 0.95)),
+			makespanText(r), ratio, againstDRF(runs, l, func(x seedRun) float64 { return x.meanJCT }), againstDRF(runs, l, func(x seedRun) float64 { return x.makespan }),
+			strconv.FormatFloat(round(float64(rs)/float64(len(r)), 3), 'f', -1, 64)})
 	}
 	sec := &Section{ID: "jct", Heading: "Job completion times", Grid: grid, Text: []string{
 		"Each line: the share of a policy's jobs that finished within a job completion time (JCT: finish minus arrival), " + pooled(seeds, "in the runs of ") + ". " +
 			"Further left and higher is better; a line that stays below 1 has jobs that did not finish." +
 			map[bool]string{true: " Solid: the scheduler planned with its fits of noisy observations (fitted); dashed: with the true remaining work and speeds (oracle).", false: ""}[both],
-		"The table sums up the same jobs: JCT of the finished ones, and mean JCT against the optimus policy's with the same knowledge (above 1: jobs take longer than under optimus).",
+		"The table sums up the same jobs: JCT of the finished ones (a job that did not finish has no JCT: the count of those is beside it), the makespan (first arrival to last finish) of each run, mean JCT against the optimus policy's with the same knowledge (above 1: jobs take longer than under optimus), and how many times shorter than drf's (same knowledge, same seed) each policy's mean JCT and makespan are. " +
+			"The Optimus paper (EuroSys 2018, section 6) reports 2.39× and 1.63× for Optimus against DRF on its testbed. A spread is the smallest and largest over the seeds.",
 	}}
+	if h := paperLine(runs, lines); h != "" {
+		sec.Text = append(sec.Text, h)
+	}
 	if hi == 0 {
 		sec.Empty = "No job finished in any run: there is no completion time to draw."
 		return sec
@@ -305,4 +316,133 @@ func mean(xs []float64) float64 {
 		s += x
 	}
 	return s / float64(len(xs))
+}
+
+// seedRun is what one run (a line at one seed) did.
+type seedRun struct {
+	seed             int64
+	meanJCT          float64 // of its finished jobs
+	makespan         float64 // first arrival to last finish
+	jobs, unfinished int
+}
+
+// runStats sums up every run of every line of rows, by ascending seed.
+func runStats(jobs *table.Table, rows map[simLine][]int) map[simLine][]seedRun {
+	status, jct, seed := jobs.Strings(col.Status), jobs.Float64s(col.JCTS), jobs.Int64s(col.Seed)
+	arr, fin := jobs.Float64s(col.ArrivalS), jobs.Float64s(col.FinishS)
+	out := map[simLine][]seedRun{}
+	for l, rs := range rows {
+		by := map[int64][]int{}
+		var seeds []int64
+		for _, i := range rs {
+			if _, ok := by[seed[i]]; !ok {
+				seeds = append(seeds, seed[i])
+			}
+			by[seed[i]] = append(by[seed[i]], i)
+		}
+		slices.Sort(seeds)
+		for _, sd := range seeds {
+			r := seedRun{seed: sd, jobs: len(by[sd])}
+			var j []float64
+			first, last := math.Inf(1), math.Inf(-1)
+			for _, i := range by[sd] {
+				first = math.Min(first, arr[i])
+				if status[i] == "finished" && finite(jct[i]) {
+					j = append(j, jct[i])
+					last = math.Max(last, fin[i])
+				} else {
+					r.unfinished++
+				}
+			}
+			r.meanJCT, r.makespan = mean(j), math.NaN()
+			if !math.IsInf(last, -1) {
+				r.makespan = last - first
+			}
+			out[l] = append(out[l], r)
+		}
+	}
+	return out
+}
+
+// spread is " (lo–hi)" of f over the runs when there are several.
+func spread(runs []seedRun, f func(seedRun) float64, format func(float64) string) string {
+	if len(runs) < 2 {
+		return ""
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range runs {
+		if v := f(r); finite(v) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if math.IsInf(lo, 1) || format(lo) == format(hi) {
+		return ""
+	}
+	return " (" + format(lo) + "–" + format(hi) + ")"
+}
+
+// makespanText is the mean makespan over runs and its spread; "≥" when a
+// run left jobs unfinished (its makespan is longer than its last finish).
+func makespanText(runs []seedRun) string {
+	var ms []float64
+	open := false
+	for _, r := range runs {
+		if finite(r.makespan) {
+			ms = append(ms, r.makespan)
+		}
+		open = open || r.unfinished > 0
+	}
+	if len(ms) == 0 {
+		return "-"
+	}
+	s := duration(mean(ms)) + spread(runs, func(x seedRun) float64 { return x.makespan }, duration)
+	if open {
+		s = "≥ " + s
+	}
+	return s
+}
+
+// ratiosToDRF are drf's figure f over line l's, run by run (the same
+// seed, the same knowledge): how many times shorter than drf's l's is.
+func ratiosToDRF(runs map[simLine][]seedRun, l simLine, f func(seedRun) float64) []float64 {
+	d := map[int64]float64{}
+	for _, r := range runs[simLine{"drf", l.knowledge}] {
+		d[r.seed] = f(r)
+	}
+	var out []float64
+	for _, r := range runs[l] {
+		if v, ok := d[r.seed]; ok && finite(v) && finite(f(r)) && f(r) > 0 {
+			out = append(out, v/f(r))
+		}
+	}
+	return out
+}
+
+func againstDRF(runs map[simLine][]seedRun, l simLine, f func(seedRun) float64) string {
+	rs := ratiosToDRF(runs, l, f)
+	if len(rs) == 0 {
+		return "-"
+	}
+	s := fmt.Sprintf("%.2f", mean(rs))
+	if len(rs) > 1 {
+		s += fmt.Sprintf(" (%.2f–%.2f)", slices.Min(rs), slices.Max(rs))
+	}
+	return s
+}
+
+// paperLine sets optimus' ratios to drf beside the paper's, when both ran.
+func paperLine(runs map[simLine][]seedRun, lines []simLine) string {
+	for _, l := range lines {
+		if l.policy != "optimus" {
+			continue
+		}
+		j := ratiosToDRF(runs, l, func(x seedRun) float64 { return x.meanJCT })
+		m := ratiosToDRF(runs, l, func(x seedRun) float64 { return x.makespan })
+		if len(j) == 0 {
+			continue
+		}
+		return fmt.Sprintf("Here, optimus (%s) against drf: mean JCT %s× shorter, makespan %s× shorter (the paper: 2.39× and 1.63×), over %s.",
+			l.knowledge, againstDRF(runs, l, func(x seedRun) float64 { return x.meanJCT }), againstDRF(runs, l, func(x seedRun) float64 { return x.makespan }), plural(max(len(j), len(m)), "seed"))
+	}
+	return ""
 }

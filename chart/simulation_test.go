@@ -134,10 +134,10 @@ func TestSimulationCDF(t *testing.T) {
 		}
 	}
 	g := p.Sections[0].Grid
-	if len(g.Rows) != 2 || strings.Join(g.Rows[1], "|") != "fifo|fitted|1|3|2|35 min|35 min|40 min|1.80|0" {
+	if len(g.Rows) != 2 || strings.Join(g.Rows[1], "|") != "fifo|fitted|1|3|2 (1 not)|35 min|35 min|40 min|≥ 40 min|1.80|-|-|0" {
 		t.Errorf("summary rows %q", g.Rows)
 	}
-	if strings.Join(g.Rows[0], "|") != "optimus|fitted|2|6|6|19 min|20 min|23 min|1.00|1.5" {
+	if strings.Join(g.Rows[0], "|") != "optimus|fitted|2|6|6|19 min (19 min–20 min)|20 min|23 min|25 min|1.00|-|-|1.5" {
 		t.Errorf("optimus row %q", g.Rows[0])
 	}
 }
@@ -190,8 +190,8 @@ func TestSimulationAllocationOverTime(t *testing.T) {
 	if s := seriesOf(t, p, "simallocation_1"); s[0].Name != "c" || s[2].Name != "a" {
 		t.Errorf("bands %v, want c, b, a (top first)", s)
 	}
-	if got := len(p.Charts()); got != 3 {
-		t.Errorf("%d charts, want the CDF and one allocation chart per policy", got)
+	if got := len(p.Charts()); got != 5 {
+		t.Errorf("%d charts, want the CDF, one allocation chart per policy and two of the predictions' accuracy", got)
 	}
 }
 

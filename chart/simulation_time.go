@@ -2,6 +2,7 @@ package chart
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -53,9 +54,32 @@ func emptyRounds(t *table.Table, rows map[simLine][]int, seed int64) string {
 	return ""
 }
 
+// timeAxis is the x axis of a chart over time to xmax seconds: the data
+// stay in seconds, the labels are in the unit the tables use for such
+// durations (timeUnit: hours beyond three hours), set by withTimeUnit.
 func timeAxis(xmax float64) charts.GlobalOpts {
-	return charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "time from the start of the simulation (s)", NameLocation: "middle", NameGap: 28, Min: 0, Max: niceCeil(xmax),
-		SplitLine: &opts.SplitLine{Show: opts.Bool(true), LineStyle: &opts.LineStyle{Color: "#eee"}}})
+	unit, div := timeUnit(xmax)
+	ax := opts.XAxis{Type: "value", Name: "time from the start of the simulation (" + unit + ")", NameLocation: "middle", NameGap: 28, Min: 0, Max: niceCeil(xmax),
+		SplitLine: &opts.SplitLine{Show: opts.Bool(true), LineStyle: &opts.LineStyle{Color: "#eee"}}}
+	if div > 1 {
+		// Ticks at whole hours (minutes): a step of 1, 2, 3, 6, 12, 24,
+		// ... hours (1, 2, 5, 10, 15, 30 minutes), at most 6 of them.
+		steps := []float64{1, 2, 3, 6, 12, 24, 48, 72, 168, 336, 720}
+		if unit == "min" {
+			steps = []float64{1, 2, 5, 10, 15, 30, 60}
+		}
+		n := xmax / div
+		step := steps[len(steps)-1]
+		for _, s := range steps {
+			if n/s <= 6 {
+				step = s
+				break
+			}
+		}
+		ax.Max = math.Ceil(n/step) * step * div
+		ax.MinInterval, ax.MaxInterval = step*div, step*div
+	}
+	return charts.WithXAxisOpts(ax)
 }
 
 // allocRun is one run's allocation over time: every job's PS and workers
@@ -288,7 +312,7 @@ func allocationOverTime(id string, r allocRun, seed int64, both bool, source, w,
 		setPoints(&line.BaseConfiguration, d)
 	}
 	// Each point is [time, top of the job's band, PS, workers].
-	return counted(id, line, &line.BaseConfiguration).bind("tooltip.formatter", "simAllocationTooltip")
+	return withTimeUnit(counted(id, line, &line.BaseConfiguration).bind("tooltip.formatter", "simAllocationTooltip"), xmax)
 }
 
 func otherSeeds(seeds []int64) string {
@@ -371,7 +395,7 @@ func simUtilisationSections(u, jobs *table.Table, lines []simLine, seed int64, s
 				charts.WithItemStyleOpts(opts.ItemStyle{Color: cols[l.policy]}))
 			setPoints(&line.BaseConfiguration, d)
 		}
-		return counted(id, line, &line.BaseConfiguration).bind("tooltip.valueFormatter", valueFormatter)
+		return withTimeUnit(counted(id, line, &line.BaseConfiguration).bind("tooltip.valueFormatter", valueFormatter), xmax)
 	}
 	for k, r := range res {
 		vals := u.Float64s("util_" + r)
@@ -414,4 +438,15 @@ func sortedByTime(time []float64, rows []int) []int {
 		return 0
 	})
 	return out
+}
+
+// withTimeUnit labels the x axis of c (seconds) in timeUnit(xmax)'s unit.
+func withTimeUnit(c *Chart, xmax float64) *Chart {
+	switch unit, _ := timeUnit(xmax); unit {
+	case "h":
+		return c.bind("xAxis.0.axisLabel.formatter", "secondsAsHours")
+	case "min":
+		return c.bind("xAxis.0.axisLabel.formatter", "secondsAsMinutes")
+	}
+	return c
 }

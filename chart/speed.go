@@ -29,6 +29,7 @@ instead, with the model's f(w, n) at the job's batch as the line for n nodes.`,
 			{Flag: Main, Schema: schema.Speed, Required: true, Doc: "speed samples"},
 			{Flag: "models", Schema: schema.Models, Doc: "fitted models (optimus fit), for the speed model f(p, w)"},
 			{Flag: "suggestions", Schema: schema.Suggestions, Doc: "configurations to measure next (optimus fit suggest)"},
+			{Flag: "eval", Schema: schema.SpeedEval, Doc: "the speed model's cross-validated errors (optimus eval speed)"},
 		},
 		PerJob: true,
 		Build:  buildSpeed,
@@ -76,9 +77,9 @@ func buildSpeed(in Tables) (*Page, error) {
 	if speed.NumRows() == 0 {
 		return emptyPage(title, speed), nil
 	}
-	return &Page{Title: title, Lead: []string{
+	return &Page{Title: title, Headline: []Figure{qualityHeadline(in.One("models"), "speed", col.SpeedQuality)}, Lead: []string{
 		"Each chart is one job: how fast it trained (steps per second) with w workers and p parameter servers, as measured and as the fitted model f(p, w) predicts.",
-	}, Sections: []*Section{speedSection(speed, in.One("models"), in.One("suggestions"))}}, nil
+	}, Sections: append([]*Section{speedSection(speed, in.One("models"), in.One("suggestions"))}, evalSpeedSections(in.One("eval"))...)}, nil
 }
 
 func speedSection(speed, models, sugg *table.Table) *Section {

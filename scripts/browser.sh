@@ -58,6 +58,7 @@ grep -q "is empty (0 rows)" "$tmp/charts/empty-loss.html"
   --utilisation "$tmp/sim-knowledge/sim_utilisation.parquet" --seed 2 -o "$tmp/charts/simulation-knowledge.html"
 pages=("$out"/charts/*.html "$tmp"/charts/*.html "$out/report.html")
 node check.mjs ${shots:+--screenshots "$shots"} --json "$tmp/browser.json" "${pages[@]}"
+node overlap.mjs "$out/report.html" "$tmp/charts/simulation-knowledge.html" # the report holds every kind's charts: no text over text, at 800 and 1400 px
 
 # The negative control: a page that fetches a script from the network and
 # throws must fail.

@@ -196,8 +196,8 @@ func TestKindsOnTestbed(t *testing.T) {
 						t.Errorf("%s: %d series, want 8 runs", id, len(got))
 					}
 				}
-				if len(m) != 1+8+5 {
-					t.Errorf("%d charts, want 14", len(m))
+				if len(m) != 1+8+2+5 { // CDF, allocations, accuracy, utilisation
+					t.Errorf("%d charts, want 16", len(m))
 				}
 				for _, want := range []string{"optimus (oracle)", "<td>tetris</td><td>oracle</td>", "seeds 1, 2 pooled"} {
 					if !bytes.Contains(html, []byte(want)) {
@@ -205,8 +205,8 @@ func TestKindsOnTestbed(t *testing.T) {
 					}
 				}
 			case "report":
-				if len(m) != 2+1+2+9+9+14 {
-					t.Errorf("%d charts, want 37", len(m))
+				if len(m) != 2+1+2+9+9+16 {
+					t.Errorf("%d charts, want 39", len(m))
 				}
 				if !bytes.Contains(html, []byte("<td>--simulation</td>")) || !bytes.Contains(html, []byte("sim_utilisation.parquet")) {
 					t.Error("the report does not list the simulation's tables")

@@ -13,9 +13,13 @@ import (
 	"github.com/optimus-sched/optimus/chart"
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/versioncmd"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 )
+
+// The pages name the optimus version that drew them.
+func init() { chart.Version = versioncmd.String() }
 
 // Options are report's inputs: files by table.
 type Options struct {
@@ -29,6 +33,8 @@ type Options struct {
 	Plan        string
 	Cluster     string
 	Simulation  string // a folder of optimus simulate --dir
+	SpeedEval   string
+	ConvEval    string
 	Output      string
 }
 
@@ -69,6 +75,8 @@ Identical input gives byte-identical HTML.`,
 	f.StringArrayVar(&opts.Allocations, "allocation", nil, "read an allocation (optimus solve) from `FILE`; repeat for other policies on the same predictions (the first is the run's)")
 	f.StringVar(&opts.Plan, "plan", "", "read the plan (optimus place) from `FILE`")
 	f.StringVar(&opts.Cluster, "cluster", "", "read the cluster's nodes from `FILE`")
+	f.StringVar(&opts.SpeedEval, "speed-eval", "", "read the speed model's cross-validated errors (optimus eval speed) from `FILE`")
+	f.StringVar(&opts.ConvEval, "convergence-eval", "", "read the convergence prediction's cross-validated errors (optimus eval convergence) from `FILE`")
 	f.StringVar(&opts.Simulation, "simulation", "", "read the tables optimus simulate --dir wrote from `DIR` (sim_jobs.parquet; sim_allocations.parquet and sim_utilisation.parquet when there)")
 	f.StringVarP(&opts.Output, "output", "o", "", "write the page to `FILE` (written atomically) instead of standard output")
 	return cmd
@@ -140,6 +148,8 @@ func Run(opts *Options) error {
 		{"models", opts.Models, schema.Models, &in.Models},
 		{"suggestions", opts.Suggestions, schema.Suggestions, &in.Suggestions},
 		{"predictions", opts.Predictions, schema.Predictions, &in.Predictions},
+		{"speed-eval", opts.SpeedEval, schema.SpeedEval, &in.SpeedEval},
+		{"convergence-eval", opts.ConvEval, schema.ConvergenceEval, &in.ConvergenceEval},
 	} {
 		if err := read(s.flag, s.path, s.want, s.dst); err != nil {
 			return err
@@ -163,7 +173,7 @@ func Run(opts *Options) error {
 		in.Simulation = sim
 	}
 	if len(in.Files) == 0 {
-		return cmdutil.Usagef("give at least one table: --loss, --speed, --models, --predictions, --allocation, --plan, --cluster or --simulation")
+		return cmdutil.Usagef("give at least one table: --loss, --speed, --models, --predictions, --allocation, --plan, --cluster, --speed-eval, --convergence-eval or --simulation")
 	}
 	page, err := chart.Report(in)
 	if err != nil {
