@@ -166,6 +166,33 @@ func Floor(values []float64, higherIsBetter bool, rule fit.Rule) int {
 	return lastFall(isotonicDecreasing(y), rule) + 1
 }
 
+// Earliest is the epoch at which a log still falling at its end (its floor
+// past its last epoch) meets the rule if its window fall keeps shrinking at
+// the ratio r of its last window's fall to the window's before: the fall
+// over the window ending at epoch n + j is F·r^(j/W), F the last one, so
+// the rule (fall <= threshold) is met at n + W·ln(threshold/F)/ln(r),
+// rounded up. 0 when the log is not falling at its end, its fall did not
+// shrink (r >= 1: no end in sight from the log alone) or it is shorter than
+// two windows.
+func Earliest(values []float64, higherIsBetter bool, rule fit.Rule) int {
+	y := filled(complemented(values, higherIsBetter))
+	w, n := rule.Window, len(y)
+	if w < 1 || n <= 2*w {
+		return 0
+	}
+	s := isotonicDecreasing(y)
+	if s[0] <= 0 {
+		return 0
+	}
+	last := (s[n-1-w] - s[n-1]) / s[0]
+	before := (s[n-1-2*w] - s[n-1-w]) / s[0]
+	if last <= rule.Threshold || before <= 0 || last >= before {
+		return 0
+	}
+	j := float64(w) * math.Log(rule.Threshold/last) / math.Log(last/before)
+	return n + max(1, int(math.Ceil(j-1e-9)))
+}
+
 // filled replaces missing (NaN or infinite) values by linear interpolation
 // between their finite neighbours, and leading or trailing ones by the
 // nearest finite value; nil when no value is finite. A NaN in the first
@@ -330,7 +357,7 @@ func ConvergenceWith(curves []Curve, fractions []float64, rule fit.Rule, opt fit
 				out = append(out, r)
 				continue
 			}
-			ev := fit.Evidence{Floor: Floor(c.Values[:r.Observed], c.HigherIsBetter, rule), Schedule: scheduleEvidence(c, r.Observed, f, members, cfg.OtherFamilies, rule)}
+			ev := fit.Evidence{Floor: Floor(c.Values[:r.Observed], c.HigherIsBetter, rule), Earliest: Earliest(c.Values[:r.Observed], c.HigherIsBetter, rule), Schedule: scheduleEvidence(c, r.Observed, f, members, cfg.OtherFamilies, rule)}
 			var prior fit.FamilyPrior
 			if len(members) > 0 {
 				if obs := filled(complemented(c.Values[:r.Observed], c.HigherIsBetter)); obs != nil {

@@ -91,6 +91,13 @@ type Evidence struct {
 	// Schedule is what the job's and its family's logs say of a step
 	// schedule (its zero value changes nothing).
 	Schedule Schedule
+	// Earliest, when past Floor, is the epoch at which a log still falling
+	// at its end would meet the rule if its fall kept shrinking as fast as
+	// it did over its last two windows (geometrically: the fastest way a
+	// fall ends without a schedule's help; 1/k, the fit's shape, ends
+	// slower). Blend lowers p10 to it; 0 changes nothing (predict, which
+	// has no log).
+	Earliest int
 }
 
 // Prior weights by fit quality: how much a prediction leans on the family
@@ -311,6 +318,12 @@ func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPri
 	b.P50 = clamp(int(math.Round(wq(0.5))))
 	b.P90 = clamp(int(math.Ceil(wq(0.9))))
 	b.P10 = max(b.P10, min(ev.Floor, hi))
+	if ev.Earliest > ev.Floor && ev.Floor > 0 {
+		// The log's own fall, extrapolated as it shrinks, may end before
+		// the fit's 1/k does: the lower end covers it (the median and
+		// p90 stay the mixture's).
+		b.P10 = max(min(b.P10, ev.Earliest), ev.Floor, lo)
+	}
 	b.P50, b.P90 = max(b.P50, b.P10), max(b.P90, b.P10)
 	if sch.Observed > 0 {
 		// A job still training is never predicted to the epoch: the

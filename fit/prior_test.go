@@ -72,3 +72,20 @@ func TestRecordAdd(t *testing.T) {
 		t.Errorf("got %+v, want %+v", r, want)
 	}
 }
+
+// Evidence.Earliest lowers only p10 (to it, never below the floor): the
+// median and p90 stay the fit's.
+func TestBlendEarliest(t *testing.T) {
+	rule := Rule{Threshold: 0.02, Window: 10, Cap: 100}
+	p := ConvergencePrediction{P10: 50, P50: 62, P90: 74}
+	b := Blend(p, true, QualityGood, FamilyPrior{}, Evidence{Floor: 41, Earliest: 45}, rule)
+	if b.P10 != 45 || b.P50 != 62 || b.P90 != 74 {
+		t.Errorf("with Earliest 45: %d/%d/%d, want 45/62/74", b.P10, b.P50, b.P90)
+	}
+	if b := Blend(p, true, QualityGood, FamilyPrior{}, Evidence{Floor: 41, Earliest: 55}, rule); b.P10 != 50 {
+		t.Errorf("Earliest past p10: p10 %d, want 50", b.P10)
+	}
+	if b := Blend(p, true, QualityGood, FamilyPrior{}, Evidence{Floor: 41}, rule); b.P10 != 50 {
+		t.Errorf("no Earliest: p10 %d, want 50", b.P10)
+	}
+}
