@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/layout"
 )
 
@@ -29,14 +30,21 @@ type taskGain struct {
 
 // gainQueue is a max-heap of the greedy's candidate tasks by gain; ties go
 // to the earlier arrival, then to the worker, so that the order is total
-// and the plan deterministic. Its methods are container/heap's algorithms
-// written for the entry type (the greedy's hottest loop, without calls
-// through an interface); at[key] is the index of key's entry, -1 when it
-// is not queued.
+// and the plan deterministic. It is 4-ary (children of i at 4i+1..4i+4):
+// at a million tasks the queue (300,000 entries) is far beyond the caches,
+// and the greedy's hottest move, the job just given a task sinking from the
+// root, reads one cache line of 4 siblings per level over half the levels
+// of a binary heap. The order is total, so the best entry, all the greedy
+// reads, is the same as a binary heap's (container/heap's, which it was):
+// the plans are the same (TestGainQueueAsBinaryHeap). at[key] is the index
+// of key's entry, -1 when it is not queued.
 type gainQueue struct {
 	items []taskGain
 	at    []int32
 }
+
+// arity is the number of children of a gainQueue entry.
+const arity = 4
 
 func newGainQueue(jobs int) gainQueue {
 	q := gainQueue{items: make([]taskGain, 0, 2*jobs), at: make([]int32, 2*jobs)}
@@ -54,11 +62,6 @@ func before(x, y *taskGain) bool {
 	return x.key < y.key
 }
 
-func (q *gainQueue) swap(a, b int) {
-	q.items[a], q.items[b] = q.items[b], q.items[a]
-	q.at[q.items[a].key], q.at[q.items[b].key] = int32(a), int32(b)
-}
-
 func (q *gainQueue) push(c taskGain) {
 	q.at[c.key] = int32(len(q.items))
 	q.items = append(q.items, c)
@@ -66,46 +69,36 @@ func (q *gainQueue) push(c taskGain) {
 }
 
 // pop takes the best entry off.
-func (q *gainQueue) pop() {
-	n := len(q.items) - 1
-	q.swap(0, n)
-	q.down(0, n)
-	q.dropLast()
-}
+func (q *gainQueue) pop() { q.remove(0) }
 
 // remove takes the entry at index i off.
 func (q *gainQueue) remove(i int) {
 	n := len(q.items) - 1
+	q.at[q.items[i].key] = -1
 	if n != i {
-		q.swap(i, n)
-		if !q.down(i, n) {
-			q.up(i)
-		}
+		last := q.items[n]
+		q.items = q.items[:n]
+		q.put(i, last)
+		q.fix(i)
+		return
 	}
-	q.dropLast()
+	q.items = q.items[:n]
 }
 
 // fix restores the order after the gain at index i changed.
 func (q *gainQueue) fix(i int) {
-	if !q.down(i, len(q.items)) {
+	if !q.down(i) {
 		q.up(i)
 	}
 }
 
-func (q *gainQueue) dropLast() {
-	n := len(q.items) - 1
-	q.at[q.items[n].key] = -1
-	q.items = q.items[:n]
-}
-
 // up and down move an entry along its path with a hole, each entry
-// passed written once: the same moves as container/heap's swaps, so the
-// same heap.
+// passed written once.
 func (q *gainQueue) up(j int) {
 	c := q.items[j]
-	for {
-		i := (j - 1) / 2 // parent
-		if i == j || !before(&c, &q.items[i]) {
+	for j > 0 {
+		i := (j - 1) / arity // parent
+		if !before(&c, &q.items[i]) {
 			break
 		}
 		q.put(j, q.items[i])
@@ -114,17 +107,20 @@ func (q *gainQueue) up(j int) {
 	q.put(j, c)
 }
 
-func (q *gainQueue) down(i0, n int) bool {
+func (q *gainQueue) down(i0 int) bool {
+	n := len(q.items)
 	i := i0
 	c := q.items[i]
 	for {
-		j1 := 2*i + 1
+		j1 := arity*i + 1
 		if j1 >= n || j1 < 0 {
 			break
 		}
 		j := j1
-		if j2 := j1 + 1; j2 < n && before(&q.items[j2], &q.items[j1]) {
-			j = j2
+		for k := j1 + 1; k < min(j1+arity, n); k++ {
+			if before(&q.items[k], &q.items[j]) {
+				j = k
+			}
 		}
 		if !before(&q.items[j], &c) {
 			break
@@ -163,6 +159,67 @@ func (in *instance) gain(j, role, p, w int, now float64) (gain, after float64) {
 	}
 	after = in.T(j, p2, w2)
 	return in.p.Jobs[j].Weight * (now - after) / in.share[j][role], after
+}
+
+// hotJob is what the greedy's loop reads of a job at every step, by
+// arrival rank: the job is picked by gain, anywhere in the problem, and at
+// a million tasks the instance's per-job arrays (one cache miss each) are
+// far beyond the caches; side by side in 128 bytes they are two lines.
+type hotJob struct {
+	speed             fit.SpeedModel
+	remaining, weight float64
+	share             [2]float64
+	j, minPS          int32
+	limit             [2]int32 // in.limit, at most math.MaxInt32
+}
+
+// hotJobs builds (once per instance: the greedy only reads it, and runs
+// after the policies set the weights and the order) the jobs' hotJob by
+// rank.
+func (in *instance) hotJobs() []hotJob {
+	in.hotOnce.Do(func() {
+		in.hot = make([]hotJob, len(in.order))
+		for k, j := range in.order {
+			h := &in.hot[k]
+			h.speed, h.remaining, h.weight, h.share = in.speed[j], in.remaining[j], in.p.Jobs[j].Weight, in.share[j]
+			h.j, h.minPS = int32(j), int32(in.minPS[j])
+			for r := range 2 {
+				h.limit[r] = int32(min(in.limit[j][r], math.MaxInt32))
+			}
+		}
+	})
+	return in.hot
+}
+
+// T is instance.T of the job.
+func (h *hotJob) T(p, w int) float64 {
+	if p < int(h.minPS) || w < 1 {
+		return math.Inf(1)
+	}
+	return h.remaining / h.speed.Speed(p, w)
+}
+
+// gain is instance.gain of the job.
+func (h *hotJob) gain(role, p, w int, now float64) (gain, after float64) {
+	p2, w2 := p, w
+	if role == ps {
+		p2++
+	} else {
+		w2++
+	}
+	after = h.T(p2, w2)
+	return h.weight * (now - after) / h.share[role], after
+}
+
+// stepJob is what one greedy plan keeps of a queued job as it goes, by
+// rank: its remaining time now and with the task of each role it is
+// offered, and the gains of the last tasks it got (written out to the
+// plan when the greedy ends).
+type stepJob struct {
+	now      float64
+	after    [2]float64
+	lastGain [2]float64
+	gain     float64
 }
 
 // roleState records, per job and role, why the greedy stopped giving it
@@ -238,30 +295,32 @@ func (in *instance) greedy(pinned []bool) *plan {
 		}
 	}
 
-	// now[j] is job j's remaining time at its allocation so far, after[j]
-	// its remaining time with the task of each role it is offered.
+	// step[k] is the state of the job of rank k (stepJob), hot[k] its
+	// constants (hotJob).
+	hot := in.hotJobs()
 	q := newGainQueue(nj)
-	now := make([]float64, nj)
-	after := make([][2]float64, nj)
+	step := make([]stepJob, nj)
 	for k, j := range in.order {
 		if pl.status[j] != Running || pl.kept[j] {
 			continue
 		}
-		now[j] = in.T(j, pl.ps[j], pl.wk[j])
+		h, st := &hot[k], &step[k]
+		st.now, st.lastGain, st.gain = h.T(pl.ps[j], pl.wk[j]), [2]float64{math.NaN(), math.NaN()}, pl.gain[j]
 		for role := range 2 {
 			if in.atLimit(pl, j, role) {
 				states[j][role].atLimit = true
 				continue
 			}
 			var g float64
-			g, after[j][role] = in.gain(j, role, pl.ps[j], pl.wk[j], now[j])
+			g, st.after[role] = h.gain(role, pl.ps[j], pl.wk[j], st.now)
 			q.push(taskGain{gain: g, key: int32(2*k + role)})
 		}
 	}
 	for len(q.items) > 0 && q.items[0].gain > 0 {
 		c := q.items[0]
 		k, role := int(c.key>>1), int(c.key&1)
-		j := in.order[k]
+		h, st := &hot[k], &step[k]
+		j := int(h.j)
 		nw, np := 1, 0
 		if role == ps {
 			nw, np = 0, 1
@@ -274,21 +333,32 @@ func (in *instance) greedy(pinned []bool) *plan {
 			states[j][role].noFit, states[j][role].noFitAt, states[j][role].misfit = true, c.gain, misfit
 			continue
 		}
-		states[j][role].lastGain = c.gain
-		pl.gain[j] = c.gain
-		now[j] = after[j][role]
+		st.lastGain[role] = c.gain
+		st.gain = c.gain
+		st.now = st.after[role]
+		p, w := pl.ps[j], pl.wk[j]
 		for r := range 2 {
 			i := int(q.at[2*k+r])
 			if i < 0 {
 				continue
 			}
-			if in.atLimit(pl, j, r) {
+			if r == ps && p >= int(h.limit[ps]) || r == worker && w >= int(h.limit[worker]) {
 				q.remove(i)
 				states[j][r].atLimit = true
 				continue
 			}
-			q.items[i].gain, after[j][r] = in.gain(j, r, pl.ps[j], pl.wk[j], now[j])
+			q.items[i].gain, st.after[r] = h.gain(r, p, w, st.now)
 			q.fix(i)
+		}
+	}
+	for k, j := range in.order {
+		if pl.status[j] != Running || pl.kept[j] {
+			continue
+		}
+		st := &step[k]
+		pl.gain[j] = st.gain
+		for role := range 2 {
+			states[j][role].lastGain = st.lastGain[role]
 		}
 	}
 	for _, c := range q.items {

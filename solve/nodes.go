@@ -363,7 +363,7 @@ func (pg *packing) add(in *instance, j, nw, np int) bool {
 			if role == worker && k >= nw || role == ps && k >= np {
 				continue
 			}
-			d := in.demand[j][role]
+			d := in.dem(j, role)
 			i := pg.find(j, role, d)
 			if i < 0 {
 				for range done {
