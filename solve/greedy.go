@@ -212,14 +212,16 @@ func (h *hotJob) gain(role, p, w int, now float64) (gain, after float64) {
 }
 
 // stepJob is what one greedy plan keeps of a queued job as it goes, by
-// rank: its remaining time now and with the task of each role it is
-// offered, and the gains of the last tasks it got (written out to the
-// plan when the greedy ends).
+// rank: its allocation, its remaining time now and with the task of each
+// role it is offered, and the gains of the last tasks it got (written out
+// to the plan's per-job arrays when the greedy ends or repacks: one cache
+// line a step instead of one per array).
 type stepJob struct {
 	now      float64
 	after    [2]float64
 	lastGain [2]float64
 	gain     float64
+	ps, wk   int32
 }
 
 // roleState records, per job and role, why the greedy stopped giving it
@@ -306,6 +308,7 @@ func (in *instance) greedy(pinned []bool) *plan {
 		}
 		h, st := &hot[k], &step[k]
 		st.now, st.lastGain, st.gain = h.T(pl.ps[j], pl.wk[j]), [2]float64{math.NaN(), math.NaN()}, pl.gain[j]
+		st.ps, st.wk = int32(pl.ps[j]), int32(pl.wk[j])
 		for role := range 2 {
 			if in.atLimit(pl, j, role) {
 				states[j][role].atLimit = true
@@ -325,7 +328,22 @@ func (in *instance) greedy(pinned []bool) *plan {
 		if role == ps {
 			nw, np = 0, 1
 		}
-		if misfit := in.tryAdd(pl, j, nw, np); misfit != fitted {
+		// in.tryAdd, with the allocation in step: repack, which reads
+		// the plan's, gets it written out first.
+		misfit := fitted
+		if !in.fits(pl, j, nw, np) {
+			misfit = misfitTotal
+		} else if pl.pack != nil && !pl.pack.add(in, j, nw, np) {
+			if pl.pack.repackFails(j, nw, np) {
+				misfit = misfitNodes
+			} else {
+				in.writeAllocation(pl, step)
+				if !pl.pack.repack(in, pl, j, nw, np) {
+					misfit = misfitNodes
+				}
+			}
+		}
+		if misfit != fitted {
 			if in.stopAtFirstMisfit {
 				break
 			}
@@ -333,10 +351,16 @@ func (in *instance) greedy(pinned []bool) *plan {
 			states[j][role].noFit, states[j][role].noFitAt, states[j][role].misfit = true, c.gain, misfit
 			continue
 		}
+		dw, dp := in.dem(j, worker), in.dem(j, ps)
+		for r := range pl.used {
+			pl.used[r] += float64(nw)*dw[r] + float64(np)*dp[r]
+		}
+		st.wk += int32(nw)
+		st.ps += int32(np)
 		st.lastGain[role] = c.gain
 		st.gain = c.gain
 		st.now = st.after[role]
-		p, w := pl.ps[j], pl.wk[j]
+		p, w := int(st.ps), int(st.wk)
 		for r := range 2 {
 			i := int(q.at[2*k+r])
 			if i < 0 {
@@ -351,6 +375,7 @@ func (in *instance) greedy(pinned []bool) *plan {
 			q.fix(i)
 		}
 	}
+	in.writeAllocation(pl, step)
 	for k, j := range in.order {
 		if pl.status[j] != Running || pl.kept[j] {
 			continue
@@ -382,6 +407,16 @@ func (in *instance) greedy(pinned []bool) *plan {
 		pl.byLimits[j] = true // explained by limitReason, when the plan is chosen
 	}
 	return pl
+}
+
+// writeAllocation writes the greedy's allocations of the queued jobs (those
+// that run and are not kept) from step to the plan.
+func (in *instance) writeAllocation(pl *plan, step []stepJob) {
+	for k, j := range in.order {
+		if pl.status[j] == Running && !pl.kept[j] {
+			pl.ps[j], pl.wk[j] = int(step[k].ps), int(step[k].wk)
+		}
+	}
 }
 
 func (in *instance) atLimit(pl *plan, j, role int) bool {
