@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"syscall"
 	"testing"
 
 	"github.com/optimus-sched/optimus/cli/root"
@@ -139,8 +141,17 @@ func BenchmarkPlan(b *testing.B) {
 // scratch, every policy at the largest size and optimus at every size;
 // solve with node-level capacity (the default) and, named aggregate, with
 // the totals only.
+//
+// With OPTIMUS_BENCH_1M=1 it also solves 1,000,000 tasks on 160,000 nodes
+// (optimus only; generating that workload takes seconds, so not by
+// default): issue 25 asks that size for at most 12 times the 100,000-task
+// time.
 func BenchmarkSolve(b *testing.B) {
-	for _, tasks := range planSizes {
+	sizes := planSizes
+	if os.Getenv("OPTIMUS_BENCH_1M") != "" {
+		sizes = append(slices.Clone(planSizes), 1000000)
+	}
+	for _, tasks := range sizes {
 		_, _, prob := workload(b, tasks, 0)
 		for _, policy := range solve.Policies {
 			if policy != solve.Optimus && tasks != planSizes[len(planSizes)-1] {
@@ -154,15 +165,28 @@ func BenchmarkSolve(b *testing.B) {
 				b.Run(name, func(b *testing.B) {
 					opts := solve.DefaultOptions()
 					opts.Policy, opts.Capacity = policy, capacity
+					cpu0 := cpuTime()
 					for i := 0; i < b.N; i++ {
 						if _, err := solve.Solve(prob, opts); err != nil {
 							b.Fatal(err)
 						}
 					}
+					// The process's user+sys time: on a loaded machine the
+					// wall time (ns/op) counts the waits for a core too.
+					b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 				})
 			}
 		}
 	}
+}
+
+// cpuTime is the process's user+sys CPU time so far, in nanoseconds.
+func cpuTime() int64 {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		return 0
+	}
+	return u.Utime.Nano() + u.Stime.Nano()
 }
 
 func BenchmarkPlace(b *testing.B) {

@@ -19,129 +19,6 @@ type candidate struct {
 	index     int // position in the heap
 }
 
-// taskGain is an entry of the greedy's queue: the next task of role key%2
-// for the job of arrival rank key/2, and its marginal gain. The entries are
-// values (no pointer to follow in a comparison), and the key orders ties.
-type taskGain struct {
-	gain float64
-	key  int32 // 2·rank + role
-}
-
-// gainQueue is a max-heap of the greedy's candidate tasks by gain; ties go
-// to the earlier arrival, then to the worker, so that the order is total
-// and the plan deterministic. Its methods are container/heap's algorithms
-// written for the entry type (the greedy's hottest loop, without calls
-// through an interface); at[key] is the index of key's entry, -1 when it
-// is not queued.
-type gainQueue struct {
-	items []taskGain
-	at    []int32
-}
-
-func newGainQueue(jobs int) gainQueue {
-	q := gainQueue{items: make([]taskGain, 0, 2*jobs), at: make([]int32, 2*jobs)}
-	for k := range q.at {
-		q.at[k] = -1
-	}
-	return q
-}
-
-// before reports whether x comes before y in the queue.
-func before(x, y *taskGain) bool {
-	if x.gain != y.gain {
-		return x.gain > y.gain
-	}
-	return x.key < y.key
-}
-
-func (q *gainQueue) swap(a, b int) {
-	q.items[a], q.items[b] = q.items[b], q.items[a]
-	q.at[q.items[a].key], q.at[q.items[b].key] = int32(a), int32(b)
-}
-
-func (q *gainQueue) push(c taskGain) {
-	q.at[c.key] = int32(len(q.items))
-	q.items = append(q.items, c)
-	q.up(len(q.items) - 1)
-}
-
-// pop takes the best entry off.
-func (q *gainQueue) pop() {
-	n := len(q.items) - 1
-	q.swap(0, n)
-	q.down(0, n)
-	q.dropLast()
-}
-
-// remove takes the entry at index i off.
-func (q *gainQueue) remove(i int) {
-	n := len(q.items) - 1
-	if n != i {
-		q.swap(i, n)
-		if !q.down(i, n) {
-			q.up(i)
-		}
-	}
-	q.dropLast()
-}
-
-// fix restores the order after the gain at index i changed.
-func (q *gainQueue) fix(i int) {
-	if !q.down(i, len(q.items)) {
-		q.up(i)
-	}
-}
-
-func (q *gainQueue) dropLast() {
-	n := len(q.items) - 1
-	q.at[q.items[n].key] = -1
-	q.items = q.items[:n]
-}
-
-// up and down move an entry along its path with a hole, each entry
-// passed written once: the same moves as container/heap's swaps, so the
-// same heap.
-func (q *gainQueue) up(j int) {
-	c := q.items[j]
-	for {
-		i := (j - 1) / 2 // parent
-		if i == j || !before(&c, &q.items[i]) {
-			break
-		}
-		q.put(j, q.items[i])
-		j = i
-	}
-	q.put(j, c)
-}
-
-func (q *gainQueue) down(i0, n int) bool {
-	i := i0
-	c := q.items[i]
-	for {
-		j1 := 2*i + 1
-		if j1 >= n || j1 < 0 {
-			break
-		}
-		j := j1
-		if j2 := j1 + 1; j2 < n && before(&q.items[j2], &q.items[j1]) {
-			j = j2
-		}
-		if !before(&q.items[j], &c) {
-			break
-		}
-		q.put(i, q.items[j])
-		i = j
-	}
-	q.put(i, c)
-	return i > i0
-}
-
-// put writes entry c at index i.
-func (q *gainQueue) put(i int, c taskGain) {
-	q.items[i] = c
-	q.at[c.key] = int32(i)
-}
-
 // gain is the marginal gain of giving job j one more task of the role at
 // (p, w) (paper section 4.1): the weighted reduction of its remaining time
 // per unit of the task's dominant share,
@@ -238,35 +115,53 @@ func (in *instance) greedy(pinned []bool) *plan {
 		}
 	}
 
-	// now[j] is job j's remaining time at its allocation so far, after[j]
-	// its remaining time with the task of each role it is offered.
+	// step[k] is the state of the job of rank k (stepJob), hot[k] its
+	// constants (hotJob).
+	hot := in.hotJobs()
 	q := newGainQueue(nj)
-	now := make([]float64, nj)
-	after := make([][2]float64, nj)
+	step := make([]stepJob, nj)
 	for k, j := range in.order {
 		if pl.status[j] != Running || pl.kept[j] {
 			continue
 		}
-		now[j] = in.T(j, pl.ps[j], pl.wk[j])
+		h, st := &hot[k], &step[k]
+		st.now, st.lastGain, st.gain = h.T(pl.ps[j], pl.wk[j]), [2]float64{math.NaN(), math.NaN()}, pl.gain[j]
+		st.ps, st.wk = int32(pl.ps[j]), int32(pl.wk[j])
 		for role := range 2 {
 			if in.atLimit(pl, j, role) {
 				states[j][role].atLimit = true
 				continue
 			}
 			var g float64
-			g, after[j][role] = in.gain(j, role, pl.ps[j], pl.wk[j], now[j])
+			g, st.after[role] = h.gain(role, pl.ps[j], pl.wk[j], st.now)
 			q.push(taskGain{gain: g, key: int32(2*k + role)})
 		}
 	}
 	for len(q.items) > 0 && q.items[0].gain > 0 {
 		c := q.items[0]
 		k, role := int(c.key>>1), int(c.key&1)
-		j := in.order[k]
+		h, st := &hot[k], &step[k]
+		j := int(h.j)
 		nw, np := 1, 0
 		if role == ps {
 			nw, np = 0, 1
 		}
-		if misfit := in.tryAdd(pl, j, nw, np); misfit != fitted {
+		// in.tryAdd, with the allocation in step: repack, which reads
+		// the plan's, gets it written out first.
+		misfit := fitted
+		if !in.fits(pl, j, nw, np) {
+			misfit = misfitTotal
+		} else if pl.pack != nil && !pl.pack.add(in, j, nw, np) {
+			if pl.pack.repackFails(j, nw, np) {
+				misfit = misfitNodes
+			} else {
+				in.writeAllocation(pl, step)
+				if !pl.pack.repack(in, pl, j, nw, np) {
+					misfit = misfitNodes
+				}
+			}
+		}
+		if misfit != fitted {
 			if in.stopAtFirstMisfit {
 				break
 			}
@@ -274,21 +169,39 @@ func (in *instance) greedy(pinned []bool) *plan {
 			states[j][role].noFit, states[j][role].noFitAt, states[j][role].misfit = true, c.gain, misfit
 			continue
 		}
-		states[j][role].lastGain = c.gain
-		pl.gain[j] = c.gain
-		now[j] = after[j][role]
+		dw, dp := in.dem(j, worker), in.dem(j, ps)
+		for r := range pl.used {
+			pl.used[r] += float64(nw)*dw[r] + float64(np)*dp[r]
+		}
+		st.wk += int32(nw)
+		st.ps += int32(np)
+		st.lastGain[role] = c.gain
+		st.gain = c.gain
+		st.now = st.after[role]
+		p, w := int(st.ps), int(st.wk)
 		for r := range 2 {
 			i := int(q.at[2*k+r])
 			if i < 0 {
 				continue
 			}
-			if in.atLimit(pl, j, r) {
+			if r == ps && p >= int(h.limit[ps]) || r == worker && w >= int(h.limit[worker]) {
 				q.remove(i)
 				states[j][r].atLimit = true
 				continue
 			}
-			q.items[i].gain, after[j][r] = in.gain(j, r, pl.ps[j], pl.wk[j], now[j])
+			q.items[i].gain, st.after[r] = h.gain(r, p, w, st.now)
 			q.fix(i)
+		}
+	}
+	in.writeAllocation(pl, step)
+	for k, j := range in.order {
+		if pl.status[j] != Running || pl.kept[j] {
+			continue
+		}
+		st := &step[k]
+		pl.gain[j] = st.gain
+		for role := range 2 {
+			states[j][role].lastGain = st.lastGain[role]
 		}
 	}
 	for _, c := range q.items {
@@ -312,6 +225,16 @@ func (in *instance) greedy(pinned []bool) *plan {
 		pl.byLimits[j] = true // explained by limitReason, when the plan is chosen
 	}
 	return pl
+}
+
+// writeAllocation writes the greedy's allocations of the queued jobs (those
+// that run and are not kept) from step to the plan.
+func (in *instance) writeAllocation(pl *plan, step []stepJob) {
+	for k, j := range in.order {
+		if pl.status[j] == Running && !pl.kept[j] {
+			pl.ps[j], pl.wk[j] = int(step[k].ps), int(step[k].wk)
+		}
+	}
 }
 
 func (in *instance) atLimit(pl *plan, j, role int) bool {

@@ -363,7 +363,7 @@ func (pg *packing) add(in *instance, j, nw, np int) bool {
 			if role == worker && k >= nw || role == ps && k >= np {
 				continue
 			}
-			d := in.demand[j][role]
+			d := in.dem(j, role)
 			i := pg.find(j, role, d)
 			if i < 0 {
 				for range done {
@@ -395,13 +395,7 @@ func (pg *packing) add(in *instance, j, nw, np int) bool {
 // (exactNodes): it stops after exactSteps steps per solve in all.
 func (pg *packing) repack(in *instance, pl *plan, j, nw, np int) bool {
 	pk := pg.pk
-	key := [4]int{-1, -1, nw, np}
-	if nw > 0 {
-		key[0] = pk.demandID[j][worker]
-	}
-	if np > 0 {
-		key[1] = pk.demandID[j][ps]
-	}
+	key := pg.repackKey(j, nw, np)
 	if pg.repackFailed[key] {
 		return false
 	}
@@ -466,6 +460,25 @@ func (pg *packing) repack(in *instance, pl *plan, j, nw, np int) bool {
 	fresh.repacked, fresh.repackFailed, fresh.exactSteps = pg.repacked, pg.repackFailed, pg.exactSteps
 	*pg = *fresh
 	return true
+}
+
+// repackKey is what repack remembers a failed addition by: the demands
+// added and how many.
+func (pg *packing) repackKey(j, nw, np int) [4]int {
+	key := [4]int{-1, -1, nw, np}
+	if nw > 0 {
+		key[0] = pg.pk.demandID[j][worker]
+	}
+	if np > 0 {
+		key[1] = pg.pk.demandID[j][ps]
+	}
+	return key
+}
+
+// repackFails reports whether repack of that addition is known to fail
+// (it failed before: the free capacity only shrinks).
+func (pg *packing) repackFails(j, nw, np int) bool {
+	return pg.repackFailed[pg.repackKey(j, nw, np)]
 }
 
 // repack's exhaustive search runs on clusters of at most exactNodes nodes,

@@ -46,6 +46,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/optimus-sched/optimus/fit"
 
@@ -350,8 +351,12 @@ type instance struct {
 	p        *Problem
 	capacity []float64
 	eps      []float64 // tolerance of capacity checks, per resource
-	// demand[j][role] is the demand vector of one task.
-	demand [][2][]float64
+	// demand[j][role] is the demand vector of one task; demands holds
+	// them side by side (job j's worker at 2j·nr, its PS after it), which
+	// dem reads without loading demand[j]'s slice headers first.
+	demand  [][2][]float64
+	demands []float64
+	nr      int
 	// share[j][role] is the dominant share max_r d_r / C^r of one task.
 	share [][2]float64
 	// limit[j][role] is the most tasks of the role (math.MaxInt: none).
@@ -383,6 +388,9 @@ type instance struct {
 	// concurrent makes the candidate plans be computed at the same time
 	// whatever the problem's size (for tests).
 	concurrent bool
+	// hot is the greedy's hotJobs, made once (hotOnce).
+	hot     []hotJob
+	hotOnce sync.Once
 	// packer, when not nil, makes every plan check its tasks node by node
 	// (NodeCapacity).
 	packer *packer
@@ -431,6 +439,7 @@ func newInstance(p *Problem) *instance {
 	// The demands side by side in one array: the greedy reads those of a
 	// job picked by gain, anywhere in the problem, at every step.
 	demands := make([]float64, 2*nj*nr)
+	in.demands, in.nr = demands, nr
 	for j := range p.Jobs {
 		job := &p.Jobs[j]
 		dw, dp := demands[2*j*nr:(2*j+1)*nr:(2*j+1)*nr], demands[(2*j+1)*nr:(2*j+2)*nr:(2*j+2)*nr]
@@ -692,7 +701,7 @@ func full(misfit int) string {
 // fits reports whether nw more workers and np more PS of job j fit in the
 // cluster's totals that the plan leaves free.
 func (in *instance) fits(pl *plan, j, nw, np int) bool {
-	dw, dp := in.demand[j][worker], in.demand[j][ps]
+	dw, dp := in.dem(j, worker), in.dem(j, ps)
 	for r, c := range in.capacity {
 		if pl.used[r]+float64(nw)*dw[r]+float64(np)*dp[r] > c+in.eps[r] {
 			return false
@@ -701,9 +710,15 @@ func (in *instance) fits(pl *plan, j, nw, np int) bool {
 	return true
 }
 
+// dem is in.demand[j][role], from the array that holds them side by side.
+func (in *instance) dem(j, role int) []float64 {
+	i := (2*j + role) * in.nr
+	return in.demands[i : i+in.nr : i+in.nr]
+}
+
 // add gives job j nw more workers and np more PS.
 func (in *instance) add(pl *plan, j, nw, np int) {
-	dw, dp := in.demand[j][worker], in.demand[j][ps]
+	dw, dp := in.dem(j, worker), in.dem(j, ps)
 	for r := range pl.used {
 		pl.used[r] += float64(nw)*dw[r] + float64(np)*dp[r]
 	}
