@@ -55,6 +55,13 @@ type jobRun struct {
 	// steps of the profile's initial batch, weighted by statistical gain.
 	ad *adaptiveRun
 
+	// onNodes and onSpeed are tasksPerNode(run) and the true speed on it,
+	// kept while the job keeps its tasks (onValid): most rounds change
+	// nothing, and a placed profile's step time costs a lookup.
+	onNodes []int
+	onSpeed float64
+	onValid bool
+
 	preds      []predAt // the scheduler's predicted remaining time, per round run
 	allocs     []int    // rows of Result.Allocs
 	lastReason string
@@ -78,6 +85,7 @@ type sim struct {
 	adaptsBatch bool
 	oraclePerf  map[string]goodput.PerfParams // per model, with oracle knowledge
 	polluxPrev  *polluxSeeds
+	bestPlaced  map[placedKey]float64 // idealPlacedCached's
 }
 
 // Run simulates the workload under one configuration.
@@ -187,7 +195,7 @@ func (s *sim) newJob(i int) *jobRun {
 	}
 	switch p.Kind {
 	case KindPlaced:
-		jr.truth.ideal = idealPlaced(j, p.Placed, jr.truth.total, s.in.Cluster)
+		jr.truth.ideal = s.idealPlacedCached(j, p.Placed, jr.truth.total)
 	case KindMeasured:
 		jr.truth.ideal = idealMeasured(j, p.Measured, j.SpeedScale, jr.truth.total, s.in.Cluster)
 	default:
@@ -322,6 +330,11 @@ func sameTasks(a, b pipeline.Running) bool {
 	if a.PS != b.PS || a.Workers != b.Workers || len(a.Tasks) != len(b.Tasks) {
 		return false
 	}
+	// A job that keeps its tasks mostly gets them back in the same order:
+	// equal lists are equal sets, with nothing to sort or allocate.
+	if slices.Equal(a.Tasks, b.Tasks) {
+		return true
+	}
 	key := func(t place.Task) [3]int { return [3]int{int(t.Role), t.Index, t.Node} }
 	ka, kb := make([][3]int, len(a.Tasks)), make([][3]int, len(b.Tasks))
 	for i := range a.Tasks {
@@ -374,6 +387,9 @@ func (s *sim) apply(t float64, active []*jobRun, pl *plan) {
 		}
 		if j.ad != nil && !sameTasks(old, nw) {
 			j.ad.setBatch(tasksPerNode(nw))
+		}
+		if j.onValid && !sameTasks(old, nw) {
+			j.onValid = false
 		}
 		j.run = nw
 		j.lastReason = pl.reason[i]
@@ -454,13 +470,16 @@ func (s *sim) advance(t, end float64, active []*jobRun) error {
 				j.finish, j.done, held = finish, true, finish-t
 			}
 		} else if begin < end {
-			perNode := tasksPerNode(j.run)
-			var sp float64
-			if j.truth.speedOn != nil {
-				sp = j.truth.speedOn(perNode)
-			} else {
-				sp = j.truth.speedAt(j.run.PS, j.run.Workers)
+			if !j.onValid {
+				j.onNodes = tasksPerNode(j.run)
+				if j.truth.speedOn != nil {
+					j.onSpeed = j.truth.speedOn(j.onNodes)
+				} else {
+					j.onSpeed = j.truth.speedAt(j.run.PS, j.run.Workers)
+				}
+				j.onValid = true
 			}
+			perNode, sp := j.onNodes, j.onSpeed
 			need := j.truth.total - j.progress
 			if sp*(end-begin) >= need {
 				j.finish = begin + need/sp
@@ -491,7 +510,7 @@ func (s *sim) advance(t, end float64, active []*jobRun) error {
 			s.finishedEpochs[j.job.Model] = append(s.finishedEpochs[j.job.Model], epochs)
 			s.allFinishedEpochs = append(s.allFinishedEpochs, epochs)
 			delete(s.current, j.job.Name)
-			j.run = pipeline.Running{}
+			j.run, j.onValid = pipeline.Running{}, false
 			if s.cfg.Check && j.finish-j.job.Arrival < j.truth.ideal*(1-1e-9) {
 				return fmt.Errorf("job %q finished in %g s, faster than its ideal %g s", j.job.Name, j.finish-j.job.Arrival, j.truth.ideal)
 			}
@@ -503,20 +522,26 @@ func (s *sim) advance(t, end float64, active []*jobRun) error {
 // tasksPerNode is how many workers a running job has on each of its nodes
 // (in node order, empty nodes left out).
 func tasksPerNode(r pipeline.Running) []int {
-	count := map[int]int{}
+	var buf [64]int // a job's worker nodes, sorted; on the stack for most jobs
+	nodes := buf[:0]
 	for _, t := range r.Tasks {
 		if t.Role == place.Worker {
-			count[t.Node]++
+			nodes = append(nodes, t.Node)
 		}
 	}
-	nodes := make([]int, 0, len(count))
-	for n := range count {
-		nodes = append(nodes, n)
-	}
 	slices.Sort(nodes)
-	out := make([]int, len(nodes))
+	distinct := 0
 	for i, n := range nodes {
-		out[i] = count[n]
+		if i == 0 || n != nodes[i-1] {
+			distinct++
+		}
+	}
+	out := make([]int, 0, distinct)
+	for i, n := range nodes {
+		if i == 0 || n != nodes[i-1] {
+			out = append(out, 0)
+		}
+		out[len(out)-1]++
 	}
 	return out
 }

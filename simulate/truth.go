@@ -248,6 +248,20 @@ const eps = 1e-9
 // the worker counts within the cluster's totals and the job's limits,
 // each packed on the fewest nodes or spread evenly over more.
 func idealPlaced(j *Job, ps *PlacedSpeed, total float64, c *pipeline.Cluster) float64 {
+	return idealFrom(bestPlaced(j, ps, c), total)
+}
+
+// idealFrom is total steps at the best speed (infinite without one).
+func idealFrom(best, total float64) float64 {
+	if best <= 0 {
+		return math.Inf(1)
+	}
+	return total / best
+}
+
+// bestPlaced is idealPlaced's fastest speed. It depends on the job only
+// through its profile, batch, worker limit and worker demand (placedKey).
+func bestPlaced(j *Job, ps *PlacedSpeed, c *pipeline.Cluster) float64 {
 	best := 0.0
 	per := workersPerNode(c, j)
 	for w := 1; fitsTotals(j, 0, w, c) && (j.MaxWorkers == 0 || w <= j.MaxWorkers); w++ {
@@ -255,10 +269,37 @@ func idealPlaced(j *Job, ps *PlacedSpeed, total float64, c *pipeline.Cluster) fl
 			best = math.Max(best, 1/ps.StepTime(layout.SpreadEvenly(w, n), float64(j.GlobalBatch)))
 		}
 	}
-	if best <= 0 {
-		return math.Inf(1)
+	return best
+}
+
+// placedKey is what bestPlaced reads of a job (a worker demand of up to
+// four resources; jobs of more are not cached).
+type placedKey struct {
+	model      string
+	batch      int64
+	maxWorkers int
+	resources  int
+	worker     [4]float64
+}
+
+// idealPlacedCached is idealPlaced, computing bestPlaced once per
+// placedKey: a workload's jobs share a few profiles and batches, and each
+// search asks for a few hundred step times.
+func (s *sim) idealPlacedCached(j *Job, ps *PlacedSpeed, total float64) float64 {
+	if len(j.Worker) > len(placedKey{}.worker) {
+		return idealPlaced(j, ps, total, s.in.Cluster)
 	}
-	return total / best
+	k := placedKey{model: j.Model, batch: j.GlobalBatch, maxWorkers: j.MaxWorkers, resources: len(j.Worker)}
+	copy(k.worker[:], j.Worker)
+	best, ok := s.bestPlaced[k]
+	if !ok {
+		best = bestPlaced(j, ps, s.in.Cluster)
+		if s.bestPlaced == nil {
+			s.bestPlaced = map[placedKey]float64{}
+		}
+		s.bestPlaced[k] = best
+	}
+	return idealFrom(best, total)
 }
 
 // workersPerNode is how many of a job's workers the largest node holds.
