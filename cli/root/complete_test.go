@@ -47,7 +47,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"convert", "--as", ""}, "cluster jobs loss speed"},
 		{[]string{"place", "ps-blocks", "--model", ""}, "resnet-50 vgg-16 :4"},
 		{[]string{"apply", "--executor", ""}, strings.Join(executor.Names(), " ") + " :4"},
-		{[]string{"apply", "--executor", ""}, "print exec kubernetes :4"},
+		{[]string{"apply", "--executor", ""}, "print exec kubernetes pytorchjob :4"},
 		{[]string{"snapshot", ""}, snapshotSources()},
 		{[]string{"snapshot", "kubernetes", "--format", ""}, "parquet arrow arrows csv :4"},
 		{[]string{"solve", "--cluster", ""}, "parquet arrow arrows csv :8"},

@@ -16,7 +16,7 @@ import (
 // kind's configuration defines flags apply can bind: a flag two kinds share
 // has one type, and a Needs annotation names a flag of the same kind.
 func TestRegistry(t *testing.T) {
-	if got, want := executor.Names(), []string{"print", "exec", "kubernetes"}; !reflect.DeepEqual(got, want) {
+	if got, want := executor.Names(), []string{"print", "exec", "kubernetes", "pytorchjob"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("executors %v, want %v", got, want)
 	}
 	types := map[string]string{}
