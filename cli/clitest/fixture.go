@@ -99,8 +99,13 @@ func copyDir(src, dst string) error {
 // package's TestMain is
 //
 //	func TestMain(m *testing.M) { clitest.Main(m) }
-func Main(m *testing.M) {
+//
+// and after run once the tests are done (ktest.StopShared, say).
+func Main(m *testing.M, after ...func()) {
 	code := m.Run()
+	for _, f := range after {
+		f()
+	}
 	fixtures.Lock()
 	for _, f := range fixtures.made {
 		if f.dir != "" {

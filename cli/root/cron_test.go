@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -169,9 +167,7 @@ func countingProxy(t *testing.T, srv *ktest.Server, c *ktest.Counter) string {
 // Services created), the second finds them running as planned and makes
 // no write at all.
 func TestReadmeCronAgainstKubernetes(t *testing.T) {
-	srv := ktest.StartT(t)
-	admin := srv.Admin()
-	ctx := context.Background()
+	srv, admin, ns := ktest.Exclusive(t)
 	specs := []ktest.NodeSpec{
 		{Name: "gpu-1", Capacity: map[string]float64{"gpu": 4, "cpu": 16, "memory_gb": 64, "net_gbps": 10}},
 		{Name: "cpu-1", Capacity: map[string]float64{"cpu": 32, "memory_gb": 128, "net_gbps": 10}},
@@ -181,10 +177,6 @@ func TestReadmeCronAgainstKubernetes(t *testing.T) {
 	kl.Register(t, admin, "gpu-1", "cpu-1")
 	stop := ktest.Kubelet(admin)
 	defer stop()
-	ns := "training"
-	if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	counter := &ktest.Counter{}
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["proxy"] = &clientcmdapi.Cluster{Server: countingProxy(t, srv, counter)}

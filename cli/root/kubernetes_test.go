@@ -45,8 +45,7 @@ func taskLines(t *testing.T, path string) []string {
 // and the plan applied, apply again changes nothing, and a second round
 // from the snapshot (predict, solve, place --current, apply) runs.
 func TestApplyAndSnapshotAgainstKubernetes(t *testing.T) {
-	srv := ktest.StartT(t)
-	admin := srv.Admin()
+	srv, admin, ns := ktest.Exclusive(t)
 	ctx := context.Background()
 	dir := exportTestbed(t)
 	tb := func(name string) string { return filepath.Join(dir, name+".parquet") }
@@ -79,10 +78,6 @@ func TestApplyAndSnapshotAgainstKubernetes(t *testing.T) {
 	}
 	stop := ktest.Kubelet(admin)
 	defer stop()
-	ns := "training"
-	if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	kubeconfig, err := srv.WriteKubeconfig(t.TempDir(), ktest.AdminToken, ns)
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +145,7 @@ func TestApplyAndSnapshotAgainstKubernetes(t *testing.T) {
 	stderr := step(0, "snapshot", "kubernetes", "-v", "--kubeconfig", kubeconfig, "--jobs", tb("jobs"), "-o", o("snap"))
 	t.Logf("snapshot stderr:\n%s", stderr)
 	for _, s := range []string{"node gpu-cordoned left out of the cluster table: cordoned", "node gpu-down left out of the cluster table: not Ready",
-		"13 nodes, 60 tasks of 9 jobs in namespace training"} {
+		"13 nodes, 60 tasks of 9 jobs in namespace " + ns} {
 		if !strings.Contains(stderr, s) {
 			t.Errorf("snapshot stderr lacks %q", s)
 		}

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/optimus-sched/optimus/executor"
@@ -63,8 +62,7 @@ func speedometer(from, to int64, p, w int, start time.Time) ([]string, []time.Ti
 // so the next plan resizes it down and resnet-a up; a round with no new log
 // line changes nothing.
 func TestMetricsLoopAgainstKubernetes(t *testing.T) {
-	srv := ktest.StartT(t)
-	admin := srv.Admin()
+	srv, admin, ns := ktest.Exclusive(t)
 	ctx := context.Background()
 	var nodes []string
 	var specs []ktest.NodeSpec
@@ -79,10 +77,6 @@ func TestMetricsLoopAgainstKubernetes(t *testing.T) {
 	kl.Register(t, admin, nodes...)
 	stop := ktest.Kubelet(admin)
 	defer stop()
-	ns := "training"
-	if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	kubeconfig, err := srv.WriteKubeconfig(t.TempDir(), ktest.AdminToken, ns)
 	if err != nil {
 		t.Fatal(err)

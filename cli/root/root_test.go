@@ -9,6 +9,7 @@ import (
 
 	"github.com/optimus-sched/optimus/cli/clitest"
 	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/executor/kubernetes/ktest"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 )
@@ -34,7 +35,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("OPTIMUS_TEST_MAIN") == "1" {
 		os.Exit(Main(iostreams.System(), os.Args[1:]))
 	}
-	clitest.Main(m)
+	clitest.Main(m, ktest.StopShared)
 }
 
 var testbedTables = []string{"cluster", "jobs", "loss", "speed", "truth"}

@@ -8,8 +8,12 @@
 //     echarts instance on the chart's element has the listed series with
 //     the listed number of data items each,
 //   - show pixels: a screenshot of each chart is not blank.
-// Usage: node check.mjs [--screenshots DIR] [--json FILE] PAGE.html...
-// Exit status 0 when every page passes, 1 otherwise.
+// Usage: node check.mjs [--screenshots DIR] [--json FILE] [--must-fail PAGE.html]... PAGE.html...
+// A --must-fail page (a negative control) is checked in the same browser
+// and must fail: its problems are printed, each line "  must fail: ...",
+// and it counts as failed if it passes.
+// Exit status 0 when every page passes and every --must-fail page fails,
+// 1 otherwise.
 import { chromium } from "playwright-core";
 import { statSync, writeFileSync, mkdirSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
@@ -19,13 +23,15 @@ const args = process.argv.slice(2);
 let shots = "";
 let jsonOut = "";
 const pages = [];
+const mustFail = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === "--screenshots") shots = args[++i];
   else if (args[i] === "--json") jsonOut = args[++i];
+  else if (args[i] === "--must-fail") mustFail.push(args[++i]);
   else pages.push(args[i]);
 }
-if (pages.length === 0) {
-  console.error("usage: node check.mjs [--screenshots DIR] [--json FILE] PAGE.html...");
+if (pages.length + mustFail.length === 0 || mustFail.includes(undefined)) {
+  console.error("usage: node check.mjs [--screenshots DIR] [--json FILE] [--must-fail PAGE.html]... PAGE.html...");
   process.exit(2);
 }
 const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
@@ -80,7 +86,7 @@ const scale = shots ? 1 : 0.5;
 // is of what the page does, not how fast.
 const timeout = 120_000;
 
-async function checkPage(browser, inkPage, file) {
+async function checkPage(browser, inkPage, file, keepShot = true) {
   const path = resolve(file);
   const url = pathToFileURL(path).href;
   const problems = [];
@@ -148,7 +154,7 @@ async function checkPage(browser, inkPage, file) {
     }
     result.ink = inks.page.ink / (inks.page.width * inks.page.height);
     if (inks.page.ink === 0) problems.push("the page screenshot is blank");
-    if (shots) {
+    if (shots && keepShot) {
       mkdirSync(shots, { recursive: true });
       writeFileSync(join(shots, basename(path).replace(/\.html$/, "") + ".png"), full);
     }
@@ -178,7 +184,22 @@ for (const f of pages) {
     console.log(`ok   ${r.page} (${r.bytes} bytes): ${r.charts.length} charts drawn: ${summary}`);
   }
 }
+// The negative controls, in the same browser (starting Chromium again
+// cost more than checking a page).
+let caught = 0;
+for (const f of mustFail) {
+  const r = await checkPage(browser, inkPage, f, false);
+  if (r.problems.length) {
+    caught++;
+    console.log(`ok   ${r.page} failed, as it must:`);
+    for (const p of r.problems) console.log("  must fail: " + p);
+  } else {
+    failed++;
+    console.log(`FAIL ${r.page} passed, but it must fail: the check cannot be trusted`);
+  }
+}
 await browser.close();
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify(results, null, 2) + "\n");
-console.log(failed ? `browser: ${failed} of ${pages.length} pages failed` : `browser: ${pages.length} pages passed`);
+const caughtNote = mustFail.length ? `, ${caught} of ${mustFail.length} pages that must fail failed` : "";
+console.log(failed ? `browser: ${failed} of ${pages.length + mustFail.length} pages failed their check${caughtNote}` : `browser: ${pages.length} pages passed${caughtNote}`);
 process.exit(failed ? 1 : 0);

@@ -3,7 +3,6 @@ package simtables
 import (
 	"testing"
 
-	"github.com/optimus-sched/optimus/datasets"
 	"github.com/optimus-sched/optimus/simulate"
 	"github.com/optimus-sched/optimus/solve"
 )
@@ -14,26 +13,7 @@ import (
 // simulate's defaults for the policy (benchmarks/pollux.md has the sweep
 // and the figures over five seeds).
 func TestOptimusSRTFLeadsOnPolluxWorkload1(t *testing.T) {
-	jobs, profiles, err := datasets.PolluxWorkload1()
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := PolluxInput(jobs, profiles, 0.02)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := func(p solve.Policy, oracle bool) simulate.Summary {
-		cfg := simulate.DefaultConfig(p)
-		cfg.Interval, cfg.StopCost, cfg.RestoreCost, cfg.StartCost, cfg.Oracle, cfg.Check = 60, 0, 30, 30, oracle, true
-		res, err := simulate.Run(in, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Summary.Finished != len(jobs) {
-			t.Fatalf("%s: %d of %d jobs finished", p, res.Summary.Finished, len(jobs))
-		}
-		return res.Summary
-	}
+	run := func(p solve.Policy, oracle bool) simulate.Summary { return workload1(t, p, oracle, nil).Summary }
 	srtf, optimus, tiresias := run(solve.OptimusSRTF, false), run(solve.Optimus, false), run(solve.Tiresias, false)
 	t.Logf("fitted: mean JCT optimus-srtf %.0f s (%d restarts), optimus %.0f s, tiresias %.0f s", srtf.MeanJCT, srtf.Restarts, optimus.MeanJCT, tiresias.MeanJCT)
 	if !(srtf.MeanJCT < 0.95*tiresias.MeanJCT) || !(srtf.MeanJCT < 0.65*optimus.MeanJCT) {

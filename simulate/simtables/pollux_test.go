@@ -14,26 +14,7 @@ import (
 // Optimus+Oracle and 2474 s for Tiresias. Ours must be within 15%, and the
 // fitted Optimus no more than 10% behind the oracle's.
 func TestPolluxWorkload1AgainstPolluxsSimulator(t *testing.T) {
-	jobs, profiles, err := datasets.PolluxWorkload1()
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := PolluxInput(jobs, profiles, 0.02)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := func(p solve.Policy, oracle bool) *simulate.Result {
-		cfg := simulate.DefaultConfig(p)
-		cfg.Interval, cfg.StopCost, cfg.RestoreCost, cfg.StartCost, cfg.Oracle, cfg.Check = 60, 0, 30, 30, oracle, true
-		res, err := simulate.Run(in, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Summary.Finished != len(jobs) {
-			t.Fatalf("%s: %d of %d jobs finished", p, res.Summary.Finished, len(jobs))
-		}
-		return res
-	}
+	run := func(p solve.Policy, oracle bool) *simulate.Result { return workload1(t, p, oracle, nil) }
 	oracle := run(solve.Optimus, true).Summary.MeanJCT
 	tiresias := run(solve.Tiresias, true).Summary.MeanJCT
 	fitted := run(solve.Optimus, false).Summary.MeanJCT
@@ -84,27 +65,7 @@ func TestStartCost(t *testing.T) {
 // paper's Optimus and not behind Tiresias (oracle knowledge for both, the
 // like-for-like setting of the comparison with Pollux's simulator).
 func TestSRTFWeightedOptimusOnPolluxWorkload1(t *testing.T) {
-	jobs, profiles, err := datasets.PolluxWorkload1()
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := PolluxInput(jobs, profiles, 0.02)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := func(p solve.Policy, alpha float64) float64 {
-		cfg := simulate.DefaultConfig(p)
-		cfg.Interval, cfg.StopCost, cfg.RestoreCost, cfg.StartCost, cfg.Oracle, cfg.Check = 60, 0, 30, 30, true, true
-		cfg.SRTFWeight = alpha
-		res, err := simulate.Run(in, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Summary.Finished != len(jobs) {
-			t.Fatalf("%s: %d of %d jobs finished", p, res.Summary.Finished, len(jobs))
-		}
-		return res.Summary.MeanJCT
-	}
+	run := func(p solve.Policy, alpha float64) float64 { return workload1(t, p, true, &alpha).Summary.MeanJCT }
 	plain, srtf, tiresias := run(solve.Optimus, 0), run(solve.Optimus, 2), run(solve.Tiresias, 0)
 	if !(srtf < 0.7*plain) || !(srtf <= tiresias) {
 		t.Errorf("mean JCT: SRTF-weighted optimus %.0f s, optimus %.0f s, tiresias %.0f s; want the first below 0.7 x the second and at most the third", srtf, plain, tiresias)

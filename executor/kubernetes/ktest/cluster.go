@@ -102,60 +102,6 @@ func Namespace(t testing.TB, c kubernetes.Interface) string {
 	return name
 }
 
-// Kubelet plays the part of the kubelets of every Ready node that exists:
-// it marks pods bound there Running and removes pods being deleted (there
-// is no real kubelet). Stop it with the returned function.
-func Kubelet(c kubernetes.Interface) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ctx.Err() == nil {
-			kubeletPass(ctx, c)
-			select {
-			case <-ctx.Done():
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}()
-	return func() { cancel(); <-done }
-}
-
-func kubeletPass(ctx context.Context, c kubernetes.Interface) {
-	nodes, err := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return
-	}
-	ready := map[string]bool{}
-	for _, n := range nodes.Items {
-		for _, cond := range n.Status.Conditions {
-			if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
-				ready[n.Name] = true
-			}
-		}
-	}
-	pods, err := c.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return
-	}
-	for i := range pods.Items {
-		p := &pods.Items[i]
-		switch {
-		case p.DeletionTimestamp != nil:
-			zero := int64(0)
-			uid := p.UID
-			_ = c.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero, Preconditions: &metav1.Preconditions{UID: &uid}})
-		case p.Status.Phase == corev1.PodPending && ready[p.Spec.NodeName]:
-			now := metav1.Now()
-			p.Status.Phase = corev1.PodRunning
-			p.Status.StartTime = &now
-			p.Status.PodIP = "10.0.0.1"
-			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now}}
-			_, _ = c.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{})
-		}
-	}
-}
-
 // Counter counts the write requests (POST, PUT, PATCH, DELETE) a client made.
 type Counter struct {
 	mu     sync.Mutex
@@ -269,4 +215,28 @@ func WaitAllowed(t testing.TB, admin kubernetes.Interface, user, namespace, grou
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// Exclusive is the binary's shared server (Shared) for a test that needs
+// the cluster-wide objects to itself, as snapshot kubernetes does (it reads
+// every node): the test must not run in parallel with another on the
+// server; it gets a namespace of its own (Namespace), and every node is
+// deleted when it ends, so that the next such test starts from a cluster
+// without nodes. A test that can run beside others uses Shared with nodes
+// of its own names instead.
+func Exclusive(t *testing.T) (s *Server, admin kubernetes.Interface, ns string) {
+	t.Helper()
+	s = Shared(t)
+	admin = s.Admin()
+	// Registered before Namespace's cleanup, so run after it: the pods
+	// go first, then the nodes they were bound to.
+	t.Cleanup(func() {
+		_ = admin.CoreV1().Nodes().DeleteCollection(context.Background(), metav1.DeleteOptions{}, metav1.ListOptions{})
+	})
+	if nodes, err := admin.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{}); err != nil {
+		t.Fatalf("ktest: listing nodes: %v", err)
+	} else if len(nodes.Items) > 0 {
+		t.Fatalf("ktest: Exclusive: the shared server has %d nodes left by another test (the first %s)", len(nodes.Items), nodes.Items[0].Name)
+	}
+	return s, admin, Namespace(t, admin)
 }

@@ -159,7 +159,7 @@ func freePort() (int, error) {
 // Start starts etcd and kube-apiserver and waits until the API server is
 // ready. Stop them with Stop.
 func Start(apiserverBin, etcdBin string) (*Server, error) {
-	dir, err := os.MkdirTemp("", "optimus-ktest-")
+	dir, err := os.MkdirTemp(tempRoot(), "optimus-ktest-")
 	if err != nil {
 		return nil, err
 	}
@@ -201,8 +201,7 @@ func Start(apiserverBin, etcdBin string) (*Server, error) {
 		return nil, err
 	}
 	s.Host = "https://127.0.0.1:" + strconv.Itoa(ports[2])
-	s.apiserver, s.apiserverExit, err = launch(dir, "kube-apiserver", apiserverBin,
-		"--etcd-servers", etcdURL,
+	args := []string{"--etcd-servers", etcdURL,
 		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
 		"--secure-port", strconv.Itoa(ports[2]),
 		"--cert-dir", filepath.Join(dir, "certs"),
@@ -214,7 +213,8 @@ func Start(apiserverBin, etcdBin string) (*Server, error) {
 		"--token-auth-file", filepath.Join(dir, "tokens.csv"),
 		"--authorization-mode", "RBAC",
 		"--disable-admission-plugins", "ServiceAccount",
-		"--kubelet-certificate-authority", filepath.Join(dir, kubeletCACert))
+		"--kubelet-certificate-authority", filepath.Join(dir, kubeletCACert)}
+	s.apiserver, s.apiserverExit, err = launch(dir, "kube-apiserver", apiserverBin, append(args, APIServerFlags...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -227,6 +227,33 @@ func Start(apiserverBin, etcdBin string) (*Server, error) {
 	}
 	ok = true
 	return s, nil
+}
+
+// APIServerFlags are the kube-apiserver flags Start adds to the ones it
+// must set (addresses, certificates, tokens, RBAC): they turn off what no
+// test uses and what costs CPU while the server runs. API Priority and
+// Fairness (its configuration controller and per-request classification;
+// no test counts on the server queueing or refusing a request) and the
+// profiling endpoints. A test binary that needs more (a --runtime-config,
+// say) or one of these on changes the list in its TestMain, before the
+// first Start.
+var APIServerFlags = []string{
+	"--enable-priority-and-fairness=false",
+	"--profiling=false",
+}
+
+// tempRoot is where Start puts its directory (etcd's data among it):
+// /dev/shm when it is a writable directory, so that etcd's writes never
+// reach a disk; else the default temporary directory.
+func tempRoot() string {
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		if f, err := os.CreateTemp("/dev/shm", "optimus-ktest-probe-"); err == nil {
+			f.Close()
+			os.Remove(f.Name())
+			return "/dev/shm"
+		}
+	}
+	return ""
 }
 
 func launch(dir, name, bin string, args ...string) (*exec.Cmd, chan error, error) {
