@@ -233,7 +233,7 @@ func (e *Executor) Apply(ctx context.Context, changes []executor.Change, dryRun 
 		}
 	}()
 	defer func() {
-		if e.killed != nil {
+		if e.wasKilled() != nil {
 			hold.Abandon()
 		} else {
 			hold.Release()
@@ -248,8 +248,8 @@ func (e *Executor) Apply(ctx context.Context, changes []executor.Change, dryRun 
 	created := e.createAll(wctx, work)
 	e.waitRunning(wctx, work, created)
 	e.closeJournals(work)
-	if e.killed != nil {
-		return nil, e.killed
+	if err := e.wasKilled(); err != nil {
+		return nil, err
 	}
 	return e.results(work, false), nil
 }
