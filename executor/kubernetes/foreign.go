@@ -42,9 +42,10 @@ type Foreign struct {
 	LeftJobs int
 }
 
-// LeaveRunning tells Validate which jobs the plan leaves running
+// LeaveRunning tells the next Validate which jobs the plan leaves running
 // (apply.Keeper): their pods keep their requests on their nodes, so they
-// count against the capacity as foreign pods do. nil: none.
+// count against the capacity as foreign pods do. It holds for that one
+// Validate, and a job the plan places is never left running. nil: none.
 func (e *Executor) LeaveRunning(left func(job string) bool) { e.leftRunning = left }
 
 // reserved is what the plan cannot use of each node: the foreign pods'
@@ -98,10 +99,15 @@ func plural(n int, what string) string {
 // and not finished (phase neither Succeeded nor Failed) and sums, per
 // node, the requests of those optimus does not manage in this namespace:
 // other schedulers' pods, DaemonSets, and optimus' pods of other
-// namespaces (another apply's); and apart (Left), those of this
-// namespace's jobs the plan leaves running (LeaveRunning). Terminating pods
+// namespaces (another apply's). Terminating pods
 // still hold their node's resources until they are gone, so they count.
 func (e *Executor) ForeignUsage(ctx context.Context) (Foreign, error) {
+	return e.foreignUsage(ctx, nil)
+}
+
+// foreignUsage is ForeignUsage, counting the managed pods of this
+// namespace whose job left says into Foreign.Left (nil: none).
+func (e *Executor) foreignUsage(ctx context.Context, left func(job string) bool) (Foreign, error) {
 	f := Foreign{Use: map[string]map[string]float64{}, Left: map[string]map[string]float64{}}
 	leftJobs := map[string]bool{}
 	opts := metav1.ListOptions{FieldSelector: "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed", Limit: foreignPageSize}
@@ -117,7 +123,7 @@ func (e *Executor) ForeignUsage(ctx context.Context) (Foreign, error) {
 			}
 			into := f.Use
 			if p.Namespace == e.namespace && managed(p) {
-				if e.leftRunning == nil || !e.leftRunning(p.Labels[LabelJob]) {
+				if left == nil || !left(p.Labels[LabelJob]) {
 					continue // the plan's own, or stopped by it
 				}
 				into = f.Left

@@ -304,6 +304,8 @@ func NodeOf(n *corev1.Node) (Node, error) {
 // and every object's name is one Kubernetes accepts. Problems of the plan
 // wrap executor.ErrInvalidPlan.
 func (e *Executor) Validate(ctx context.Context, plan []executor.Task, jobs map[string]executor.Job) error {
+	left := e.leftRunning
+	e.leftRunning = nil
 	if err := e.CheckNamespace(ctx); err != nil {
 		return err
 	}
@@ -311,7 +313,15 @@ func (e *Executor) Validate(ctx context.Context, plan []executor.Task, jobs map[
 	if err != nil {
 		return err
 	}
-	foreign, err := e.ForeignUsage(ctx)
+	var leftRunning func(string) bool
+	if left != nil {
+		planned := map[string]bool{}
+		for _, t := range plan {
+			planned[t.Job] = true
+		}
+		leftRunning = func(job string) bool { return !planned[job] && left(job) }
+	}
+	foreign, err := e.foreignUsage(ctx, leftRunning)
 	if err != nil {
 		return err
 	}
