@@ -18,13 +18,15 @@ import (
 	"github.com/optimus-sched/optimus/executor/kubernetes/ktest"
 )
 
-// atCreate calls f at the nth pod create of a parallel apply (4 jobs
-// written at once) and returns what f returns.
+// atCreate calls f, once, at the first create of a worker-1 pod (its job
+// has created pods before it) from the nth pod create of a parallel apply
+// (4 jobs written at once) on, and returns what f returns.
 func atCreate(x *k8s.Executor, n int, f func() error) {
-	count := 0
+	count, done := 0, false
 	k8s.SetBeforeWrite(x, func(w string) error { // called one at a time
 		if strings.HasPrefix(w, "create pod ") {
-			if count++; count == n {
+			if count++; count >= n && !done && strings.HasSuffix(w, "-worker-1") {
+				done = true
 				return f()
 			}
 		}
