@@ -312,7 +312,11 @@ func (e *Executor) createAll(ctx context.Context, work []*jobWork) map[types.UID
 				mine = nil
 				break
 			}
-			got, err := pods.Create(ctx, owned(p, w.owner()), metav1.CreateOptions{})
+			// The create runs to its answer even when an interrupt comes
+			// meanwhile (bounded by the request timeout): a create cut off
+			// in flight may still have been made, and its pod would escape
+			// the rollback. The interrupt stops the next write (may).
+			got, err := pods.Create(context.WithoutCancel(ctx), owned(p, w.owner()), metav1.CreateOptions{})
 			if err == nil {
 				mine = append(mine, got)
 				w.wrote = true
