@@ -41,8 +41,9 @@ type Noter interface{ Notes() []string }
 // Run carries a plan out through an executor, in the order optimus apply
 // does:
 //
-//  1. ex.Validate checks the whole plan against the cluster before
-//     anything is done; an error wrapping executor.ErrInvalidPlan is the
+//  1. an executor that is a Keeper is told which jobs the plan leaves
+//     running (LeftRunning), then ex.Validate checks the whole plan against
+//     the cluster before anything is done; an error wrapping executor.ErrInvalidPlan is the
 //     plan's (or the jobs') fault and is returned as is;
 //  2. ex.Current says what runs now (the print and exec executors are
 //     given it when built, the kubernetes executor reads it);
@@ -57,6 +58,9 @@ type Noter interface{ Notes() []string }
 // executor's, prefixed with its name; a change that failed is not an error
 // but a result (Report.Failed, Report.Err).
 func Run(ctx context.Context, ex executor.Executor, plan Plan, jobs map[string]executor.Job, opts RunOptions) (*Report, error) {
+	if k, ok := ex.(Keeper); ok {
+		k.LeaveRunning(LeftRunning(plan, opts.Prune))
+	}
 	if err := ex.Validate(ctx, plan.Tasks, jobs); err != nil {
 		if errors.Is(err, executor.ErrInvalidPlan) {
 			return nil, err
@@ -86,6 +90,30 @@ func Run(ctx context.Context, ex executor.Executor, plan Plan, jobs map[string]e
 		r.Notes = n.Notes()
 	}
 	return r, nil
+}
+
+// Keeper is an executor whose Validate counts what the jobs the plan leaves
+// running use of the nodes (kubernetes: their pods' requests), told which
+// jobs those are before it validates.
+type Keeper interface {
+	LeaveRunning(left func(job string) bool)
+}
+
+// LeftRunning says which jobs Diff leaves running: without prune, those
+// that run now and that the plan neither places nor lists (a job the plan
+// lists as waiting or done is stopped); with prune, none.
+func LeftRunning(plan Plan, prune bool) func(job string) bool {
+	if prune {
+		return func(string) bool { return false }
+	}
+	named := map[string]bool{}
+	for _, j := range plan.Jobs {
+		named[j.Job] = true
+	}
+	for _, t := range plan.Tasks {
+		named[t.Job] = true
+	}
+	return func(job string) bool { return !named[job] }
 }
 
 // Repairer is an executor that sees more of a job than its tasks

@@ -233,7 +233,7 @@ func (e *Executor) Apply(ctx context.Context, changes []executor.Change, dryRun 
 		}
 	}()
 	defer func() {
-		if e.killed != nil {
+		if e.wasKilled() != nil {
 			hold.Abandon()
 		} else {
 			hold.Release()
@@ -248,8 +248,8 @@ func (e *Executor) Apply(ctx context.Context, changes []executor.Change, dryRun 
 	created := e.createAll(wctx, work)
 	e.waitRunning(wctx, work, created)
 	e.closeJournals(work)
-	if e.killed != nil {
-		return nil, e.killed
+	if err := e.wasKilled(); err != nil {
+		return nil, err
 	}
 	return e.results(work, false), nil
 }
@@ -284,6 +284,10 @@ func (e *Executor) waitRunning(ctx context.Context, work []*jobWork, created map
 		return
 	}
 	deadline := time.Now().Add(e.opts.Timeout)
+	// Each look lists every managed pod of the namespace: at 10,000 pods
+	// that is tens of megabytes, so the looks are spaced out with the
+	// number of pods (250 ms up to 1,000 pods, 2.75 s at 10,000).
+	every := pollEvery * time.Duration(1+len(created)/1000)
 	var pending []*corev1.Pod
 	for {
 		list, err := e.managedPods(ctx)
@@ -299,7 +303,7 @@ func (e *Executor) waitRunning(ctx context.Context, work []*jobWork, created map
 				break
 			}
 		}
-		if time.Now().After(deadline) || sleep(ctx, pollEvery) != nil {
+		if time.Now().After(deadline) || sleep(ctx, every) != nil {
 			break
 		}
 	}

@@ -11,10 +11,12 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
 
 	"github.com/optimus-sched/optimus/executor"
@@ -32,15 +34,58 @@ type Foreign struct {
 	Use   map[string]map[string]float64
 	Pods  int
 	Nodes int
+	// Left is what the namespace's optimus jobs that the plan leaves
+	// running request on each node (LeaveRunning: not in the plan, no
+	// --prune), LeftPods and LeftJobs how many pods of how many jobs.
+	Left     map[string]map[string]float64
+	LeftPods int
+	LeftJobs int
+}
+
+// LeaveRunning tells the next Validate which jobs the plan leaves running
+// (apply.Keeper): their pods keep their requests on their nodes, so they
+// count against the capacity as foreign pods do. It holds for that one
+// Validate, and a job the plan places is never left running. nil: none.
+func (e *Executor) LeaveRunning(left func(job string) bool) { e.leftRunning = left }
+
+// reserved is what the plan cannot use of each node: the foreign pods'
+// requests and those of the jobs left running, and who they are.
+func (f Foreign) reserved() (map[string]map[string]float64, string) {
+	if f.LeftPods == 0 {
+		return f.Use, "pods optimus does not manage"
+	}
+	out := map[string]map[string]float64{}
+	for _, m := range []map[string]map[string]float64{f.Use, f.Left} {
+		for n, use := range m {
+			if out[n] == nil {
+				out[n] = map[string]float64{}
+			}
+			for r, v := range use {
+				out[n][r] += v
+			}
+		}
+	}
+	by := "optimus jobs the plan leaves running (not in the plan; --prune stops them)"
+	if f.Pods > 0 {
+		by = "pods optimus does not manage and " + by
+	}
+	return out, by
 }
 
 // Note says what was subtracted, for apply's and snapshot's summaries; ""
 // when nothing was.
 func (f Foreign) Note() string {
-	if f.Pods == 0 {
+	var parts []string
+	if f.Pods > 0 {
+		parts = append(parts, fmt.Sprintf("%s optimus does not manage on %s", plural(f.Pods, "pod"), plural(f.Nodes, "node")))
+	}
+	if f.LeftPods > 0 {
+		parts = append(parts, fmt.Sprintf("%s of %s left running (not in the plan, no --prune)", plural(f.LeftPods, "pod"), plural(f.LeftJobs, "job")))
+	}
+	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("allocatable less the requests of %s optimus does not manage on %s", plural(f.Pods, "pod"), plural(f.Nodes, "node"))
+	return "allocatable less the requests of " + strings.Join(parts, " and of ")
 }
 
 func plural(n int, what string) string {
@@ -54,10 +99,17 @@ func plural(n int, what string) string {
 // and not finished (phase neither Succeeded nor Failed) and sums, per
 // node, the requests of those optimus does not manage in this namespace:
 // other schedulers' pods, DaemonSets, and optimus' pods of other
-// namespaces (another apply's). Terminating pods still hold their node's
-// resources until they are gone, so they count.
+// namespaces (another apply's). Terminating pods
+// still hold their node's resources until they are gone, so they count.
 func (e *Executor) ForeignUsage(ctx context.Context) (Foreign, error) {
-	f := Foreign{Use: map[string]map[string]float64{}}
+	return e.foreignUsage(ctx, nil)
+}
+
+// foreignUsage is ForeignUsage, counting the managed pods of this
+// namespace whose job left says into Foreign.Left (nil: none).
+func (e *Executor) foreignUsage(ctx context.Context, left func(job string) bool) (Foreign, error) {
+	f := Foreign{Use: map[string]map[string]float64{}, Left: map[string]map[string]float64{}}
+	leftJobs := map[string]bool{}
 	opts := metav1.ListOptions{FieldSelector: "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed", Limit: foreignPageSize}
 	for {
 		list, err := e.client.Pods(metav1.NamespaceAll).List(ctx, opts)
@@ -66,25 +118,35 @@ func (e *Executor) ForeignUsage(ctx context.Context) (Foreign, error) {
 		}
 		for i := range list.Items {
 			p := &list.Items[i]
-			if p.Spec.NodeName == "" || p.Namespace == e.namespace && managed(p) {
+			if p.Spec.NodeName == "" {
 				continue
 			}
-			use := f.Use[p.Spec.NodeName]
+			into := f.Use
+			if p.Namespace == e.namespace && managed(p) {
+				if left == nil || !left(p.Labels[LabelJob]) {
+					continue // the plan's own, or stopped by it
+				}
+				into = f.Left
+				f.LeftPods++
+				leftJobs[p.Labels[LabelJob]] = true
+			} else {
+				f.Pods++
+			}
+			use := into[p.Spec.NodeName]
 			if use == nil {
 				use = map[string]float64{}
-				f.Use[p.Spec.NodeName] = use
+				into[p.Spec.NodeName] = use
 			}
 			for r, v := range PodRequests(p) {
 				use[r] += v
 			}
-			f.Pods++
 		}
 		if list.Continue == "" {
 			break
 		}
 		opts.Continue = list.Continue
 	}
-	f.Nodes = len(f.Use)
+	f.Nodes, f.LeftJobs = len(f.Use), len(leftJobs)
 	return f, nil
 }
 
@@ -154,14 +216,27 @@ func (e *Executor) CheckNamespace(ctx context.Context) error {
 // either: a NoExecute taint would evict the pod, a nodeSelector mismatch
 // makes the kubelet refuse it, and a NoSchedule taint says the node is kept
 // for other pods.
-func refuses(n *corev1.Node, p *corev1.Pod) string {
+//
+// tpl names the job's pod template in the reason ("" when it has none).
+// The kubelet admits a pod bound by nodeName only when its nodeSelector
+// and its required node affinity match the node (its NodeAffinity
+// admission check), so a template whose affinity the planned node does
+// not match would fail there, after the writes.
+func refuses(n *corev1.Node, p *corev1.Pod, tpl string) string {
+	the := "the pod"
+	if tpl != "" {
+		the = "its pod template " + tpl
+	}
 	for i := range n.Spec.Taints {
 		taint := &n.Spec.Taints[i]
 		if !refusing(taint) {
 			continue
 		}
 		if !tolerates(p.Spec.Tolerations, taint) {
-			return fmt.Sprintf("has the taint %s, which the pod does not tolerate (give the job a pod template with a toleration: --pod-templates)", taintString(taint))
+			if tpl == "" {
+				return fmt.Sprintf("has the taint %s, which the pod does not tolerate (give the job a pod template with a toleration: --pod-templates)", taintString(taint))
+			}
+			return fmt.Sprintf("has the taint %s, which %s does not tolerate (add a toleration to it)", taintString(taint), the)
 		}
 	}
 	keys := make([]string, 0, len(p.Spec.NodeSelector))
@@ -171,7 +246,16 @@ func refuses(n *corev1.Node, p *corev1.Pod) string {
 	sort.Strings(keys)
 	for _, k := range keys {
 		if got, ok := n.Labels[k]; !ok || got != p.Spec.NodeSelector[k] {
-			return fmt.Sprintf("lacks the label %s=%s that the pod template's nodeSelector wants", k, p.Spec.NodeSelector[k])
+			return fmt.Sprintf("lacks the label %s=%s that the nodeSelector of %s wants", k, p.Spec.NodeSelector[k], the)
+		}
+	}
+	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		ok, err := nodeaffinity.NewLazyErrorNodeSelector(a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution).Match(n)
+		switch {
+		case err != nil:
+			return fmt.Sprintf("cannot be matched against the required node affinity of %s: %v", the, err)
+		case !ok:
+			return fmt.Sprintf("matches none of the nodeSelectorTerms of the required node affinity (requiredDuringSchedulingIgnoredDuringExecution) of %s", the)
 		}
 	}
 	return ""
@@ -286,6 +370,10 @@ func (e *Executor) validatePods(plan []executor.Task, jobs map[string]executor.J
 		if err != nil {
 			return nil, executor.Invalidf("%v", err)
 		}
+		tplName := ""
+		if tpl := mo.Templates.For(c.Job); tpl != nil {
+			tplName = tpl.File
+		}
 		firstPS := -1
 		for _, p := range pods {
 			t, isTask := TaskOf(p)
@@ -313,8 +401,8 @@ func (e *Executor) validatePods(plan []executor.Task, jobs map[string]executor.J
 			}
 			eff[i].Resources = res
 			if n := raw[p.Spec.NodeName]; n != nil && !plan[i].Kept && NodeUnusable(n) == "" {
-				if why := refuses(n, p); why != "" {
-					return nil, executor.Invalidf("task %s: node %q %s", t.Name(), n.Name, why)
+				if why := refuses(n, p, tplName); why != "" {
+					return nil, executor.Invalidf("job %q, task %s: node %q %s", job, t.Name(), n.Name, why)
 				}
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/optimus-sched/optimus/executor"
+	"github.com/optimus-sched/optimus/executor/kubeclient"
 )
 
 func init() {
@@ -18,7 +19,7 @@ func init() {
 		Order:        3,
 		ReadsCluster: true,
 		NewConfig: func() executor.Config {
-			return &Config{Timeout: DefaultTimeout, LeaseWait: DefaultLeaseWait, LeaseDuration: DefaultLeaseDuration}
+			return &Config{Timeout: DefaultTimeout, LeaseWait: DefaultLeaseWait, LeaseDuration: DefaultLeaseDuration, Rate: kubeclient.DefaultRateFlags()}
 		},
 		FileFlags: []string{"kubeconfig"},
 	})
@@ -32,10 +33,12 @@ type Config struct {
 	// PodTemplates is the directory of the jobs' pod templates
 	// (LoadTemplates); "" for none.
 	PodTemplates string
+	// Rate is --qps and --burst.
+	Rate kubeclient.RateFlags
 }
 
 // AddFlags defines --kubeconfig, --context, --namespace, --timeout,
-// --lease-wait, --lease-duration and --pod-templates.
+// --lease-wait, --lease-duration, --pod-templates, --qps and --burst.
 func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Kubeconfig, "kubeconfig", c.Kubeconfig, "the kubeconfig `FILE` (default: KUBECONFIG, ~/.kube/config, then in-cluster)")
 	fs.StringVar(&c.Context, "context", c.Context, "the kubeconfig `CONTEXT` (default: its current context)")
@@ -44,6 +47,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.LeaseWait, "lease-wait", c.LeaseWait, "how long (`DURATION`) to wait for another apply's lease on the namespace (negative: fail at once)")
 	fs.DurationVar(&c.LeaseDuration, "lease-duration", c.LeaseDuration, "how long (`DURATION`) the namespace's Lease lasts unrenewed: apply renews it every third of that, a killed apply's lapses after it")
 	AddTemplatesFlag(fs, &c.PodTemplates)
+	c.Rate.AddFlags(fs)
 }
 
 // AddTemplatesFlag defines --pod-templates.
@@ -51,8 +55,14 @@ func AddTemplatesFlag(fs *pflag.FlagSet, dir *string) {
 	fs.StringVar(dir, "pod-templates", *dir, "the `DIR` of pod templates: <job>.yaml, else <model>.yaml, else default.yaml (docs/kubernetes.md)")
 }
 
-// Check refuses a namespace Kubernetes cannot have.
-func (c *Config) Check() error { return CheckNamespace(c.Namespace) }
+// Check refuses a namespace Kubernetes cannot have, and a --qps or --burst
+// that cannot be.
+func (c *Config) Check() error {
+	if err := CheckNamespace(c.Namespace); err != nil {
+		return err
+	}
+	return c.Rate.Check()
+}
 
 // New reads the pod templates and connects to the cluster (no API call
 // yet).
@@ -64,5 +74,5 @@ func (c *Config) New(ctx context.Context, _ executor.Env) (executor.Executor, er
 			return nil, err
 		}
 	}
-	return New(ctx, Options{Kubeconfig: c.Kubeconfig, Context: c.Context, Namespace: c.Namespace, Timeout: c.Timeout, LeaseWait: c.LeaseWait, LeaseDuration: c.LeaseDuration, Templates: ts})
+	return New(ctx, Options{Kubeconfig: c.Kubeconfig, Context: c.Context, Namespace: c.Namespace, Timeout: c.Timeout, LeaseWait: c.LeaseWait, LeaseDuration: c.LeaseDuration, Templates: ts, QPS: c.Rate.QPS, Burst: c.Rate.Burst})
 }

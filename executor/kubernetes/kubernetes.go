@@ -10,6 +10,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -57,6 +58,24 @@ type Options struct {
 	RESTConfig *rest.Config
 	// Templates are the jobs' pod templates (LoadTemplates); nil: none.
 	Templates *Templates
+	// QPS and Burst are the client-side rate limit (kubeclient.Options);
+	// 0: the RESTConfig's, else kubeclient.DefaultQPS and DefaultBurst.
+	QPS   float32
+	Burst int
+	// Writers is how many jobs Apply writes at once (each job's own writes
+	// stay in order); 0 is writersFor(QPS).
+	Writers int
+}
+
+// writersFor is how many jobs are written at once at a client-side limit
+// of qps requests a second: enough that requests of some 50 ms (the test
+// API server under load) keep the limit busy, a fifth of the rate, 4 to
+// 32; 32 without a limit.
+func writersFor(qps float32) int {
+	if qps <= 0 {
+		return 32
+	}
+	return min(32, max(4, int(qps/5)))
 }
 
 // Executor carries plans out on one namespace of a Kubernetes cluster.
@@ -72,6 +91,8 @@ type Executor struct {
 	// rollback, no journal cleared, the Lease not given back.
 	beforeWrite func(write string) error
 	killed      error
+	mu          sync.Mutex            // guards killed and calls of beforeWrite: jobs are written at once
+	leftRunning func(job string) bool // LeaveRunning
 }
 
 var _ executor.Executor = (*Executor)(nil)
@@ -87,7 +108,7 @@ func New(ctx context.Context, o Options) (*Executor, error) {
 	if requestTimeout < 0 {
 		requestTimeout = DefaultTimeout
 	}
-	client, err := kubeclient.Connect(kubeclient.Options{Kubeconfig: o.Kubeconfig, Context: o.Context, Namespace: o.Namespace, RESTConfig: o.RESTConfig, RequestTimeout: requestTimeout})
+	client, err := kubeclient.Connect(kubeclient.Options{Kubeconfig: o.Kubeconfig, Context: o.Context, Namespace: o.Namespace, RESTConfig: o.RESTConfig, RequestTimeout: requestTimeout, QPS: o.QPS, Burst: o.Burst})
 	if err != nil {
 		return nil, err
 	}
@@ -96,6 +117,16 @@ func New(ctx context.Context, o Options) (*Executor, error) {
 	}
 	if o.LeaseDuration <= 0 {
 		o.LeaseDuration = DefaultLeaseDuration
+	}
+	if o.Writers <= 0 {
+		qps := o.QPS
+		if qps == 0 {
+			qps = kubeclient.DefaultQPS
+			if o.RESTConfig != nil && o.RESTConfig.QPS != 0 {
+				qps = o.RESTConfig.QPS
+			}
+		}
+		o.Writers = writersFor(qps)
 	}
 	id := o.Identity
 	if id == "" {
@@ -109,6 +140,10 @@ func New(ctx context.Context, o Options) (*Executor, error) {
 
 // Name is "kubernetes".
 func (e *Executor) Name() string { return "kubernetes" }
+
+// Throttled is how long the executor's API requests waited for the
+// client-side rate limit (--qps, --burst) so far.
+func (e *Executor) Throttled() kubeclient.Throttle { return e.client.Throttled() }
 
 // Namespace is where the executor acts.
 func (e *Executor) Namespace() string { return e.namespace }
@@ -264,10 +299,13 @@ func NodeOf(n *corev1.Node) (Node, error) {
 // NoExecute taint the pod does not tolerate and the labels its
 // nodeSelector wants (a kept task's node is not re-checked: nothing is
 // written there); each node's pods fit its allocatable less what pods
-// optimus does not manage request there (ForeignUsage); GPUs come whole;
+// optimus does not manage request there (ForeignUsage) and what the jobs
+// the plan leaves running request (LeaveRunning); GPUs come whole;
 // and every object's name is one Kubernetes accepts. Problems of the plan
 // wrap executor.ErrInvalidPlan.
 func (e *Executor) Validate(ctx context.Context, plan []executor.Task, jobs map[string]executor.Job) error {
+	left := e.leftRunning
+	e.leftRunning = nil
 	if err := e.CheckNamespace(ctx); err != nil {
 		return err
 	}
@@ -275,7 +313,15 @@ func (e *Executor) Validate(ctx context.Context, plan []executor.Task, jobs map[
 	if err != nil {
 		return err
 	}
-	foreign, err := e.ForeignUsage(ctx)
+	var leftRunning func(string) bool
+	if left != nil {
+		planned := map[string]bool{}
+		for _, t := range plan {
+			planned[t.Job] = true
+		}
+		leftRunning = func(job string) bool { return !planned[job] && left(job) }
+	}
+	foreign, err := e.foreignUsage(ctx, leftRunning)
 	if err != nil {
 		return err
 	}
@@ -313,8 +359,9 @@ func (e *Executor) Validate(ctx context.Context, plan []executor.Task, jobs map[
 	if err != nil {
 		return err
 	}
+	reserved, by := foreign.reserved()
 	return executor.ValidatePlan(eff, jobs, executor.ValidateOptions{NeedImage: true, Capacity: capacity,
-		Reserved: foreign.Use, ReservedBy: "pods optimus does not manage"})
+		Reserved: reserved, ReservedBy: by})
 }
 
 // apiError says what was asked of the namespace, and names the permission

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/optimus-sched/optimus/executor"
+	"github.com/optimus-sched/optimus/executor/kubeclient"
 )
 
 func init() {
@@ -37,7 +38,7 @@ in-cluster service account) and writes into DIR:
 The jobs' loss and speed tables are the user's own; they are matched by the same job name.`,
 		Example: `  optimus snapshot kubernetes --jobs jobs.parquet -o snap
   optimus snapshot kubernetes --namespace training -o snap`,
-		NewConfig: func() executor.SourceConfig { return &SnapshotConfig{} },
+		NewConfig: func() executor.SourceConfig { return &SnapshotConfig{Rate: kubeclient.DefaultRateFlags()} },
 		FileFlags: []string{"kubeconfig"},
 	})
 }
@@ -46,20 +47,26 @@ The jobs' loss and speed tables are the user's own; they are matched by the same
 type SnapshotConfig struct {
 	Kubeconfig, Context, Namespace string
 	PodTemplates                   string // whose default.yaml's tolerations decide which tainted nodes are kept
+	Rate                           kubeclient.RateFlags
 }
 
-// AddFlags defines --kubeconfig, --context and --namespace (-n).
+// AddFlags defines --kubeconfig, --context, --namespace (-n),
+// --pod-templates, --qps and --burst.
 func (c *SnapshotConfig) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Kubeconfig, "kubeconfig", "", "kubeconfig `FILE` (default: $KUBECONFIG, ~/.kube/config, or in-cluster)")
 	fs.StringVar(&c.Context, "context", "", "kubeconfig `CONTEXT` (default: its current context)")
 	fs.StringVarP(&c.Namespace, "namespace", "n", "", "`NAMESPACE` of optimus' pods (default: the context's namespace, else default)")
 	AddTemplatesFlag(fs, &c.PodTemplates)
+	c.Rate.AddFlags(fs)
 }
 
 // Read lists the nodes and the optimus-managed pods of the namespace, and
 // checks them (snapshotTasks).
 func (c *SnapshotConfig) Read(ctx context.Context) (*executor.Snapshot, error) {
 	if err := CheckNamespace(c.Namespace); err != nil {
+		return nil, err
+	}
+	if err := c.Rate.Check(); err != nil {
 		return nil, err
 	}
 	var ts *Templates
@@ -69,7 +76,7 @@ func (c *SnapshotConfig) Read(ctx context.Context) (*executor.Snapshot, error) {
 			return nil, err
 		}
 	}
-	x, err := New(ctx, Options{Kubeconfig: c.Kubeconfig, Context: c.Context, Namespace: c.Namespace})
+	x, err := New(ctx, Options{Kubeconfig: c.Kubeconfig, Context: c.Context, Namespace: c.Namespace, QPS: c.Rate.QPS, Burst: c.Rate.Burst})
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,6 +20,8 @@ import (
 // may says whether Apply may make a write: not once it was interrupted,
 // lost its Lease or (tests) was killed.
 func (e *Executor) may(ctx context.Context, write string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	if e.killed != nil {
 		return e.killed
 	}
@@ -32,6 +35,43 @@ func (e *Executor) may(ctx context.Context, write string) error {
 		}
 	}
 	return context.Cause(ctx)
+}
+
+// wasKilled is the error that stopped Apply as a SIGKILL would (tests).
+func (e *Executor) wasKilled() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.killed
+}
+
+// eachJob calls f for each job's work, Options.Writers jobs at a time, in
+// the order of work, and returns when every call has. A job's own writes
+// stay in order (f makes them one after another), so what each job's
+// result says and its rollback are as in a serial apply; only how jobs'
+// writes interleave differs. The client's rate limiter (--qps, --burst)
+// paces the requests of all of them together.
+func (e *Executor) eachJob(work []*jobWork, f func(w *jobWork)) {
+	n := min(e.opts.Writers, len(work))
+	if n <= 1 {
+		for _, w := range work {
+			f(w)
+		}
+		return
+	}
+	next := make(chan *jobWork)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for w := range next {
+				f(w)
+			}
+		})
+	}
+	for _, w := range work {
+		next <- w
+	}
+	close(next)
+	wg.Wait()
 }
 
 // haltReason says why Apply stopped writing.
@@ -54,7 +94,7 @@ func haltReason(err error) string {
 // was lost (another apply owns the namespace now) or Apply was killed.
 func (e *Executor) cleanup(ctx context.Context) (c context.Context, cancel context.CancelFunc, ok bool) {
 	var lost *kubeclient.LostError
-	if e.killed != nil || errors.As(context.Cause(ctx), &lost) {
+	if e.wasKilled() != nil || errors.As(context.Cause(ctx), &lost) {
 		return nil, nil, false
 	}
 	c, cancel = context.WithTimeout(context.WithoutCancel(ctx), RollbackTimeout)
@@ -87,15 +127,19 @@ func (e *Executor) deleteOptions(uid types.UID) metav1.DeleteOptions {
 // journalAll records each job's change on its Service before the job's
 // first pod write, creating the Service of a start with it.
 func (e *Executor) journalAll(ctx context.Context, work []*jobWork) {
+	e.eachJob(work, func(w *jobWork) { e.journalJob(ctx, w) })
+}
+
+func (e *Executor) journalJob(ctx context.Context, w *jobWork) {
 	svcs := e.client.Services(e.namespace)
-	for _, w := range work {
+	{
 		if !w.writes() || len(w.wantPods) == 0 {
-			continue
+			return
 		}
 		if w.createSvc != nil {
 			if err := e.may(ctx, "create service "+w.createSvc.Name); err != nil {
 				w.halt(haltReason(err))
-				continue
+				return
 			}
 			svc := w.createSvc.DeepCopy()
 			if svc.Annotations == nil {
@@ -112,15 +156,15 @@ func (e *Executor) journalAll(ctx context.Context, work []*jobWork) {
 				for _, p := range w.del {
 					w.tasks[p.Name] = "not deleted: the job's Service could not be created"
 				}
-				continue
+				return
 			}
 			w.journal = got
 			w.notes = append(w.notes, "created service "+svc.Name)
-			continue
+			return
 		}
 		if err := e.may(ctx, "journal on service "+w.svc.Name); err != nil {
 			w.halt(haltReason(err))
-			continue
+			return
 		}
 		got, err := e.setJournal(ctx, w.svc, e.journalOf(w))
 		if err != nil {
@@ -133,7 +177,7 @@ func (e *Executor) journalAll(ctx context.Context, work []*jobWork) {
 			for _, p := range w.create {
 				w.tasks[p.Name] = "not created: the journal could not be written"
 			}
-			continue
+			return
 		}
 		w.journal = got
 	}
@@ -143,9 +187,10 @@ func (e *Executor) journalAll(ctx context.Context, work []*jobWork) {
 func (e *Executor) deleteAll(ctx context.Context, work []*jobWork) {
 	pods := e.client.Pods(e.namespace)
 	gone := map[types.UID]*jobWork{}
-	for _, w := range work {
+	var mu sync.Mutex
+	e.eachJob(work, func(w *jobWork) {
 		if !w.writes() || w.failed {
-			continue
+			return
 		}
 		for _, p := range w.del {
 			if p.DeletionTimestamp == nil {
@@ -162,12 +207,14 @@ func (e *Executor) deleteAll(ctx context.Context, work []*jobWork) {
 			}
 			w.wrote = true
 			w.tasks[p.Name] = "deleted from " + p.Spec.NodeName
+			mu.Lock()
 			gone[p.UID] = w
+			mu.Unlock()
 		}
 		if w.delSvc != nil && w.halted == "" {
 			if err := e.may(ctx, "delete service "+w.delSvc.Name); err != nil {
 				w.halt(haltReason(err))
-				continue
+				return
 			}
 			err := e.client.Services(e.namespace).Delete(ctx, w.delSvc.Name, e.deleteOptions(w.delSvc.UID))
 			if err != nil && !apierrors.IsNotFound(err) {
@@ -177,7 +224,7 @@ func (e *Executor) deleteAll(ctx context.Context, work []*jobWork) {
 				w.notes = append(w.notes, "deleted service "+w.delSvc.Name)
 			}
 		}
-	}
+	})
 	if len(gone) == 0 {
 		return
 	}
@@ -185,7 +232,7 @@ func (e *Executor) deleteAll(ctx context.Context, work []*jobWork) {
 	for uid := range gone {
 		uids[uid] = true
 	}
-	for uid := range e.waitGone(ctx, uids) {
+	for uid := range e.waitGone(ctx, uids, ManagedSelector) {
 		w := gone[uid]
 		if context.Cause(ctx) == nil {
 			w.notes = append(w.notes, fmt.Sprintf("old pods still terminating after %s", e.goneTimeout()))
@@ -201,12 +248,16 @@ func (e *Executor) goneTimeout() time.Duration {
 }
 
 // waitGone waits, up to Timeout (DefaultTimeout when that is negative),
-// until no managed pod has one of the UIDs, and returns those still there.
-func (e *Executor) waitGone(ctx context.Context, uids map[types.UID]bool) map[types.UID]bool {
+// until no pod that selector selects has one of the UIDs, and returns
+// those still there. A job's rollback selects its job's pods only: jobs
+// roll back at once, and each listing every pod of the namespace four
+// times a second would load the API server with little to show.
+func (e *Executor) waitGone(ctx context.Context, uids map[types.UID]bool, selector string) map[types.UID]bool {
 	deadline := time.Now().Add(e.goneTimeout())
 	left := uids
 	for {
-		if list, err := e.managedPods(ctx); err == nil {
+		if list, err := e.client.Pods(e.namespace).List(ctx, metav1.ListOptions{LabelSelector: selector}); err == nil {
+			list := list.Items
 			left = map[types.UID]bool{}
 			for i := range list {
 				if uids[list[i].UID] {
@@ -223,6 +274,10 @@ func (e *Executor) waitGone(ctx context.Context, uids map[types.UID]bool) map[ty
 	}
 }
 
+// jobSelector selects the managed pods of job (a valid label value:
+// CheckNames).
+func jobSelector(job string) string { return ManagedSelector + "," + LabelJob + "=" + job }
+
 func sleep(ctx context.Context, d time.Duration) error {
 	select {
 	case <-ctx.Done():
@@ -238,7 +293,8 @@ func sleep(ctx context.Context, d time.Duration) error {
 func (e *Executor) createAll(ctx context.Context, work []*jobWork) map[types.UID]*jobWork {
 	pods := e.client.Pods(e.namespace)
 	created := map[types.UID]*jobWork{}
-	for _, w := range work {
+	var mu sync.Mutex
+	e.eachJob(work, func(w *jobWork) {
 		if !w.writes() || w.failed {
 			for _, p := range w.create {
 				if w.conflict == "" && w.tasks[p.Name] == "" {
@@ -246,7 +302,7 @@ func (e *Executor) createAll(ctx context.Context, work []*jobWork) map[types.UID
 				}
 			}
 			e.removeFailedStart(ctx, w)
-			continue
+			return
 		}
 		var mine []*corev1.Pod
 		for i, p := range w.create {
@@ -256,7 +312,11 @@ func (e *Executor) createAll(ctx context.Context, work []*jobWork) map[types.UID
 				mine = nil
 				break
 			}
-			got, err := pods.Create(ctx, p, metav1.CreateOptions{})
+			// The create runs to its answer even when an interrupt comes
+			// meanwhile (bounded by the request timeout): a create cut off
+			// in flight may still have been made, and its pod would escape
+			// the rollback. The interrupt stops the next write (may).
+			got, err := pods.Create(context.WithoutCancel(ctx), owned(p, w.owner()), metav1.CreateOptions{})
 			if err == nil {
 				mine = append(mine, got)
 				w.wrote = true
@@ -273,11 +333,46 @@ func (e *Executor) createAll(ctx context.Context, work []*jobWork) map[types.UID
 			mine = nil
 			break
 		}
+		mu.Lock()
 		for _, p := range mine {
 			created[p.UID] = w
 		}
-	}
+		mu.Unlock()
+	})
 	return created
+}
+
+// owner is the job's Service as the API server has it (with its UID): the
+// one this apply created or journalled on, else the one it found.
+func (w *jobWork) owner() *corev1.Service {
+	if w.journal != nil {
+		return w.journal
+	}
+	return w.svc
+}
+
+// owned is the pod with the job's Service svc as its controller
+// (docs/kubernetes.md, "Owner references"): deleting the Service has the
+// garbage collector delete the job's pods, and kubectl drain, which
+// refuses pods that declare no controller unless --force, evicts them.
+// The template's own references stay, but for any controller of its own
+// (a pod has one at most). No blockOwnerDeletion: setting it needs the
+// right to update the Service's finalizers, which optimus does not ask
+// for.
+func owned(p *corev1.Pod, svc *corev1.Service) *corev1.Pod {
+	if svc == nil || svc.UID == "" {
+		return p
+	}
+	q := p.DeepCopy()
+	refs := q.OwnerReferences[:0]
+	for _, r := range q.OwnerReferences {
+		if r.Controller == nil || !*r.Controller {
+			refs = append(refs, r)
+		}
+	}
+	controller := true
+	q.OwnerReferences = append(refs, metav1.OwnerReference{APIVersion: "v1", Kind: "Service", Name: svc.Name, UID: svc.UID, Controller: &controller})
+	return q
 }
 
 // rollback deletes again the pods created for a job in this apply, on a
@@ -317,7 +412,7 @@ func (e *Executor) rollback(ctx context.Context, w *jobWork, mine []*corev1.Pod,
 	}
 	if len(undone) > 0 {
 		w.notes = append(w.notes, "rolled back (deleted again) "+strings.Join(undone, ", "))
-		if left := e.waitGone(cctx, rolled); len(left) > 0 {
+		if left := e.waitGone(cctx, rolled, jobSelector(w.change.Job.Job)); len(left) > 0 {
 			w.notes = append(w.notes, fmt.Sprintf("%d of them still terminating after %s", len(left), e.goneTimeout()))
 		}
 	}

@@ -88,7 +88,7 @@ func New(ctx context.Context, o k8s.Options) (*Executor, error) {
 		return nil, err
 	}
 	client, err := kubeclient.Connect(kubeclient.Options{Kubeconfig: o.Kubeconfig, Context: o.Context, Namespace: o.Namespace, RESTConfig: o.RESTConfig,
-		RequestTimeout: requestTimeout, Groups: []kubeclient.Group{{Version: GroupVersion, AddToScheme: AddToScheme}}})
+		RequestTimeout: requestTimeout, QPS: o.QPS, Burst: o.Burst, Groups: []kubeclient.Group{{Version: GroupVersion, AddToScheme: AddToScheme}}})
 	if err != nil {
 		return nil, err
 	}
