@@ -147,3 +147,56 @@ func newLoss(s []Sample) (Loss, int) {
 	}
 	return l, nonFinite
 }
+
+// newLossColumns is newLoss for points held as columns (steps strictly
+// increasing): the same Loss, without a pass over Samples.
+func newLossColumns(steps []int64, vals []float64) (Loss, int) {
+	n := len(steps)
+	l := Loss{n: n}
+	if n == 0 {
+		return l, 0
+	}
+	l.first = steps[0]
+	arith, inRange := true, true
+	if n > 1 {
+		l.stride = steps[1] - steps[0]
+	}
+	for i := 1; i < n; i++ {
+		if steps[i]-steps[i-1] != l.stride {
+			arith = false
+			break
+		}
+	}
+	if !arith {
+		// Strictly increasing: the last step is the largest offset.
+		if d := steps[n-1] - l.first; d < 0 || d > math.MaxUint32 {
+			inRange = false
+		}
+		if inRange {
+			l.off = make([]uint32, n)
+			for i, s := range steps {
+				l.off[i] = uint32(s - l.first)
+			}
+		} else {
+			l.steps = append([]int64(nil), steps...)
+		}
+	}
+	all32, nonFinite := true, 0
+	for _, v := range vals {
+		if !exactFloat32(v) {
+			all32 = false
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			nonFinite++
+		}
+	}
+	if all32 {
+		l.f32 = make([]float32, n)
+		for i, v := range vals {
+			l.f32[i] = float32(v)
+		}
+	} else {
+		l.f64 = append([]float64(nil), vals...)
+	}
+	return l, nonFinite
+}
