@@ -181,20 +181,24 @@ func newLossColumns(steps []int64, vals []float64) (Loss, int) {
 			l.steps = append([]int64(nil), steps...)
 		}
 	}
-	all32, nonFinite := true, 0
-	for _, v := range vals {
-		if !exactFloat32(v) {
-			all32 = false
+	// One pass: float32s written while every value is one.
+	nonFinite := 0
+	f32 := make([]float32, n)
+	for i, v := range vals {
+		if f32 != nil {
+			f := float32(v)
+			if math.Float64bits(float64(f)) == math.Float64bits(v) {
+				f32[i] = f
+			} else {
+				f32 = nil
+			}
 		}
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			nonFinite++
 		}
 	}
-	if all32 {
-		l.f32 = make([]float32, n)
-		for i, v := range vals {
-			l.f32[i] = float32(v)
-		}
+	if f32 != nil {
+		l.f32 = f32
 	} else {
 		l.f64 = append([]float64(nil), vals...)
 	}
