@@ -108,7 +108,7 @@ func TestReadJobSeries(t *testing.T) {
 		var tags []string
 		for _, s := range jr.Series {
 			tags = append(tags, s.Tag)
-			for _, x := range s.Samples {
+			for _, x := range s.Points() {
 				got[s.Tag] = append(got[s.Tag], x.Point)
 			}
 		}

@@ -22,7 +22,34 @@ type Sample struct {
 // Series are a job's points of one tag.
 type Series struct {
 	Tag     string
-	Samples []Sample
+	Samples []Sample // the points unless they are in col
+	col     *column  // the points while colOn (see column)
+	colOn   bool
+}
+
+// Points returns the series' points as Samples.
+func (s *Series) Points() []Sample {
+	if s.colOn {
+		return s.col.spill(nil)
+	}
+	return s.Samples
+}
+
+// Len is the number of points.
+func (s *Series) Len() int {
+	if s.colOn {
+		return s.col.len()
+	}
+	return len(s.Samples)
+}
+
+// view is the series' points as Latest would keep them when they are in
+// the column (already in order), else as logged.
+func (s *Series) view() view {
+	if s.colOn {
+		return view{c: s.col}
+	}
+	return view{s: s.Samples}
 }
 
 // JobRead is what was read of one job.
@@ -70,16 +97,30 @@ func ReadJob(jl JobLogs, readers []Reader, warn Warn) (*JobRead, error) {
 						e.series = len(jr.Series)
 						byTag[full] = e.series
 						var samples []Sample
+						var col *column
 						if e.series < len(spare) {
 							samples = spare[e.series].Samples[:0]
+							col = spare[e.series].col
 						}
-						jr.Series = append(jr.Series, Series{Tag: full, Samples: samples})
+						if col == nil {
+							col = new(column)
+						}
+						col.reset()
+						jr.Series = append(jr.Series, Series{Tag: full, Samples: samples, col: col, colOn: !columnsOff})
 					}
 					byRaw[e.raw] = e
 				}
 				last, have = e, true
 			}
 			s := &jr.Series[last.series]
+			if s.colOn {
+				if s.col.add(p, fi) {
+					return
+				}
+				// Out of the column's order: the general path from here.
+				s.Samples = s.col.spill(s.Samples[:0])
+				s.colOn = false
+			}
 			s.Samples = append(s.Samples, Sample{Point: p, file: fi})
 		}
 		count := func(e *Error) {
@@ -113,6 +154,7 @@ func (jr *JobRead) Release() {
 	}
 	for i := range series {
 		series[i].Tag = ""
+		series[i].colOn = false
 	}
 	spareSeries.Put(&series)
 }

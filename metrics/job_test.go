@@ -284,10 +284,10 @@ func TestResolveNeedsEpochSteps(t *testing.T) {
 	if err := jr.Resolve(100); err != nil {
 		t.Fatal(err)
 	}
-	if s := jr.Series[0].Samples; s[0].Step != 100 || s[1].Step != 200 {
+	if s := jr.Series[0].Points(); s[0].Step != 100 || s[1].Step != 200 {
 		t.Errorf("steps %+v", s)
 	}
-	if !math.IsNaN(jr.Series[0].Samples[0].Wall) {
+	if !math.IsNaN(jr.Series[0].Points()[0].Wall) {
 		t.Error("a CSV without time has a time")
 	}
 }

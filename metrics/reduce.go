@@ -96,14 +96,22 @@ type Result struct {
 // Reduce turns a job's points (steps resolved) into its rows.
 func Reduce(jr *JobRead, o Options) (*Result, error) {
 	res := &Result{Job: jr.Job, Progress: -1}
-	latest := make([][]Sample, len(jr.Series))
-	for i, s := range jr.Series {
-		kept, sup, rs := Latest(s.Samples)
-		latest[i] = kept
-		res.Superseded += sup
-		res.Restarts += rs
-		if n := len(kept); n > 0 && kept[n-1].Step > res.Progress {
-			res.Progress = kept[n-1].Step
+	latest := make([]view, len(jr.Series))
+	for i := range jr.Series {
+		s := &jr.Series[i]
+		if s.colOn {
+			// In order already: Latest would keep every point.
+			latest[i] = s.view()
+		} else {
+			kept, sup, rs := Latest(s.Samples)
+			latest[i] = view{s: kept}
+			res.Superseded += sup
+			res.Restarts += rs
+		}
+		if n := latest[i].len(); n > 0 {
+			if last := latest[i].at(n - 1).Step; last > res.Progress {
+				res.Progress = last
+			}
 		}
 	}
 	mi := -1
@@ -126,7 +134,11 @@ func Reduce(jr *JobRead, o Options) (*Result, error) {
 		if o.Metric.Higher != nil {
 			res.HigherIsBetter = *o.Metric.Higher
 		}
-		res.Loss, res.NonFinite = newLoss(latest[mi])
+		if c := latest[mi].c; c != nil {
+			res.Loss, res.NonFinite = newLossColumns(c.steps, c.vals)
+		} else {
+			res.Loss, res.NonFinite = newLoss(latest[mi].s)
+		}
 	}
 	ti := timeline(jr.Series, latest, res.Progress, o.StepTag)
 	if o.StepTag != "" && ti < 0 {
@@ -134,7 +146,11 @@ func Reduce(jr *JobRead, o Options) (*Result, error) {
 	}
 	if ti >= 0 {
 		res.Timeline = jr.Series[ti].Tag
-		res.Speed, res.Unattributed = speeds(jr, ordered(jr.Series[ti].Samples), o)
+		tl := jr.Series[ti].view()
+		if tl.c == nil {
+			tl.s = ordered(tl.s)
+		}
+		res.Speed, res.Unattributed = speeds(jr, tl, o)
 	}
 	return res, nil
 }
@@ -174,27 +190,27 @@ func tagList(series []Series) string {
 // every point that reach 90% of the job's progress (a tag with its own
 // step counter, as Lightning's per-batch validation metrics have, falls
 // short of it), ties to the first by name.
-func timeline(series []Series, latest [][]Sample, progress int64, stepTag string) int {
+func timeline(series []Series, latest []view, progress int64, stepTag string) int {
 	if stepTag != "" {
 		return findTag(series, stepTag)
 	}
 	best := -1
 	for i, s := range series {
-		if len(latest[i]) < 2 || !timed(s.Samples) {
+		if n := latest[i].len(); n < 2 || !series[i].timed() || float64(latest[i].at(n-1).Step) < 0.9*float64(progress) {
 			continue
 		}
-		if float64(latest[i][len(latest[i])-1].Step) < 0.9*float64(progress) {
-			continue
-		}
-		if best < 0 || len(s.Samples) > len(series[best].Samples) {
+		if best < 0 || s.Len() > series[best].Len() {
 			best = i
 		}
 	}
 	return best
 }
 
-func timed(s []Sample) bool {
-	for _, x := range s {
+func (s *Series) timed() bool {
+	if s.colOn {
+		return !s.col.nanWall
+	}
+	for _, x := range s.Samples {
 		if math.IsNaN(x.Wall) {
 			return false
 		}
@@ -209,7 +225,7 @@ func timed(s []Sample) bool {
 // point is the second of the run (the first interval after a start holds
 // its warm-up) and at least RestartSkip after the configuration started.
 // Runs whose configuration is not known are counted, not measured.
-func speeds(jr *JobRead, tl []Sample, o Options) ([]SpeedSample, int) {
+func speeds(jr *JobRead, tl view, o Options) ([]SpeedSample, int) {
 	// A run is tl[lo:hi]: consecutive points at one configuration, in one
 	// file, steps not decreasing (a step logged again counts where it was
 	// first logged).
@@ -229,15 +245,27 @@ func speeds(jr *JobRead, tl []Sample, o Options) ([]SpeedSample, int) {
 		}
 		return c, start
 	}
-	for i, x := range tl {
+	colRuns := tl.c != nil && o.Changes == nil
+	if c := tl.c; colRuns {
+		// Steps increase throughout: a run is each file's stretch.
+		for k, fi := range c.files {
+			hi := c.len()
+			if k+1 < len(c.starts) {
+				hi = c.starts[k+1]
+			}
+			runs = append(runs, run{cfg: jr.Files[fi].Config, start: math.Inf(-1), lo: c.starts[k], hi: hi})
+		}
+	}
+	for i := 0; !colRuns && i < tl.len(); i++ {
+		x := tl.at(i)
 		cfg, start := jr.Files[x.file].Config, math.Inf(-1)
 		if o.Changes != nil {
 			cfg, start = changeAt(x.Wall)
 		}
 		if n := len(runs); n > 0 {
 			cur := &runs[n-1]
-			prev := tl[i-1]
-			if x.Step >= prev.Step && x.file == tl[cur.lo].file && sameConfig(cfg, cur.cfg) && start == cur.start {
+			prev := tl.at(i - 1)
+			if x.Step >= prev.Step && x.file == tl.at(cur.lo).file && sameConfig(cfg, cur.cfg) && start == cur.start {
 				cur.hi = i + 1
 				continue
 			}
@@ -250,11 +278,11 @@ func speeds(jr *JobRead, tl []Sample, o Options) ([]SpeedSample, int) {
 	var out []SpeedSample
 	unattributed := 0
 	for _, r := range runs {
-		pts := tl[r.lo:r.hi]
+		pts := tl.slice(r.lo, r.hi)
 		// The points where each step was first logged.
 		distinct := 1
-		for k := 1; k < len(pts); k++ {
-			if pts[k].Step != pts[k-1].Step {
+		for k := 1; k < pts.len(); k++ {
+			if pts.step(k) != pts.step(k-1) {
 				distinct++
 			}
 		}
@@ -267,24 +295,24 @@ func speeds(jr *JobRead, tl []Sample, o Options) ([]SpeedSample, int) {
 		}
 		// The restart skip counts from when the configuration started,
 		// when known, else from the run's first point.
-		skipTo := pts[0].Wall + o.RestartSkip
+		skipTo := pts.wall(0) + o.RestartSkip
 		if !math.IsInf(r.start, -1) {
 			skipTo = r.start + o.RestartSkip
 		}
 		// From the second distinct step on, and not before skipTo.
 		k := 1
-		for k < len(pts) && pts[k].Step == pts[0].Step {
+		for k < pts.len() && pts.step(k) == pts.step(0) {
 			k++
 		}
-		for k < len(pts) && (pts[k].Wall < skipTo || pts[k].Step == pts[k-1].Step) {
+		for k < pts.len() && (pts.wall(k) < skipTo || pts.step(k) == pts.step(k-1)) {
 			k++
 		}
-		if k >= len(pts) {
+		if k >= pts.len() {
 			continue
 		}
-		a, b := pts[k], pts[len(pts)-1]
-		for m := len(pts) - 1; m > k && pts[m-1].Step == b.Step; m-- {
-			b = pts[m-1] // the first time the last step was logged
+		a, b := pts.at(k), pts.at(pts.len()-1)
+		for m := pts.len() - 1; m > k && pts.step(m-1) == b.Step; m-- {
+			b = pts.at(m - 1) // the first time the last step was logged
 		}
 		if dt := b.Wall - a.Wall; dt > 0 && b.Step > a.Step {
 			out = append(out, SpeedSample{Configuration: *r.cfg, Speed: float64(b.Step-a.Step) / dt, From: a.Step, To: b.Step})

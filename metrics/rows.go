@@ -147,3 +147,60 @@ func newLoss(s []Sample) (Loss, int) {
 	}
 	return l, nonFinite
 }
+
+// newLossColumns is newLoss for points held as columns (steps strictly
+// increasing): the same Loss, without a pass over Samples.
+func newLossColumns(steps []int64, vals []float64) (Loss, int) {
+	n := len(steps)
+	l := Loss{n: n}
+	if n == 0 {
+		return l, 0
+	}
+	l.first = steps[0]
+	arith, inRange := true, true
+	if n > 1 {
+		l.stride = steps[1] - steps[0]
+	}
+	for i := 1; i < n; i++ {
+		if steps[i]-steps[i-1] != l.stride {
+			arith = false
+			break
+		}
+	}
+	if !arith {
+		// Strictly increasing: the last step is the largest offset.
+		if d := steps[n-1] - l.first; d < 0 || d > math.MaxUint32 {
+			inRange = false
+		}
+		if inRange {
+			l.off = make([]uint32, n)
+			for i, s := range steps {
+				l.off[i] = uint32(s - l.first)
+			}
+		} else {
+			l.steps = append([]int64(nil), steps...)
+		}
+	}
+	// One pass: float32s written while every value is one.
+	nonFinite := 0
+	f32 := make([]float32, n)
+	for i, v := range vals {
+		if f32 != nil {
+			f := float32(v)
+			if math.Float64bits(float64(f)) == math.Float64bits(v) {
+				f32[i] = f
+			} else {
+				f32 = nil
+			}
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			nonFinite++
+		}
+	}
+	if f32 != nil {
+		l.f32 = f32
+	} else {
+		l.f64 = append([]float64(nil), vals...)
+	}
+	return l, nonFinite
+}

@@ -3,6 +3,7 @@ package metrics
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -41,6 +42,14 @@ func TestLossExact(t *testing.T) {
 			s[i].Step, s[i].Value = c.step(i), c.value(i)
 		}
 		l, nonFinite := newLoss(s)
+		// The columns' path (steps increase in every case) gives the same.
+		steps64, vals64 := make([]int64, n), make([]float64, n)
+		for i := range s {
+			steps64[i], vals64[i] = s[i].Step, s[i].Value
+		}
+		if lc, nf := newLossColumns(steps64, vals64); !sameLoss(lc, l) || nf != nonFinite {
+			t.Errorf("%s: newLossColumns gives %d non-finite and a different Loss (off %v steps %v f32 %v)", c.name, nf, lc.off != nil, lc.steps != nil, lc.f32 != nil)
+		}
 		if l.Len() != n || nonFinite != c.wantNonFinite {
 			t.Errorf("%s: %d points, %d non-finite; want %d, %d", c.name, l.Len(), nonFinite, n, c.wantNonFinite)
 		}
@@ -59,4 +68,24 @@ func TestLossExact(t *testing.T) {
 	if zero.Len() != 0 || len(zero.Points()) != 0 || len(zero.AppendSteps(nil)) != 0 || len(zero.AppendValues(nil)) != 0 {
 		t.Error("the zero Loss has points")
 	}
+}
+
+// sameLoss compares two Losses field by field, values bit for bit (NaNs
+// included, which reflect.DeepEqual never finds equal).
+func sameLoss(a, b Loss) bool {
+	if a.n != b.n || a.first != b.first || a.stride != b.stride || !reflect.DeepEqual(a.off, b.off) || !reflect.DeepEqual(a.steps, b.steps) ||
+		(a.f32 == nil) != (b.f32 == nil) || len(a.f32) != len(b.f32) || (a.f64 == nil) != (b.f64 == nil) || len(a.f64) != len(b.f64) {
+		return false
+	}
+	for i := range a.f32 {
+		if math.Float32bits(a.f32[i]) != math.Float32bits(b.f32[i]) {
+			return false
+		}
+	}
+	for i := range a.f64 {
+		if math.Float64bits(a.f64[i]) != math.Float64bits(b.f64[i]) {
+			return false
+		}
+	}
+	return true
 }

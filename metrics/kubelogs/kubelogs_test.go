@@ -166,7 +166,7 @@ func TestCollectThroughPodsLog(t *testing.T) {
 	if err := jr.Resolve(1000); err != nil {
 		t.Fatal(err)
 	}
-	if len(jr.Series) != 1 || jr.Series[0].Tag != "accuracy" || len(jr.Series[0].Samples) != 12 || jr.Series[0].Samples[11].Step != 240 {
+	if len(jr.Series) != 1 || jr.Series[0].Tag != "accuracy" || len(jr.Series[0].Points()) != 12 || jr.Series[0].Points()[11].Step != 240 {
 		t.Errorf("read %+v: want 12 accuracy points, the last at step 240", jr.Series)
 	}
 }
