@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/optimus-sched/optimus/apply"
 	"github.com/optimus-sched/optimus/executor"
@@ -80,9 +81,18 @@ func foreignPod(t *testing.T, e *env, ns, name, node string, gpus, cpu int64, ph
 	}, metav1.CreateOptions{})
 	must(t, err)
 	if phase != "" {
-		p.Status.Phase = phase
-		_, err = e.admin.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{})
-		must(t, err)
+		// The stand-in kubelet may have marked the pod Running since: set the
+		// phase on the pod as it is now.
+		must(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			p.Status.Phase = phase
+			_, err := e.admin.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+			if err != nil {
+				if q, gerr := e.admin.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{}); gerr == nil {
+					p = q
+				}
+			}
+			return err
+		}))
 	}
 }
 
