@@ -388,7 +388,7 @@ func (opts *Options) check() error {
 		if len(to) == 1 {
 			return cmdutil.Usagef("--%s applies to --executor %s only", name, to[0])
 		}
-		return cmdutil.Usagef("--%s applies to --executor %s", name, strings.Join(to, " and to "))
+		return cmdutil.Usagef("--%s applies to --executor %s", name, executor.OrList(to))
 	}
 	if err := opts.Configs[kind.Name].Check(); err != nil {
 		return err
