@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -72,12 +73,34 @@ func splitCSV[O cellOffset](data []byte, source string, want *schema.Table) (*Ta
 	if err != nil {
 		return nil, err
 	}
+	// Convert is a column's last use of its cells (build converts each
+	// column once, after inferring its type): the offsets a column shares
+	// with its neighbours are dropped once both are converted, and
+	// collected every collectEvery bytes, so that the table's values
+	// do not pile up on top of every column's offsets.
+	converted := make([]bool, len(header))
+	var sinceGC int64
+	drop := func(j int) {
+		sinceGC += int64(len(cells.starts[j])) * int64(unsafe.Sizeof(O(0)))
+		cells.starts[j] = nil
+	}
 	cols := make([]column, len(header))
 	for i, name := range header {
-		cs := cells.column(i)
-		cols[i] = column{name: name, infer: func() schema.Type { return inferCSVType(cs) }, convert: func(typ schema.Type) (*values, *Error) {
-			return parseCSVColumn(source, name, cs, typ)
-		}, firstNumber: func() int { return firstNumber(cs) }}
+		cols[i] = column{name: name, infer: func() schema.Type { return inferCSVType(cells.column(i)) }, convert: func(typ schema.Type) (*values, *Error) {
+			v, e := parseCSVColumn(source, name, cells.column(i), typ)
+			converted[i] = true
+			if i == 0 || converted[i-1] {
+				drop(i)
+			}
+			if i+1 == len(header) || converted[i+1] {
+				drop(i + 1)
+			}
+			if sinceGC > collectEvery {
+				sinceGC = 0
+				runtime.GC()
+			}
+			return v, e
+		}, firstNumber: func() int { return firstNumber(cells.column(i)) }}
 	}
 	return build(source, s, rows, cols, lines, nil)
 }

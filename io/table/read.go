@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unicode/utf8"
 
@@ -84,7 +85,15 @@ func ReadFile(path string, want *schema.Table) (*Table, error) {
 	if int64(buf.Len()) > budget {
 		return nil, &BudgetError{Source: path, Budget: budget}
 	}
-	return Decode(buf.Bytes(), format, path, want)
+	t, err := Decode(buf.Bytes(), format, path, want)
+	if int64(buf.Len()) > collectEvery {
+		// The text and what decoding it left are garbage now: collect them
+		// before the caller's next phase (a write, say) grows the heap on
+		// top of them, to twice a live size that counted them.
+		buf = bytes.Buffer{}
+		runtime.GC()
+	}
+	return t, err
 }
 
 // Read reads a table of any format from r, recognising the format by its
@@ -346,7 +355,9 @@ func decodeParquet(r parquet.ReaderAtSeeker, size int64, source string) (*Table,
 	}
 	defer func() {
 		for _, rdr := range readers {
-			rdr.Release()
+			if rdr != nil {
+				rdr.Release()
+			}
 		}
 	}()
 	t := &Table{rows: -1}
@@ -356,12 +367,18 @@ func decodeParquet(r parquet.ReaderAtSeeker, size int64, source string) (*Table,
 	// small file's columns are decoded side by side, which its size allows.
 	decoded := make([]arrow.Array, len(readers))
 	errs := make([]error, len(readers))
+	var sinceGC atomic.Int64
 	decode := func(i int) {
 		errs[i] = guard(func() error {
 			var size int
 			var err error
 			decoded[i], size, err = readParquetColumn(fr, readers[i], groups, sc.Field(i).Type, asDictionary[i])
-			if size > 64<<20 {
+			// The column's reader keeps its page and level buffers until
+			// released: drop them now, not when the last column is read.
+			readers[i].Release()
+			readers[i] = nil
+			if decoded[i] != nil && sinceGC.Add(int64(size+arraySize(decoded[i]))) > collectEvery {
+				sinceGC.Store(0)
 				runtime.GC()
 			}
 			return err
@@ -642,3 +659,11 @@ func checkStringOffsets(c arrow.Array) error {
 	}
 	return nil
 }
+
+// collectEvery is how many bytes of decoded columns (and of the decoder's
+// spare capacity freed) pass between forced collections while a Parquet
+// file is read. The decoder's page buffers and grown builders are garbage
+// once a column is joined; left to the collector's pace (a heap twice the
+// live one) they lift a large read's peak by most of the table again. The
+// table's buffers hold no pointers, so a collection costs little.
+var collectEvery int64 = 24 << 20
