@@ -18,6 +18,16 @@
   function at(p, i) { return Array.isArray(p.value) && p.value[i] !== undefined ? p.value[i] : ""; }
   // mark is the tooltip of a mark line or area: its own name.
   function mark(p) { return p.componentType === "markLine" || p.componentType === "markArea" ? escapeHTML(p.name) : null; }
+  // allocationTip is the allocation-over-time tooltip with its time
+  // in unit (div seconds, to 2 decimals).
+  function allocationTip(ps, div, unit) {
+    var s = ps.filter(function (p) { return at(p, 2) + at(p, 3) > 0; }).reverse().map(function (p) {
+      return marker(p) + escapeHTML(p.seriesName) + ": " + escapeHTML(at(p, 2)) + " PS + " + escapeHTML(at(p, 3)) + (at(p, 3) === 1 ? " worker" : " workers");
+    });
+    var t = ps.length ? at(ps[0], 0) : 0;
+    if (div !== 1 && typeof t === "number") t = Math.round(100 * t / div) / 100;
+    return "from " + escapeHTML(t) + unit + "<br/>" + (s.length ? s.join("<br/>") : "no tasks");
+  }
   var formatters = {
     // plan: a cell's name is "label|job on node", its label "2P 3W".
     planCellTooltip: function (p) {
@@ -44,12 +54,10 @@
     },
     // simulation: allocation over time, a point is [time, top of the
     // job's band, PS, workers]; the bands come top first.
-    simAllocationTooltip: function (ps) {
-      var s = ps.filter(function (p) { return at(p, 2) + at(p, 3) > 0; }).reverse().map(function (p) {
-        return marker(p) + escapeHTML(p.seriesName) + ": " + escapeHTML(at(p, 2)) + " PS + " + escapeHTML(at(p, 3)) + (at(p, 3) === 1 ? " worker" : " workers");
-      });
-      return "from " + escapeHTML(ps.length ? at(ps[0], 0) : 0) + " s<br/>" + (s.length ? s.join("<br/>") : "no tasks");
-    },
+    simAllocationTooltip: function (ps) { return allocationTip(ps, 1, " s"); },
+    // the same on an axis in hours or minutes (simulation_time.go's withTimeUnit).
+    simAllocationTooltipHours: function (ps) { return allocationTip(ps, 3600, " h"); },
+    simAllocationTooltipMinutes: function (ps) { return allocationTip(ps, 60, " min"); },
     // simulation: prediction accuracy, a point is [true, predicted,
     // progress %] in the axes' unit.
     accuracyTooltip: function (p) {

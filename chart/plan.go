@@ -99,24 +99,23 @@ func planSections(plan, cluster *table.Table) ([]*Section, error) {
 			c.workers++
 		}
 	}
-	// A readable grid: at most MaxJobCharts jobs, on the nodes they use.
+	// Up to MaxJobCharts jobs the grid lists them all on the nodes of the
+	// plan; beyond, it lists every job too but shows planWindowJobs at a
+	// time (planWindow).
 	gridJobs, gridNodes := jobs, nodes
 	var note string
+	var win *planWin
 	if len(jobs) > MaxJobCharts {
-		gridJobs = jobs[:MaxJobCharts]
-		used := map[int]bool{}
+		used := make([][2]int, 0, len(cells))
 		for k := range cells {
-			if k[1] < MaxJobCharts {
-				used[k[0]] = true
-			}
+			used = append(used, k)
 		}
-		gridNodes = nil
-		for x, n := range nodes {
-			if used[x] {
-				gridNodes = append(gridNodes, n)
-			}
+		win = planWindow(len(jobs), len(nodes), used)
+		gridNodes = make([]string, len(win.order))
+		for i, x := range win.order {
+			gridNodes[i] = nodes[x]
 		}
-		note = fmt.Sprintf("The grid shows the first %d of %d jobs (in plan order) and the %d nodes they use.", MaxJobCharts, len(jobs), len(gridNodes))
+		note = fmt.Sprintf("The grid lists all %d jobs (in plan order), %d at a time: drag or stretch the slider at the right for other jobs, the one below for other nodes. It shows the %d nodes the jobs use, each in the order of the first job on it, so later jobs sit further right.", len(jobs), win.jobs, len(gridNodes))
 	}
 	gridX := rowIndex(gridNodes)
 	var data []opts.HeatMapData
@@ -148,20 +147,28 @@ func planSections(plan, cluster *table.Table) ([]*Section, error) {
 	}
 	subtitle := fmt.Sprintf("%d tasks of %d jobs placed on %d of %d nodes; %d jobs not placed (%s)", len(jobCol)-len(waiting), len(placedJobs), len(usedNodes), len(nodes), len(jobs)-len(placedJobs), sourceName(plan))
 	id := idFor("plan", 1)
-	height := fmt.Sprintf("%dpx", 170+28*len(gridJobs))
+	rows, scaleRight, grid := len(gridJobs), "10", opts.Grid{Top: "70", Bottom: "60", Left: "110", Right: "90"}
+	var zoom []charts.GlobalOpts
+	if win != nil {
+		// Two lines, to fit an 800 px window.
+		subtitle = fmt.Sprintf("%s\njobs 1-%d of %d shown first: the slider at the right shows the rest", subtitle, win.jobs, len(jobs))
+		rows, scaleRight, grid.Top, grid.Bottom, grid.Right = win.jobs, "50", "90", "100", "150"
+		zoom = win.zoom()
+	}
+	height := fmt.Sprintf("%dpx", 170+28*rows)
 	hm := charts.NewHeatMap()
-	hm.SetGlobalOptions(append(base(id, "Tasks per node and job", subtitle, wideW, height),
+	hm.SetGlobalOptions(append(append(base(id, "Tasks per node and job", subtitle, wideW, height),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
-		charts.WithGridOpts(opts.Grid{Top: "70", Bottom: "60", Left: "110", Right: "90"}),
+		charts.WithGridOpts(grid),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: gridNodes, Name: "node", NameLocation: "middle", NameGap: 44,
 			AxisLabel: &opts.AxisLabel{Rotate: 30, Interval: everyLabel(len(gridNodes))}, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: gridJobs, Inverse: opts.Bool(true),
 			AxisLabel: &opts.AxisLabel{Interval: "0"}, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
 		charts.WithVisualMapOpts(opts.VisualMap{Type: "continuous", Min: 0, Max: float32(maxTasks), Calculable: opts.Bool(false),
-			Text: []string{plural(maxTasks, "task"), "0"}, Orient: "vertical", Right: "10", Top: "middle",
+			Text: []string{plural(maxTasks, "task"), "0"}, Orient: "vertical", Right: scaleRight, Top: "middle",
 			InRange: &opts.VisualMapInRange{Color: []string{"#e0ecff", "#5470c6"}}}),
-	)...)
+	), zoom...)...)
 	hm.SetXAxis(gridNodes)
 	// A cell's "2P 3W" needs about 40 px: with more nodes than that allows
 	// in the chart's width the cells are coloured only (the scale and the

@@ -312,7 +312,15 @@ func allocationOverTime(id string, r allocRun, seed int64, both bool, source, w,
 		setPoints(&line.BaseConfiguration, d)
 	}
 	// Each point is [time, top of the job's band, PS, workers].
-	return withTimeUnit(counted(id, line, &line.BaseConfiguration).bind("tooltip.formatter", "simAllocationTooltip"), xmax)
+	// The tooltip's time in the axis' unit.
+	tip := "simAllocationTooltip"
+	switch unit, _ := timeUnit(xmax); unit {
+	case "h":
+		tip = "simAllocationTooltipHours"
+	case "min":
+		tip = "simAllocationTooltipMinutes"
+	}
+	return withTimeUnit(counted(id, line, &line.BaseConfiguration).bind("tooltip.formatter", tip), xmax)
 }
 
 func otherSeeds(seeds []int64) string {
