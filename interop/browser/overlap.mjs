@@ -104,7 +104,7 @@ function measure([tol, selfTest]) {
       const m = el.transform || [1, 0, 0, 1, 0, 0];
       // The label's four corners on the canvas: a rotated label is a
       // rotated box, not its axis-aligned hull.
-      const corners = [[r.x, r.y], [r.x + r.width, r.y], [r.x + r.width, r.y + r.height], [r.x, r.y + r.height]]
+      let corners = [[r.x, r.y], [r.x + r.width, r.y], [r.x + r.width, r.y + r.height], [r.x, r.y + r.height]]
         .map(([x, y]) => [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]]);
       // A label clipped away (a scrolling legend's hidden page) is not
       // seen: keep only labels whose centre lies inside every clip path.
@@ -113,7 +113,12 @@ function measure([tol, selfTest]) {
       for (const cp of el.__clipPaths || []) {
         const b = cp.getBoundingRect().clone();
         if (cp.transform) b.applyTransform(cp.transform);
-        if (!b.contain(cx, cy)) hidden = true;
+        if (!b.contain(cx, cy)) { hidden = true; break; }
+        // What is seen of an unrotated label is its box cut to the clip
+        // (the last item of a scrolling legend's page, partly under its pager).
+        if (m[1] === 0 && m[2] === 0) {
+          corners = corners.map(([x, y]) => [Math.min(Math.max(x, b.x), b.x + b.width), Math.min(Math.max(y, b.y), b.y + b.height)]);
+        }
       }
       if (hidden) continue;
       boxes.push({ text, owner: el.parent || el, corners });
