@@ -13,13 +13,9 @@ import (
 	"github.com/optimus-sched/optimus/chart"
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/iostreams"
-	"github.com/optimus-sched/optimus/cli/versioncmd"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 )
-
-// The pages name the optimus version that drew them.
-func init() { chart.Version = versioncmd.String() }
 
 // Options are report's inputs: files by table.
 type Options struct {

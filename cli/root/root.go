@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/optimus-sched/optimus/chart"
 	"github.com/optimus-sched/optimus/cli/applycmd"
 	"github.com/optimus-sched/optimus/cli/chartcmd"
 	"github.com/optimus-sched/optimus/cli/cmdutil"
@@ -51,6 +52,7 @@ decided when standard error is a terminal: -q/--quiet keeps errors only (for cro
 		SilenceErrors: true,
 		Version:       versioncmd.String(),
 	}
+	chart.Version = versioncmd.String() // the pages' footer names the version
 	var quiet, verbose bool
 	var maxMemory string
 	cmd.PersistentFlags().BoolVarP(&quiet, "quiet", "q", false, "print errors only on standard error (no warnings, summaries or progress)")
