@@ -276,3 +276,19 @@ func (c *Client) releaser(o LeaseOptions) func() {
 		_, _ = leases.Update(ctx, cur, metav1.UpdateOptions{}) // an unreleased Lease expires on its own
 	}
 }
+
+// HaltReason says why an apply stopped writing, for the actions table: its
+// Lease lost to another apply, an interrupt (SIGINT or SIGTERM), a deadline,
+// or the error itself. Every Kubernetes-family executor words it the same.
+func HaltReason(err error) string {
+	var lost *LostError
+	switch {
+	case errors.As(err, &lost):
+		return "stopped: " + err.Error() + "; another apply may be writing"
+	case errors.Is(err, context.Canceled):
+		return "interrupted (SIGINT or SIGTERM)"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "interrupted: deadline exceeded"
+	}
+	return "stopped: " + err.Error()
+}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/optimus-sched/optimus/executor"
+	"github.com/optimus-sched/optimus/executor/kubeclient"
 )
 
 // pollEvery is how often Apply looks at pods while it waits.
@@ -317,7 +318,7 @@ func (e *Executor) waitRunning(ctx context.Context, work []*jobWork, created map
 		w := created[p.UID]
 		w.failed = true
 		if err := context.Cause(ctx); err != nil {
-			w.tasks[p.Name] = joinStep(w.tasks[p.Name], "not Running yet when apply was "+haltReason(err)+": "+whyPending(p, nodes))
+			w.tasks[p.Name] = joinStep(w.tasks[p.Name], "not Running yet when apply was "+kubeclient.HaltReason(err)+": "+whyPending(p, nodes))
 			continue
 		}
 		w.tasks[p.Name] = joinStep(w.tasks[p.Name], fmt.Sprintf("not Running after %s: %s", e.opts.Timeout, whyPending(p, nodes)))

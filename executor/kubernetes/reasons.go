@@ -9,6 +9,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/optimus-sched/optimus/executor/kubeclient"
 )
 
 // writeError says why a write of object name (of job) failed, in the words
@@ -30,7 +32,7 @@ func (e *Executor) writeError(ctx context.Context, err error, verb, resource, na
 		return "invalid: " + apiMessage(err)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		if cause := context.Cause(ctx); cause != nil {
-			return haltReason(cause) + " while it was sent (it may have been made: the journal covers it)"
+			return kubeclient.HaltReason(cause) + " while it was sent (it may have been made: the journal covers it)"
 		}
 		return "interrupted: " + err.Error()
 	case errors.As(err, &netErr), strings.Contains(err.Error(), "connection refused"):

@@ -74,20 +74,6 @@ func (e *Executor) eachJob(work []*jobWork, f func(w *jobWork)) {
 	wg.Wait()
 }
 
-// haltReason says why Apply stopped writing.
-func haltReason(err error) string {
-	var lost *kubeclient.LostError
-	switch {
-	case errors.As(err, &lost):
-		return "stopped: " + err.Error() + "; another apply may be writing"
-	case errors.Is(err, context.Canceled):
-		return "interrupted (SIGINT or SIGTERM)"
-	case errors.Is(err, context.DeadlineExceeded):
-		return "interrupted: deadline exceeded"
-	}
-	return "stopped: " + err.Error()
-}
-
 // cleanup is the context clean-up writes (rollbacks, journals) run on: not
 // the apply's, which an interrupt cancels, but one of its own bounded by
 // RollbackTimeout. ok is false when no clean-up may be written: the Lease
@@ -138,7 +124,7 @@ func (e *Executor) journalJob(ctx context.Context, w *jobWork) {
 		}
 		if w.createSvc != nil {
 			if err := e.may(ctx, "create service "+w.createSvc.Name); err != nil {
-				w.halt(haltReason(err))
+				w.halt(kubeclient.HaltReason(err))
 				return
 			}
 			svc := w.createSvc.DeepCopy()
@@ -163,7 +149,7 @@ func (e *Executor) journalJob(ctx context.Context, w *jobWork) {
 			return
 		}
 		if err := e.may(ctx, "journal on service "+w.svc.Name); err != nil {
-			w.halt(haltReason(err))
+			w.halt(kubeclient.HaltReason(err))
 			return
 		}
 		got, err := e.setJournal(ctx, w.svc, e.journalOf(w))
@@ -195,7 +181,7 @@ func (e *Executor) deleteAll(ctx context.Context, work []*jobWork) {
 		for _, p := range w.del {
 			if p.DeletionTimestamp == nil {
 				if err := e.may(ctx, "delete pod "+p.Name); err != nil {
-					w.halt(haltReason(err))
+					w.halt(kubeclient.HaltReason(err))
 					break
 				}
 				err := pods.Delete(ctx, p.Name, e.deleteOptions(p.UID))
@@ -213,7 +199,7 @@ func (e *Executor) deleteAll(ctx context.Context, work []*jobWork) {
 		}
 		if w.delSvc != nil && w.halted == "" {
 			if err := e.may(ctx, "delete service "+w.delSvc.Name); err != nil {
-				w.halt(haltReason(err))
+				w.halt(kubeclient.HaltReason(err))
 				return
 			}
 			err := e.client.Services(e.namespace).Delete(ctx, w.delSvc.Name, e.deleteOptions(w.delSvc.UID))
@@ -307,7 +293,7 @@ func (e *Executor) createAll(ctx context.Context, work []*jobWork) map[types.UID
 		var mine []*corev1.Pod
 		for i, p := range w.create {
 			if err := e.may(ctx, "create pod "+p.Name); err != nil {
-				w.halt(haltReason(err))
+				w.halt(kubeclient.HaltReason(err))
 				e.rollback(ctx, w, mine, "")
 				mine = nil
 				break

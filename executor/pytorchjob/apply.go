@@ -2,7 +2,6 @@ package pytorchjob
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -136,7 +135,7 @@ func (e *Executor) Apply(ctx context.Context, changes []executor.Change, dryRun 
 			continue
 		}
 		if err := context.Cause(wctx); err != nil {
-			w.err = "not done: apply " + haltReason(err)
+			w.err = "not done: apply " + kubeclient.HaltReason(err)
 			continue
 		}
 		e.write(wctx, w)
@@ -160,20 +159,6 @@ func (e *Executor) write(ctx context.Context, w *work) {
 	if err != nil {
 		w.err = fmt.Sprintf("%s PyTorchJob %s failed: %v", w.op, name, e.client.APIError(err, w.op, Resource+"."+GroupVersion.Group))
 	}
-}
-
-// haltReason says why Apply stopped writing.
-func haltReason(err error) string {
-	var lost *kubeclient.LostError
-	switch {
-	case errors.As(err, &lost):
-		return "stopped: " + err.Error() + "; another apply may be writing"
-	case errors.Is(err, context.Canceled):
-		return "interrupted (SIGINT or SIGTERM)"
-	case errors.Is(err, context.DeadlineExceeded):
-		return "interrupted: deadline exceeded"
-	}
-	return "stopped: " + err.Error()
 }
 
 // Drift checks the jobs apply's diff found running as planned against
