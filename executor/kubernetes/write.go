@@ -117,56 +117,59 @@ func (e *Executor) journalAll(ctx context.Context, work []*jobWork) {
 }
 
 func (e *Executor) journalJob(ctx context.Context, w *jobWork) {
-	svcs := e.client.Services(e.namespace)
-	{
-		if !w.writes() || len(w.wantPods) == 0 {
-			return
-		}
-		if w.createSvc != nil {
-			if err := e.may(ctx, "create service "+w.createSvc.Name); err != nil {
-				w.halt(kubeclient.HaltReason(err))
-				return
-			}
-			svc := w.createSvc.DeepCopy()
-			if svc.Annotations == nil {
-				svc.Annotations = map[string]string{}
-			}
-			svc.Annotations[AnnotJournal] = e.journalOf(w)
-			got, err := svcs.Create(ctx, svc, metav1.CreateOptions{})
-			if err != nil {
-				w.failed = true
-				w.notes = append(w.notes, "creating service "+svc.Name+" failed: "+e.writeError(ctx, err, "create", "services", svc.Name, w.change.Job.Job))
-				for _, p := range w.create {
-					w.tasks[p.Name] = joinStep(w.tasks[p.Name], "not created: the job's Service could not be created")
-				}
-				for _, p := range w.del {
-					w.tasks[p.Name] = "not deleted: the job's Service could not be created"
-				}
-				return
-			}
-			w.journal = got
-			w.notes = append(w.notes, "created service "+svc.Name)
-			return
-		}
-		if err := e.may(ctx, "journal on service "+w.svc.Name); err != nil {
-			w.halt(kubeclient.HaltReason(err))
-			return
-		}
-		got, err := e.setJournal(ctx, w.svc, e.journalOf(w))
-		if err != nil {
-			w.failed = true
-			why := "recording the change on service " + w.svc.Name + " (the journal) failed: " + e.writeError(ctx, err, "update", "services", w.svc.Name, w.change.Job.Job)
-			w.notes = append(w.notes, why)
-			for _, p := range w.del {
-				w.tasks[p.Name] = "not deleted: the journal could not be written"
-			}
-			for _, p := range w.create {
-				w.tasks[p.Name] = "not created: the journal could not be written"
-			}
-			return
-		}
-		w.journal = got
+	if !w.writes() || len(w.wantPods) == 0 {
+		return
 	}
+	if w.createSvc != nil {
+		e.createJournaledService(ctx, w)
+		return
+	}
+	if err := e.may(ctx, "journal on service "+w.svc.Name); err != nil {
+		w.halt(kubeclient.HaltReason(err))
+		return
+	}
+	got, err := e.setJournal(ctx, w.svc, e.journalOf(w))
+	if err != nil {
+		w.failed = true
+		why := "recording the change on service " + w.svc.Name + " (the journal) failed: " + e.writeError(ctx, err, "update", "services", w.svc.Name, w.change.Job.Job)
+		w.notes = append(w.notes, why)
+		for _, p := range w.del {
+			w.tasks[p.Name] = "not deleted: the journal could not be written"
+		}
+		for _, p := range w.create {
+			w.tasks[p.Name] = "not created: the journal could not be written"
+		}
+		return
+	}
+	w.journal = got
+}
+
+// createJournaledService creates a starting job's Service with the journal
+// already on it, so the first pod write always follows a recorded change.
+func (e *Executor) createJournaledService(ctx context.Context, w *jobWork) {
+	if err := e.may(ctx, "create service "+w.createSvc.Name); err != nil {
+		w.halt(kubeclient.HaltReason(err))
+		return
+	}
+	svc := w.createSvc.DeepCopy()
+	if svc.Annotations == nil {
+		svc.Annotations = map[string]string{}
+	}
+	svc.Annotations[AnnotJournal] = e.journalOf(w)
+	got, err := e.client.Services(e.namespace).Create(ctx, svc, metav1.CreateOptions{})
+	if err != nil {
+		w.failed = true
+		w.notes = append(w.notes, "creating service "+svc.Name+" failed: "+e.writeError(ctx, err, "create", "services", svc.Name, w.change.Job.Job))
+		for _, p := range w.create {
+			w.tasks[p.Name] = joinStep(w.tasks[p.Name], "not created: the job's Service could not be created")
+		}
+		for _, p := range w.del {
+			w.tasks[p.Name] = "not deleted: the job's Service could not be created"
+		}
+		return
+	}
+	w.journal = got
+	w.notes = append(w.notes, "created service "+svc.Name)
 }
 
 // deleteAll deletes what goes and waits for the pods to be gone.
