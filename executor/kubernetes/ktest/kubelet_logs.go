@@ -74,8 +74,9 @@ func writeKubeletCA(dir string) error {
 // runtime's (CRI) log format that the test appends to with Log, honouring
 // sinceTime, sinceSeconds, timestamps, tailLines and limitBytes as the
 // kubelet does. A container with no file is one still waiting to start.
-// Restart ends a container's instance and starts another; previous=true
-// reads the last ended instance's log, the only one the kubelet keeps.
+// Restart ends a container's instance and starts another, Crash ends it
+// only (a crash loop's back-off); previous=true reads the last ended
+// instance's log, the only one the kubelet keeps.
 type LogKubelet struct {
 	Port   int
 	dir    string
@@ -180,34 +181,66 @@ func previousFile(current string) string {
 	return strings.TrimSuffix(current, ".log") + ".previous.log"
 }
 
-// Restart ends the running instance of a container at at and starts a new
-// one, as the kubelet does when a container exits under restartPolicy
-// Always: the ended instance's log becomes the one previous=true reads
-// (replacing the one before it, which is gone), the new instance's log
-// starts empty, and the pod's status, written through the status
-// subresource as a kubelet writes it, shows the container's restartCount
-// one higher, lastState.terminated the ended instance (exit code 1,
-// finished at at) and state.running the new one, started at at. A pod
-// still Pending turns Running.
+// Crash ends the running instance of a container at at without starting
+// another, as the kubelet leaves a crashed container while it backs off
+// (CrashLoopBackOff): the ended instance's log becomes the one
+// previous=true reads (replacing the one before it, which is gone), and,
+// there being no running instance, a request for the current log reads it
+// too (validateContainerLogStatus takes lastState.terminated before the
+// waiting state). The pod's status shows state.waiting and
+// lastState.terminated (exit code 1, finished at at), restartCount as it
+// was. Restart then starts the next instance (call it before Log, which
+// would otherwise start the next instance's log without its status).
+func (k *LogKubelet) Crash(t testing.TB, ns, pod, container string, at time.Time) {
+	t.Helper()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.end(t, ns, pod, container, at, false)
+}
+
+// Restart ends the running instance of a container at at, unless Crash
+// did, and starts a new one, as the kubelet does when a container exits
+// under restartPolicy Always: the ended instance's log becomes the one
+// previous=true reads (replacing the one before it, which is gone), the
+// new instance's log starts empty, and the pod's status, written through
+// the status subresource as a kubelet writes it, shows the container's
+// restartCount one higher, lastState.terminated the ended instance (exit
+// code 1, finished at at) and state.running the new one, started at at. A
+// pod still Pending turns Running.
 func (k *LogKubelet) Restart(t testing.TB, ns, pod, container string, at time.Time) {
 	t.Helper()
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	k.end(t, ns, pod, container, at, true)
+}
+
+// end ends the container's instance (unless it has ended) and, with
+// start, starts the next one.
+func (k *LogKubelet) end(t testing.TB, ns, pod, container string, at time.Time, start bool) {
+	t.Helper()
 	path, err := k.file(ns, pod, container)
 	if err != nil {
 		t.Fatalf("ktest: the log of %s/%s: %v", ns, pod, err)
 	}
-	if err := os.Rename(path, previousFile(path)); errors.Is(err, os.ErrNotExist) {
-		// An instance that printed nothing leaves an empty log.
-		err = os.WriteFile(previousFile(path), nil, 0o644)
-		if err != nil {
+	_, err = os.Stat(path)
+	_, perr := os.Stat(previousFile(path))
+	// Without a current log but with a previous one, the container has
+	// crashed and waits: the instance ended already.
+	crashed := errors.Is(err, os.ErrNotExist) && perr == nil
+	if !crashed {
+		if err := os.Rename(path, previousFile(path)); errors.Is(err, os.ErrNotExist) {
+			// An instance that printed nothing leaves an empty log.
+			if err := os.WriteFile(previousFile(path), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		} else if err != nil {
 			t.Fatal(err)
 		}
-	} else if err != nil {
-		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, nil, 0o644); err != nil {
-		t.Fatal(err)
+	if start {
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	pods := k.client.CoreV1().Pods(ns)
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -234,18 +267,25 @@ func (k *LogKubelet) Restart(t testing.TB, ns, pod, container string, at time.Ti
 			})
 			cs = &p.Status.ContainerStatuses[len(p.Status.ContainerStatuses)-1]
 		}
-		started := p.CreationTimestamp
-		if cs.State.Running != nil {
-			started = cs.State.Running.StartedAt
-		}
 		now := metav1.NewTime(at)
-		cs.LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
-			ExitCode: 1, Reason: "Error", StartedAt: started, FinishedAt: now, ContainerID: cs.ContainerID}}
-		cs.RestartCount++
-		cs.ContainerID = containerID(p, container, cs.RestartCount)
-		cs.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}
-		ready := true
-		cs.Ready, cs.Started = true, &ready
+		if !crashed {
+			started := p.CreationTimestamp
+			if cs.State.Running != nil {
+				started = cs.State.Running.StartedAt
+			}
+			cs.LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+				ExitCode: 1, Reason: "Error", StartedAt: started, FinishedAt: now, ContainerID: cs.ContainerID}}
+		}
+		started := start
+		cs.Ready, cs.Started = start, &started
+		if start {
+			cs.RestartCount++
+			cs.ContainerID = containerID(p, container, cs.RestartCount)
+			cs.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}
+		} else {
+			cs.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff",
+				Message: "back-off 10s restarting failed container=" + container + " pod=" + pod + "_" + ns + "(" + string(p.UID) + ")"}}
+		}
 		if p.Status.Phase == "" || p.Status.Phase == corev1.PodPending {
 			p.Status.Phase = corev1.PodRunning
 			if p.Status.StartTime == nil {
@@ -256,7 +296,7 @@ func (k *LogKubelet) Restart(t testing.TB, ns, pod, container string, at time.Ti
 		return err
 	})
 	if err != nil {
-		t.Fatalf("ktest: the status of %s/%s after restarting %s: %v", ns, pod, container, err)
+		t.Fatalf("ktest: the status of %s/%s after ending %s's instance: %v", ns, pod, container, err)
 	}
 }
 
@@ -342,6 +382,12 @@ func (k *LogKubelet) serve(w http.ResponseWriter, r *http.Request) {
 		// No lastState.terminated: the container never restarted.
 		kubeletError(w, fmt.Sprintf("previous terminated container %q in pod %q not found", container, pod))
 		return
+	}
+	if errors.Is(err, os.ErrNotExist) && !previous {
+		// Crashed and waiting to start again: the ended instance's log.
+		k.mu.Lock()
+		data, err = os.ReadFile(previousFile(path))
+		k.mu.Unlock()
 	}
 	if errors.Is(err, os.ErrNotExist) {
 		// What the kubelet says of a container not started yet.

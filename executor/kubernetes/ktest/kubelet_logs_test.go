@@ -111,7 +111,28 @@ func TestLogKubeletThroughPodsLog(t *testing.T) {
 	if s := st(); s.RestartCount != 2 || !s.LastTerminationState.Terminated.StartedAt.Time.Equal(t0.Add(4*time.Second)) {
 		t.Errorf("status after a second restart: %+v", s)
 	}
-	if n := len(kl.Requests()); n != 12 {
-		t.Errorf("the kubelet served %d requests, want 12: %v", n, kl.Requests())
+	// A crash without a restart yet (CrashLoopBackOff): the current log
+	// is the ended instance's, as previous is; then the next instance.
+	kl.Log(t, ns, "p", "a", t0.Add(7*time.Second), "five")
+	kl.Crash(t, ns, "p", "a", t0.Add(8*time.Second))
+	for _, prev := range []bool{false, true} {
+		if got, err := get(corev1.PodLogOptions{Container: "a", Previous: prev}); err != nil || got != "five\n" {
+			t.Errorf("crashed, previous=%v: %q, %v; want the ended instance's log", prev, got, err)
+		}
+	}
+	if s := st(); s.RestartCount != 2 || s.State.Waiting == nil || s.State.Waiting.Reason != "CrashLoopBackOff" || s.Ready ||
+		s.LastTerminationState.Terminated == nil || !s.LastTerminationState.Terminated.FinishedAt.Time.Equal(t0.Add(8*time.Second)) ||
+		s.LastTerminationState.Terminated.ContainerID != s.ContainerID {
+		t.Errorf("status after a crash: %+v", s)
+	}
+	kl.Restart(t, ns, "p", "a", t0.Add(18*time.Second))
+	if got, err := get(corev1.PodLogOptions{Container: "a", Previous: true}); err != nil || got != "five\n" {
+		t.Errorf("previous after the crash's restart: %q, %v", got, err)
+	}
+	if s := st(); s.RestartCount != 3 || s.State.Running == nil || !s.LastTerminationState.Terminated.FinishedAt.Time.Equal(t0.Add(8*time.Second)) {
+		t.Errorf("status after the crash's restart: %+v", s)
+	}
+	if n := len(kl.Requests()); n != 15 {
+		t.Errorf("the kubelet served %d requests, want 15: %v", n, kl.Requests())
 	}
 }
