@@ -291,11 +291,14 @@ func (c *Collector) fetch(ctx context.Context, cl *kubeclient.Client, ns string,
 		return err
 	}
 	lg := &podlog{path: path, st: st}
-	limit, ok, err := c.previous(ctx, cl, ns, p, container, where, lg, warn)
+	limit, r, ok, err := c.previous(ctx, cl, ns, p, container, where, lg, warn)
 	if err != nil || !ok {
 		return closeErr(lg, err)
 	}
 	s, err := c.stream(ctx, cl, ns, p.Name, &corev1.PodLogOptions{Container: container}, limit, where, lg, warn)
+	if err == nil {
+		err = r.current(lg, s)
+	}
 	if err != nil {
 		return closeErr(lg, err)
 	}

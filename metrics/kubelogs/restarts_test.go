@@ -34,7 +34,10 @@ import (
 //   - opt, whose status says restarted but whose kubelet has no previous
 //     instance: the kubelet's error becomes a warning;
 //   - vit, restarted with a previous log larger than limitBytes: read over
-//     several runs, the current log only once the previous one is had.
+//     several runs, the current log only once the previous one is had;
+//   - xlm, crashed and waiting to restart (CrashLoopBackOff) at a read:
+//     the previous log is the ended instance's, and once it was read whole
+//     two later restarts lose nothing and warn of nothing.
 //
 // Each .podlog file holds exactly the lines not lost, in order, and a read
 // with nothing new asks nothing again and changes nothing.
@@ -46,7 +49,7 @@ func TestCollectAcrossRestarts(t *testing.T) {
 	ktest.AddNodes(t, admin, []ktest.NodeSpec{{Name: "restarts-node", Capacity: map[string]float64{"gpu": 8, "cpu": 32, "memory_gb": 128}}})
 	kl := srv.StartLogKubelet(t)
 	kl.Register(t, admin, "restarts-node")
-	jobs := []string{"bert", "gpt", "mae", "opt", "t5", "vit"}
+	jobs := []string{"bert", "gpt", "mae", "opt", "t5", "vit", "xlm"}
 	for _, j := range jobs {
 		if _, err := admin.CoreV1().Pods(ns).Create(ctx, pod(ns, j, "g1", "worker", 0, "restarts-node"), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -82,6 +85,11 @@ func TestCollectAcrossRestarts(t *testing.T) {
 		clock[job] = clock[job].Add(2 * time.Second)
 		kl.Restart(t, ns, job+"-worker-0", "task", clock[job])
 		instance[job]++
+	}
+	crash := func(job string) {
+		t.Helper()
+		clock[job] = clock[job].Add(2 * time.Second)
+		kl.Crash(t, ns, job+"-worker-0", "task", clock[job])
 	}
 	lastKept := func(job string) string { // the time of the last line of the file
 		e := logged[job]
@@ -172,6 +180,7 @@ func TestCollectAcrossRestarts(t *testing.T) {
 	logSteps("t5", 10, 20)
 	logSteps("opt", 10, 20)
 	logSteps("vit", 10, 20)
+	logSteps("xlm", 10, 20)
 	warns := collect(t, c, root)
 	if want := "pod " + ns + "/mae-worker-0 container task: no log lines yet"; len(warns) != 1 || warns[0] != want {
 		t.Errorf("first read: warnings %q, want %q", warns, want)
@@ -212,18 +221,28 @@ func TestCollectAcrossRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	logSteps("opt", 30)
+	// xlm: a step, a crash, the restart from 20 logs 30 again and 40, and
+	// crashes: the kubelet waits to restart it. The first instance's 30 is
+	// gone.
+	xlmLast := lastKept("xlm")
+	logSteps("xlm", 30)
+	logged["xlm"][2].lost = true
+	restart("xlm")
+	logSteps("xlm", 30, 40)
+	crash("xlm")
 
 	// Read 2.
 	warns = collect(t, c, root)
 	wantWarns := []string{
 		"pod " + ns + "/gpt-worker-0 container task: restarted 2 times since the last read (restartCount 2, was 0): the kubelet keeps the log of the last ended instance only, so what 1 earlier instance logged after " + gptLast + " is lost",
 		"pod " + ns + "/opt-worker-0 container task: the previous instance's log is gone (previous terminated container \"task\" in pod \"opt-worker-0\" not found): what it logged after " + optLast + " is lost",
+		"pod " + ns + "/xlm-worker-0 container task: restarted 1 time since the last read (restartCount 1, was 0): the kubelet keeps the log of the last ended instance only, so what 1 earlier instance logged after " + xlmLast + " is lost",
 	}
 	if strings.Join(warns, "\n") != strings.Join(wantWarns, "\n") {
 		t.Errorf("second read: warnings\n%s\nwant\n%s", strings.Join(warns, "\n"), strings.Join(wantWarns, "\n"))
 	}
 	check("second read")
-	for j, n := range map[string]int{"bert": 1, "gpt": 1, "mae": 1, "opt": 1, "t5": 0, "vit": 0} {
+	for j, n := range map[string]int{"bert": 1, "gpt": 1, "mae": 1, "opt": 1, "t5": 0, "vit": 0, "xlm": 1} {
 		if got := previousAsked(j); got != n {
 			t.Errorf("second read: %s's previous log asked %d times, want %d", j, got, n)
 		}
@@ -241,8 +260,18 @@ func TestCollectAcrossRestarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, err := os.ReadFile(filepath.Join(root, "bert", "gen-g1", "w1", ".bert-worker-0.task.restarts")); err != nil || string(b) != string(bertPod.UID)+" 1\n" {
-		t.Errorf("bert's restart count file: %q, %v", b, err)
+	restartsFile := func(job string) string {
+		b, err := os.ReadFile(filepath.Join(root, job, "gen-g1", "w1", "."+job+"-worker-0.task.restarts"))
+		if err != nil {
+			t.Errorf("%s's restarts file: %v", job, err)
+		}
+		return string(b)
+	}
+	if got := restartsFile("bert"); got != string(bertPod.UID)+" 1 running\n" {
+		t.Errorf("bert's restarts file: %q", got)
+	}
+	if got := restartsFile("xlm"); !strings.HasSuffix(got, " 1 ended\n") {
+		t.Errorf("xlm's restarts file: %q, want restart count 1, read whole", got)
 	}
 
 	// vit: six steps, a crash, the restart from 80 logs 90 and 100; read
@@ -269,6 +298,37 @@ func TestCollectAcrossRestarts(t *testing.T) {
 	if rest := strings.TrimLeft(order, "P"); len(order)-len(rest) < 2 || strings.Trim(rest, "C") != "" || len(order) != 7 {
 		t.Errorf("vit's requests in six runs of 200 bytes: %s (P previous, C current), want PP..., then C only, seven in all", order)
 	}
+
+	// xlm restarted (the ended instance already read whole: previous not
+	// asked), crashed again and read while waiting, then restarted twice:
+	// the instance before the last ended one was read whole, so nothing is
+	// lost and nothing warned.
+	restart("xlm")
+	logSteps("xlm", 50, 60)
+	if warns := collect(t, c, root); len(warns) != 0 {
+		t.Errorf("xlm restarted: warnings %q", warns)
+	}
+	if n := previousAsked("xlm"); n != 1 {
+		t.Errorf("xlm restarted after its crashed instance was read whole: previous asked %d times in all, want 1", n)
+	}
+	crash("xlm")
+	if warns := collect(t, c, root); len(warns) != 0 {
+		t.Errorf("xlm crashed again: warnings %q", warns)
+	}
+	if got := restartsFile("xlm"); !strings.HasSuffix(got, " 2 ended\n") {
+		t.Errorf("xlm's restarts file after a read while it waited: %q, want restart count 2, read whole", got)
+	}
+	restart("xlm")
+	logSteps("xlm", 70)
+	restart("xlm")
+	logSteps("xlm", 80)
+	if warns := collect(t, c, root); len(warns) != 0 {
+		t.Errorf("xlm restarted twice after a read while it waited: warnings %q, want none (nothing lost)", warns)
+	}
+	if n := previousAsked("xlm"); n != 2 {
+		t.Errorf("xlm: previous asked %d times in all, want 2", n)
+	}
+	check("xlm restarted twice")
 
 	// Nothing new: nothing asked again, no file changed.
 	asked := map[string]int{}
