@@ -214,7 +214,6 @@ func (st *state) add(path string, line []byte, n int64, pos *int64) error {
 type podlog struct {
 	path string
 	st   state
-	kept int // lines appended this run
 	out  *os.File
 	bw   *bufio.Writer
 }
@@ -246,7 +245,6 @@ func (lg *podlog) write(t time.Time, b ...[]byte) error {
 			return err
 		}
 	}
-	lg.kept++
 	lg.st.lines++
 	switch {
 	case t.After(lg.st.last):
@@ -257,8 +255,8 @@ func (lg *podlog) write(t time.Time, b ...[]byte) error {
 	return nil
 }
 
-// flush puts what was appended on disk (before the restart count that says
-// it was read: restarts.go).
+// flush writes what was appended into the file (before the restarts file
+// that says it was read: restarts.go).
 func (lg *podlog) flush() error {
 	if lg.bw == nil {
 		return nil
