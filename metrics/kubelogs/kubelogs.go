@@ -100,7 +100,7 @@ func (c *Collector) Collect(ctx context.Context, root string, warn metrics.Warn)
 		}
 		dir := filepath.Join(root, g.job, genDir(g.gen), configDir(g.ps, g.w))
 		for _, ct := range p.Spec.Containers {
-			if err := c.fetch(ctx, cl, ns, p.Name, ct.Name, filepath.Join(dir, p.Name+"."+ct.Name+metrics.PodLogSuffix), warn); err != nil {
+			if err := c.fetch(ctx, cl, ns, &p, ct.Name, filepath.Join(dir, p.Name+"."+ct.Name+metrics.PodLogSuffix), warn); err != nil {
 				return err
 			}
 		}
@@ -207,70 +207,151 @@ func (st *state) add(path string, line []byte, n int64, pos *int64) error {
 	return nil
 }
 
-// fetch appends a container's lines logged since its file's last line.
-func (c *Collector) fetch(ctx context.Context, cl *kubeclient.Client, ns, pod, container, path string, warn metrics.Warn) error {
-	where := fmt.Sprintf("pod %s/%s container %s", ns, pod, container)
+// podlog is a container's file being appended to: what it held (its
+// state, brought up to date as lines are kept, so that a second stream,
+// the current log after the previous one, goes on from the first) and the
+// writer, opened at the first line kept.
+type podlog struct {
+	path string
+	st   state
+	out  *os.File
+	bw   *bufio.Writer
+}
+
+func (lg *podlog) write(t time.Time, b ...[]byte) error {
+	if lg.out == nil {
+		if err := os.MkdirAll(filepath.Dir(lg.path), 0o755); err != nil {
+			return err
+		}
+		out, err := os.OpenFile(lg.path, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return err
+		}
+		lg.out = out
+		// Drop a last line cut short (a crash while appending): it is
+		// fetched again, being after the last whole line.
+		if err := out.Truncate(lg.st.size); err != nil {
+			return err
+		}
+		if _, err := out.Seek(lg.st.size, io.SeekStart); err != nil {
+			return err
+		}
+		lg.bw = bufio.NewWriterSize(out, 64<<10)
+	}
+	for _, p := range b {
+		n, err := lg.bw.Write(p)
+		lg.st.size += int64(n)
+		if err != nil {
+			return err
+		}
+	}
+	lg.st.lines++
+	switch {
+	case t.After(lg.st.last):
+		lg.st.last, lg.st.atLast = t, 1
+	case t.Equal(lg.st.last):
+		lg.st.atLast++
+	}
+	return nil
+}
+
+// flush writes what was appended into the file (before the restarts file
+// that says it was read: restarts.go).
+func (lg *podlog) flush() error {
+	if lg.bw == nil {
+		return nil
+	}
+	if err := lg.bw.Flush(); err != nil {
+		return &metrics.Error{File: lg.path, Offset: -1, Msg: err.Error()}
+	}
+	return nil
+}
+
+func (lg *podlog) close() error {
+	if lg.out == nil {
+		return nil
+	}
+	err := lg.flush()
+	if cerr := lg.out.Close(); err == nil && cerr != nil {
+		err = &metrics.Error{File: lg.path, Offset: -1, Msg: cerr.Error()}
+	}
+	lg.out, lg.bw = nil, nil
+	return err
+}
+
+// fetch appends a container's lines logged since its file's last line:
+// after a restart, first the previous instance's (restarts.go), then the
+// current one's.
+func (c *Collector) fetch(ctx context.Context, cl *kubeclient.Client, ns string, p *corev1.Pod, container, path string, warn metrics.Warn) error {
+	where := fmt.Sprintf("pod %s/%s container %s", ns, p.Name, container)
 	st, err := readState(path)
 	if err != nil {
 		return err
 	}
-	limit := c.LimitBytes
-	opts := &corev1.PodLogOptions{Container: container, Timestamps: true, LimitBytes: &limit}
-	if !st.last.IsZero() {
-		// The API server passes sinceTime on in whole seconds: the lines
-		// of that second already kept are skipped below.
-		since := metav1.NewTime(st.last)
-		opts.SinceTime = &since
+	lg := &podlog{path: path, st: st}
+	limit, r, ok, err := c.previous(ctx, cl, ns, p, container, where, lg, warn)
+	if err != nil || !ok {
+		return closeErr(lg, err)
 	}
-	rc, err := cl.PodLogs(ctx, ns, pod, opts)
+	s, err := c.stream(ctx, cl, ns, p.Name, &corev1.PodLogOptions{Container: container}, limit, where, lg, warn)
+	if err == nil {
+		err = r.current(lg, s)
+	}
 	if err != nil {
-		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
-			return fmt.Errorf("kubernetes: reading the log of %s: %w (the Role needs get on pods/log: deploy/rbac.yaml)", where, err)
-		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("kubernetes: reading the log of %s: %w", where, err)
-		}
+		return closeErr(lg, err)
+	}
+	if s.req != nil {
 		// Not started yet, gone since the list, its node unreachable:
 		// read next time.
-		why := strings.TrimSpace(err.Error())
+		why := strings.TrimSpace(s.req.Error())
 		msg := "no log yet: " + why
-		if st.lines > 0 {
+		if lg.st.lines > 0 {
 			msg = "no new lines this time: " + why
 		}
 		warn(&metrics.Error{File: where, Offset: -1, Msg: msg})
-		return nil
+	} else if lg.st.lines == 0 {
+		warn(&metrics.Error{File: where, Offset: -1, Msg: "no log lines yet"})
+	}
+	return lg.close()
+}
+
+// streamed is what one log request gave.
+type streamed struct {
+	n int64 // bytes
+	// req is the request's error when the log could not be had (the
+	// caller says what that means).
+	req error
+	// complete is false when the stream stopped short of the log's end
+	// (at limitBytes, or broken off).
+	complete bool
+}
+
+// stream asks pods/log for the lines of a container's log from lg's last
+// line on (sinceTime, in whole seconds: the lines of that second already
+// kept are skipped here), at most limit bytes, and appends them to lg. An
+// error means the run cannot go on.
+func (c *Collector) stream(ctx context.Context, cl *kubeclient.Client, ns, pod string, opts *corev1.PodLogOptions, limit int64, where string, lg *podlog, warn metrics.Warn) (streamed, error) {
+	opts.Timestamps, opts.LimitBytes = true, &limit
+	if !lg.st.last.IsZero() {
+		since := metav1.NewTime(lg.st.last)
+		opts.SinceTime = &since
+	}
+	rc, rerr := cl.PodLogs(ctx, ns, pod, opts)
+	if rerr != nil {
+		if apierrors.IsForbidden(rerr) || apierrors.IsUnauthorized(rerr) {
+			return streamed{}, fmt.Errorf("kubernetes: reading the log of %s: %w (the Role needs get on pods/log: deploy/rbac.yaml)", where, rerr)
+		}
+		if ctx.Err() != nil {
+			return streamed{}, fmt.Errorf("kubernetes: reading the log of %s: %w", where, rerr)
+		}
+		return streamed{req: rerr}, nil
 	}
 	defer rc.Close()
-	var out *os.File
-	var bw *bufio.Writer
-	write := func(b ...[]byte) error {
-		if out == nil {
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				return err
-			}
-			if out, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644); err != nil {
-				return err
-			}
-			// Drop a last line cut short (a crash while appending): it is
-			// fetched again, being after the last whole line.
-			if err := out.Truncate(st.size); err != nil {
-				return err
-			}
-			if _, err := out.Seek(st.size, io.SeekStart); err != nil {
-				return err
-			}
-			bw = bufio.NewWriterSize(out, 64<<10)
-		}
-		for _, p := range b {
-			if _, err := bw.Write(p); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	skipAtLast := st.atLast
-	br := bufio.NewReaderSize(rc, 64<<10)
-	no, kept := 0, 0
+	from, skipAtLast := lg.st.last, lg.st.atLast
+	cr := &countReader{r: rc}
+	br := bufio.NewReaderSize(cr, 64<<10)
+	no := 0
+	complete := true
 	for {
 		line, rerr := br.ReadSlice('\n')
 		var long int64 // a line longer than metrics.MaxLine: its length
@@ -292,9 +373,10 @@ func (c *Collector) fetch(ctx context.Context, cl *kubeclient.Client, ns, pod, c
 		}
 		if rerr != nil && !errors.Is(rerr, io.EOF) {
 			if ctx.Err() != nil {
-				return fmt.Errorf("kubernetes: reading the log of %s: %w", where, rerr)
+				return streamed{}, fmt.Errorf("kubernetes: reading the log of %s: %w", where, rerr)
 			}
 			warn(&metrics.Error{File: where, Offset: -1, Msg: fmt.Sprintf("the log stream broke off after %d lines (%v): the rest is read next time", no, rerr)})
+			complete = false
 			break
 		}
 		if rerr != nil && long == 0 && (len(line) == 0 || line[len(line)-1] != '\n') {
@@ -315,46 +397,47 @@ func (c *Collector) fetch(ctx context.Context, cl *kubeclient.Client, ns, pod, c
 		t, err := time.Parse(time.RFC3339Nano, string(line[:i]))
 		if err != nil {
 			warn(&metrics.Error{File: where, Offset: -1, Msg: "no kubelet time at the start of line " + strconv.Itoa(no) + " of this fetch: skipped"})
-		} else if t.Before(st.last) {
+		} else if t.Before(from) {
 			// Before the last line kept: the rest of sinceTime's second.
-		} else if t.Equal(st.last) && skipAtLast > 0 {
+		} else if t.Equal(from) && skipAtLast > 0 {
 			skipAtLast--
 		} else {
 			if long > 0 {
 				// Kept as its time alone, so that the next fetch goes on
 				// after it.
 				warn(&metrics.Error{File: where, Offset: -1, Msg: fmt.Sprintf("the line logged at %s has %d bytes, more than %d: skipped", line[:i], long-int64(i)-2, metrics.MaxLine)})
-				err = write(line[:i], []byte{'\n'})
+				err = lg.write(t, line[:i], []byte{'\n'})
 			} else {
-				err = write(bytes.TrimRight(line, "\r\n"), []byte{'\n'})
+				err = lg.write(t, bytes.TrimRight(line, "\r\n"), []byte{'\n'})
 			}
 			if err != nil {
-				return closeErr(out, &metrics.Error{File: path, Offset: -1, Msg: err.Error()})
+				return streamed{}, &metrics.Error{File: lg.path, Offset: -1, Msg: err.Error()}
 			}
-			kept++
 		}
 		if rerr != nil {
 			break
 		}
 	}
-	if out == nil {
-		if st.lines == 0 {
-			warn(&metrics.Error{File: where, Offset: -1, Msg: "no log lines yet"})
-		}
-		return nil
-	}
-	if err := bw.Flush(); err != nil {
-		return closeErr(out, &metrics.Error{File: path, Offset: -1, Msg: err.Error()})
-	}
-	if err := out.Close(); err != nil {
-		return &metrics.Error{File: path, Offset: -1, Msg: err.Error()}
-	}
-	return nil
+	// A stream of limit bytes may have been cut there (the kubelet's
+	// limitBytes gives no sign of it).
+	return streamed{n: cr.n, complete: complete && cr.n < limit}, nil
 }
 
-func closeErr(f *os.File, err error) error {
-	if f != nil {
-		f.Close()
+// countReader counts the bytes a stream gave.
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func closeErr(lg *podlog, err error) error {
+	if cerr := lg.close(); err == nil {
+		err = cerr
 	}
 	return err
 }

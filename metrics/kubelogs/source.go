@@ -20,8 +20,12 @@ default each job's worker 0) through the API server's pods/log, with the kubelet
 timestamps, from the last line it kept (sinceTime). It appends what is new to
 ROOT/JOB/gen-GENERATION/CONFIG/POD.CONTAINER.podlog (CONFIG: ps2-w4, or w8 without
 parameter servers, counted from the generation's pods), which the text sources then read
-with the rest of ROOT: a line's kubelet time is its time when the line has none. These
-files are the only state kept between runs.`,
+with the rest of ROOT: a line's kubelet time is its time when the line has none. After a
+container restarted in its pod (restartCount above the last run's), its previous
+instance's log (previous=true) is read first; the kubelet keeps only the last ended
+instance's, so a container restarted twice between runs loses lines (a warning counts
+them). These files, and a hidden .POD.CONTAINER.restarts beside each restarted
+container's (the restart count seen), are the only state kept between runs.`,
 		Files:    "*" + metrics.PodLogSuffix,
 		Explicit: true,
 		Collects: true,
@@ -31,7 +35,7 @@ files are the only state kept between runs.`,
 			{Name: "context", Doc: "kubeconfig `CONTEXT` (default: its current one)"},
 			{Name: "roles", Doc: "`ROLES` of the pods whose logs are read (comma-separated: worker, ps, scheduler; all)", Default: "worker"},
 			{Name: "index", Doc: "`INDEX` of the pods of each role whose logs are read (all: every one)", Default: "0"},
-			{Name: "limit-bytes", Doc: "most bytes (`N`) fetched of one container's log per run (the rest next run)", Default: strconv.Itoa(64 << 20)},
+			{Name: "limit-bytes", Doc: "most bytes (`N`) fetched of one container's logs (previous and current) per run (the rest next run)", Default: strconv.Itoa(64 << 20)},
 			{Name: "timeout", Doc: "`DURATION` after which it gives up on the cluster", Default: "1m"},
 		},
 		New: newCollector,

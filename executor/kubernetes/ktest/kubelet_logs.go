@@ -13,6 +13,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"net"
 	"net/http"
@@ -28,6 +29,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 )
 
 // The kubelets' certificate authority: Start writes it into the server's
@@ -72,6 +74,9 @@ func writeKubeletCA(dir string) error {
 // runtime's (CRI) log format that the test appends to with Log, honouring
 // sinceTime, sinceSeconds, timestamps, tailLines and limitBytes as the
 // kubelet does. A container with no file is one still waiting to start.
+// Restart ends a container's instance and starts another, Crash ends it
+// only (a crash loop's back-off); previous=true reads the last ended
+// instance's log, the only one the kubelet keeps.
 type LogKubelet struct {
 	Port   int
 	dir    string
@@ -168,6 +173,138 @@ func (k *LogKubelet) file(ns, pod, container string) (string, error) {
 	return filepath.Join(k.dir, ns+"_"+pod+"_"+string(p.UID)+"_"+container+".log"), nil
 }
 
+// previousFile is where the log of a container's last terminated instance
+// is kept (the kubelet's /var/log/pods/.../CONTAINER/RESTARTCOUNT.log of
+// the instance before the running one; older ones are removed with their
+// containers, one dead instance being kept per container).
+func previousFile(current string) string {
+	return strings.TrimSuffix(current, ".log") + ".previous.log"
+}
+
+// Crash ends the running instance of a container at at without starting
+// another, as the kubelet leaves a crashed container while it backs off
+// (CrashLoopBackOff): the ended instance's log becomes the one
+// previous=true reads (replacing the one before it, which is gone), and,
+// there being no running instance, a request for the current log reads it
+// too (validateContainerLogStatus takes lastState.terminated before the
+// waiting state). The pod's status shows state.waiting and
+// lastState.terminated (exit code 1, finished at at), restartCount as it
+// was. Restart then starts the next instance (call it before Log, which
+// would otherwise start the next instance's log without its status).
+func (k *LogKubelet) Crash(t testing.TB, ns, pod, container string, at time.Time) {
+	t.Helper()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.end(t, ns, pod, container, at, false)
+}
+
+// Restart ends the running instance of a container at at, unless Crash
+// did, and starts a new one, as the kubelet does when a container exits
+// under restartPolicy Always: the ended instance's log becomes the one
+// previous=true reads (replacing the one before it, which is gone), the
+// new instance's log starts empty, and the pod's status, written through
+// the status subresource as a kubelet writes it, shows the container's
+// restartCount one higher, lastState.terminated the ended instance (exit
+// code 1, finished at at) and state.running the new one, started at at. A
+// pod still Pending turns Running.
+func (k *LogKubelet) Restart(t testing.TB, ns, pod, container string, at time.Time) {
+	t.Helper()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.end(t, ns, pod, container, at, true)
+}
+
+// end ends the container's instance (unless it has ended) and, with
+// start, starts the next one.
+func (k *LogKubelet) end(t testing.TB, ns, pod, container string, at time.Time, start bool) {
+	t.Helper()
+	path, err := k.file(ns, pod, container)
+	if err != nil {
+		t.Fatalf("ktest: the log of %s/%s: %v", ns, pod, err)
+	}
+	_, err = os.Stat(path)
+	_, perr := os.Stat(previousFile(path))
+	// Without a current log but with a previous one, the container has
+	// crashed and waits: the instance ended already.
+	crashed := errors.Is(err, os.ErrNotExist) && perr == nil
+	if !crashed {
+		if err := os.Rename(path, previousFile(path)); errors.Is(err, os.ErrNotExist) {
+			// An instance that printed nothing leaves an empty log.
+			if err := os.WriteFile(previousFile(path), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if start {
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pods := k.client.CoreV1().Pods(ns)
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		p, err := pods.Get(context.Background(), pod, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		var cs *corev1.ContainerStatus
+		for i := range p.Status.ContainerStatuses {
+			if p.Status.ContainerStatuses[i].Name == container {
+				cs = &p.Status.ContainerStatuses[i]
+			}
+		}
+		if cs == nil {
+			image := ""
+			for _, c := range p.Spec.Containers {
+				if c.Name == container {
+					image = c.Image
+				}
+			}
+			p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, corev1.ContainerStatus{
+				Name: container, Image: image, ContainerID: containerID(p, container, 0),
+				State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: p.CreationTimestamp}},
+			})
+			cs = &p.Status.ContainerStatuses[len(p.Status.ContainerStatuses)-1]
+		}
+		now := metav1.NewTime(at)
+		if !crashed {
+			started := p.CreationTimestamp
+			if cs.State.Running != nil {
+				started = cs.State.Running.StartedAt
+			}
+			cs.LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+				ExitCode: 1, Reason: "Error", StartedAt: started, FinishedAt: now, ContainerID: cs.ContainerID}}
+		}
+		started := start
+		cs.Ready, cs.Started = start, &started
+		if start {
+			cs.RestartCount++
+			cs.ContainerID = containerID(p, container, cs.RestartCount)
+			cs.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}
+		} else {
+			cs.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff",
+				Message: "back-off 10s restarting failed container=" + container + " pod=" + pod + "_" + ns + "(" + string(p.UID) + ")"}}
+		}
+		if p.Status.Phase == "" || p.Status.Phase == corev1.PodPending {
+			p.Status.Phase = corev1.PodRunning
+			if p.Status.StartTime == nil {
+				p.Status.StartTime = &p.CreationTimestamp
+			}
+		}
+		_, err = pods.UpdateStatus(context.Background(), p, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("ktest: the status of %s/%s after ending %s's instance: %v", ns, pod, container, err)
+	}
+}
+
+// containerID names an instance of a container as the runtime would.
+func containerID(p *corev1.Pod, container string, restarts int32) string {
+	return fmt.Sprintf("containerd://ktest-%s-%s-%d", p.UID, container, restarts)
+}
+
 // Log appends lines to the log of a container of the pod now called pod,
 // as the container runtime writes it: one CRI line per line, stamped at (RFC 3339 with nanoseconds),
 // stream stdout, tag F (a whole line). A line longer than partial is
@@ -229,17 +366,32 @@ func (k *LogKubelet) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("pod %s/%s: %v", ns, pod, err), http.StatusNotFound)
 		return
 	}
+	previous := q.Get("previous") == "true"
+	if previous {
+		path = previousFile(path)
+	}
 	k.mu.Lock()
 	k.requests = append(k.requests, r.URL.Path+"?"+r.URL.RawQuery)
 	data, err := os.ReadFile(path)
 	k.mu.Unlock()
-	if q.Get("previous") == "true" {
-		http.Error(w, fmt.Sprintf("previous terminated container %q in pod %q not found", container, pod), http.StatusBadRequest)
+	// The kubelet answers a log it cannot give with 400 and its error's
+	// text (pkg/kubelet/server.go, getContainerLogs), which the API
+	// server passes on as a BadRequest with that message. The texts are
+	// validateContainerLogStatus's (pkg/kubelet/kubelet_pods.go).
+	if errors.Is(err, os.ErrNotExist) && previous {
+		// No lastState.terminated: the container never restarted.
+		kubeletError(w, fmt.Sprintf("previous terminated container %q in pod %q not found", container, pod))
 		return
+	}
+	if errors.Is(err, os.ErrNotExist) && !previous {
+		// Crashed and waiting to start again: the ended instance's log.
+		k.mu.Lock()
+		data, err = os.ReadFile(previousFile(path))
+		k.mu.Unlock()
 	}
 	if errors.Is(err, os.ErrNotExist) {
 		// What the kubelet says of a container not started yet.
-		http.Error(w, fmt.Sprintf("container %q in pod %q is waiting to start: ContainerCreating", container, pod), http.StatusBadRequest)
+		kubeletError(w, fmt.Sprintf("container %q in pod %q is waiting to start: ContainerCreating", container, pod))
 		return
 	}
 	if err != nil {
@@ -304,6 +456,14 @@ func (k *LogKubelet) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/plain")
 	_, _ = w.Write(b)
+}
+
+// kubeletError answers as the kubelet's go-restful WriteError does: the
+// status and the error's text, without a newline.
+func kubeletError(w http.ResponseWriter, msg string) {
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = io.WriteString(w, msg)
 }
 
 // parseCRI reads a CRI log file: "TIME STREAM TAG TEXT" lines, partial (P)
