@@ -92,6 +92,9 @@ type Chart struct {
 	// functions binds paths in the options ("tooltip.formatter") to
 	// functions of the page's script (page.js), by name.
 	functions map[string]string
+	// raw replaces top-level options with values of types go-echarts does
+	// not have (a slider's position: its opts.DataZoom has no fields for it).
+	raw map[string]any
 }
 
 // echartsChart is what every go-echarts chart type has: Validate completes
@@ -123,13 +126,17 @@ func (c *Chart) bind(path, name string) *Chart {
 // U+2028/U+2029 escaped (encoding/json always does).
 func (c *Chart) options() ([]byte, error) {
 	c.c.Validate()
+	option := c.c.JSON()
+	for k, v := range c.raw {
+		option[k] = v
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(true)
 	err := enc.Encode(struct {
 		Option    map[string]any    `json:"option"`
 		Functions map[string]string `json:"functions,omitempty"`
-	}{c.c.JSON(), c.functions})
+	}{option, c.functions})
 	return bytes.TrimSpace(buf.Bytes()), err
 }
 

@@ -71,6 +71,9 @@
     secondsAsMinutes: function (v) { return String(Math.round(v / 0.6) / 100); },
     share: function (v) { return v + " (" + Math.round(100 * v) + "% of the cluster)"; },
     jobs: function (v) { return v + " jobs"; },
+    // a slider's end labels (canvas text, not HTML): a category's name,
+    // cut to 12 characters so that it stays inside the chart.
+    sliderLabel: function (v, s) { s = String(s); return s.length > 12 ? s.slice(0, 11) + "\u2026" : s; },
   };
   // set puts value at a dotted path ("series.0.label.formatter").
   function set(obj, path, value) {

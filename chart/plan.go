@@ -148,7 +148,7 @@ func planSections(plan, cluster *table.Table) ([]*Section, error) {
 	subtitle := fmt.Sprintf("%d tasks of %d jobs placed on %d of %d nodes; %d jobs not placed (%s)", len(jobCol)-len(waiting), len(placedJobs), len(usedNodes), len(nodes), len(jobs)-len(placedJobs), sourceName(plan))
 	id := idFor("plan", 1)
 	rows, scaleRight, grid := len(gridJobs), "10", opts.Grid{Top: "70", Bottom: "60", Left: "110", Right: "90"}
-	var zoom []charts.GlobalOpts
+	var zoom []slider
 	if win != nil {
 		// Two lines, to fit an 800 px window.
 		subtitle = fmt.Sprintf("%s\njobs 1-%d of %d shown first: the slider at the right shows the rest", subtitle, win.jobs, len(jobs))
@@ -157,7 +157,7 @@ func planSections(plan, cluster *table.Table) ([]*Section, error) {
 	}
 	height := fmt.Sprintf("%dpx", 170+28*rows)
 	hm := charts.NewHeatMap()
-	hm.SetGlobalOptions(append(append(base(id, "Tasks per node and job", subtitle, wideW, height),
+	hm.SetGlobalOptions(append(base(id, "Tasks per node and job", subtitle, wideW, height),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
 		charts.WithGridOpts(grid),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
@@ -168,7 +168,7 @@ func planSections(plan, cluster *table.Table) ([]*Section, error) {
 		charts.WithVisualMapOpts(opts.VisualMap{Type: "continuous", Min: 0, Max: float32(maxTasks), Calculable: opts.Bool(false),
 			Text: []string{plural(maxTasks, "task"), "0"}, Orient: "vertical", Right: scaleRight, Top: "middle",
 			InRange: &opts.VisualMapInRange{Color: []string{"#e0ecff", "#5470c6"}}}),
-	), zoom...)...)
+	)...)
 	hm.SetXAxis(gridNodes)
 	// A cell's "2P 3W" needs about 40 px: with more nodes than that allows
 	// in the chart's width the cells are coloured only (the scale and the
@@ -186,9 +186,13 @@ func planSections(plan, cluster *table.Table) ([]*Section, error) {
 	} else if len(waiting) > 0 {
 		text = append(text, "Not placed: "+strings.Join(waiting, "; ")+".")
 	}
-	sec := &Section{ID: "plan", Heading: "Tasks per node", Text: text, Charts: []*Chart{
-		// The cell's name is "label|job on node".
-		counted(id, hm, &hm.BaseConfiguration).bind("tooltip.formatter", "planCellTooltip").bind("series.0.label.formatter", "planCellLabel")}}
+	// The cell's name is "label|job on node".
+	cellsChart := counted(id, hm, &hm.BaseConfiguration).bind("tooltip.formatter", "planCellTooltip").bind("series.0.label.formatter", "planCellLabel")
+	if zoom != nil {
+		cellsChart.raw = map[string]any{"dataZoom": zoom}
+		cellsChart.bind("dataZoom.1.labelFormatter", "sliderLabel")
+	}
+	sec := &Section{ID: "plan", Heading: "Tasks per node", Text: text, Charts: []*Chart{cellsChart}}
 	secs := []*Section{sec}
 	if cluster != nil {
 		fill, err := nodeFillSection(plan, cluster, nodes, nodeIdx)

@@ -3,7 +3,6 @@ package chart
 import (
 	"sort"
 
-	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 )
 
@@ -54,13 +53,46 @@ func planWindow(jobs, nodes int, used [][2]int) *planWin {
 	return w
 }
 
+// slider is an echarts dataZoom slider with the position fields that
+// go-echarts' opts.DataZoom lacks (it is written as a raw option).
+type slider struct {
+	opts.DataZoom
+	// The window's first and last category (by index): a window in
+	// percent rounds outwards, 0-2.97% of 1,009 jobs showed 31 of them.
+	StartValue int    `json:"startValue"`
+	EndValue   int    `json:"endValue"`
+	Right      string `json:"right,omitempty"`
+	Width      string `json:"width,omitempty"`
+	Height     string `json:"height,omitempty"`
+	ShowDetail *bool  `json:"showDetail,omitempty"`
+}
+
+// Where the sliders sit. By default echarts draws a vertical slider 30 px
+// wide, 7 px from the canvas' right edge, with a 7 px drag bar beyond it
+// and handles 1.5 times its width centred on it: the handles reached a
+// pixel past the edge, and their labels (a job's name, centred on the
+// slider while it is dragged) further. The jobs' slider is 20 px wide,
+// 14 px from the edge (everything it draws ends 6 px inside), and shows
+// no labels: the job axis beside it names the jobs in view as it moves.
+// The nodes' slider is 20 px tall rather than 30, at the same top, so that
+// its handles end 12 px above the bottom edge instead of on it.
+// interop/browser/overlap.mjs checks that both stay inside.
+const (
+	jobSliderRight   = "14"
+	jobSliderWidth   = "20"
+	nodeSliderHeight = "20"
+)
+
 // zoom is the grid's two sliders: the jobs' at the right edge (the
-// colour scale moves left of it), the nodes' at the bottom, each opening on the window (echarts' dataZoom, in percent of the
-// axis; the jobs' axis is inverted, so 0% is the first job, at the top).
-func (w *planWin) zoom() []charts.GlobalOpts {
-	pct := func(n, of int) float32 { return float32(100 * float64(n) / float64(max(of, 1))) }
-	return []charts.GlobalOpts{
-		charts.WithDataZoomOpts(opts.DataZoom{Type: "slider", YAxisIndex: []int{0}, Orient: "vertical", Start: 0, End: pct(w.jobs, w.total)}),
-		charts.WithDataZoomOpts(opts.DataZoom{Type: "slider", XAxisIndex: []int{0}, Start: 0, End: pct(w.nodes, len(w.order))}),
+// colour scale moves left of it), the nodes' at the bottom, each opening
+// on the window (echarts' dataZoom, by category index; the jobs' axis is
+// inverted, so index 0, the first job, is at the top). The nodes' slider
+// labels its ends with node names, shortened by page.js' sliderLabel so
+// that they stay inside the canvas.
+func (w *planWin) zoom() []slider {
+	return []slider{
+		{DataZoom: opts.DataZoom{Type: "slider", YAxisIndex: []int{0}, Orient: "vertical"}, StartValue: 0, EndValue: w.jobs - 1,
+			Right: jobSliderRight, Width: jobSliderWidth, ShowDetail: opts.Bool(false)},
+		{DataZoom: opts.DataZoom{Type: "slider", XAxisIndex: []int{0}}, StartValue: 0, EndValue: w.nodes - 1, Height: nodeSliderHeight},
 	}
 }

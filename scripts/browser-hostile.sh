@@ -5,12 +5,16 @@
 # onerror>, </script><script>, quotes and backslashes, U+2028/U+2029, a
 # long name, control and bidi characters; interop/browser/hostile.mjs
 # rename), through fit, predict, solve, place and simulate, drawn by every
-# chart kind and the report, and an allocation whose policy label (its
-# file name) is markup. Each page is loaded in headless Chromium and must
-# run nothing and draw every chart, on load and with its tooltips shown
-# (hostile.mjs check). Two broken copies must fail the same check: one
-# without its Content-Security-Policy and with an inline handler (it runs),
-# one with its policy and an inline script (the policy refuses it).
+# chart kind and the report, an allocation whose policy label (its
+# file name) is markup, and a plan of 99 jobs on 80 nodes (datasets
+# generate, solve, place), every job and node a payload, whose grid shows
+# 30 jobs at a time. Each page is loaded in headless Chromium and must
+# run nothing and draw every chart, on load and with its tooltips shown,
+# the paged grid window by window (hostile.mjs check). Three broken copies
+# must fail the same check: one without its Content-Security-Policy and
+# with an inline handler (it runs), one with its policy and an inline
+# script (the policy refuses it), and a paged grid whose slider will not
+# narrow to 30 jobs and whose tooltips leave out the names.
 # Usage: scripts/browser-hostile.sh BIN
 # With HOSTILE_OUT=DIR the pages are drawn into DIR and kept, with a stamp of
 # BIN, this script and hostile.mjs: a later run with the same three checks
@@ -77,6 +81,13 @@ o convert -i "$out/allocation-tetris.parquet" --format csv \
   > "$out/p<img src=x onerror=document.body.dataset.policy=1>.csv"
 o simulate --cluster "$st/cluster.csv" --workload "$st/workload.csv" --profiles "$st/profiles.csv" \
   --profile-speeds "$st/profile_speeds.csv" --seeds 1 --dir "$out/sim" -o "$out/sim/summary.csv"
+# More than 60 jobs, so that the plan's grid pages them (30 at a time).
+big=$tmp/big
+mkdir "$big" "$big-hostile"
+o datasets generate --tasks 600 --nodes 80 --cluster "$big/cluster.csv" -o "$big/predictions.parquet"
+o solve --cluster "$big/cluster.csv" -i "$big/predictions.parquet" -o "$big/allocation.parquet"
+o place --cluster "$big/cluster.csv" -i "$big/allocation.parquet" -o "$big/plan.csv"
+node hostile.mjs rename "$big-hostile" "$big/plan.csv" "$big/cluster.csv"
 
 mkdir "$pages"
 o chart loss -i "$tb/loss.csv" --models "$out/models.parquet" --predictions "$out/predictions.parquet" -o "$pages/loss.html"
@@ -89,21 +100,31 @@ o chart simulation -i "$out/sim/sim_jobs.parquet" --allocations "$out/sim/sim_al
 o report --loss "$tb/loss.csv" --speed "$tb/speed.csv" --cluster "$tb/cluster.csv" --models "$out/models.parquet" \
   --suggestions "$out/suggestions.parquet" --predictions "$out/predictions.parquet" --allocation "$out/allocation.parquet" \
   --allocation "$out/allocation-tetris.parquet" --plan "$out/plan.parquet" --simulation "$out/sim" -o "$pages/report.html"
+o chart plan -i "$big-hostile/plan.csv" --cluster "$big-hostile/cluster.csv" -o "$pages/plan-paged.html"
 [ -z "$stamp" ] || echo "$stamp" > "$hostile_out/.stamp"
 fi
-node hostile.mjs check "$pages"/*.html
+node hostile.mjs check "$pages"/*.html | tee "$tmp/check.log"
+grep -q "^ok   plan-paged.html: .*paged through plan_1: 4 windows of 30 of 99 jobs" "$tmp/check.log" || {
+  echo "browser-hostile: the paged plan grid was not paged through window by window" >&2; exit 1; }
 
 # The negative controls: the check must see a handler that runs, and the
 # policy must refuse an inline script.
 sed -e '/http-equiv="Content-Security-Policy"/d' -e 's#<body>#<body><img src=x onerror="document.body.dataset.control=1">#' \
   "$pages/plan.html" > "$tmp/no-csp.html"
 sed 's#<body>#<body><script>document.body.dataset.control=1</script>#' "$pages/plan.html" > "$tmp/inline.html"
-# Both in one run of the check (one Chromium): each page must fail, for its
+# The paged grid, its jobs' slider unable to narrow below 60 jobs and its
+# tooltip formatter the cell label's ("2P 3W", no names): the windows and
+# the names in the tooltips must be missed.
+sed -e 's#"orient":"vertical",#"orient":"vertical","minValueSpan":60,#' -e 's#"tooltip.formatter":"planCellTooltip"#"tooltip.formatter":"planCellLabel"#' \
+  "$pages/plan-paged.html" > "$tmp/paged-broken.html"
+# All in one run of the check (one Chromium): each page must fail, for its
 # own reason.
-node hostile.mjs check "$tmp/no-csp.html" "$tmp/inline.html" > "$tmp/controls.log" || true
+node hostile.mjs check "$tmp/no-csp.html" "$tmp/inline.html" "$tmp/paged-broken.html" > "$tmp/controls.log" || true
 sed -n '/^FAIL no-csp.html/,/^[^ ]/p' "$tmp/controls.log" > "$tmp/no-csp.log"
 sed -n '/^FAIL inline.html/,/^[^ ]/p' "$tmp/controls.log" > "$tmp/inline.log"
-grep -q "dataset has control" "$tmp/no-csp.log" && grep -q "CSP violation: script-src" "$tmp/inline.log" || {
+sed -n '/^FAIL paged-broken.html/,/^[^ ]/p' "$tmp/controls.log" > "$tmp/paged-broken.log"
+grep -q "dataset has control" "$tmp/no-csp.log" && grep -q "CSP violation: script-src" "$tmp/inline.log" &&
+  grep -q "moved to jobs [0-9]*-[0-9]*, the axis shows" "$tmp/paged-broken.log" && grep -q "does not show .* as text" "$tmp/paged-broken.log" || {
   cat "$tmp/controls.log" >&2; echo "browser-hostile: the check passed a broken page, or failed it for the wrong reasons; it cannot be trusted" >&2; exit 1; }
-echo "browser-hostile: an inline handler without the policy is caught; the policy refuses an inline script"
-test_status "browser-hostile: ran (6 pages of hostile names, 2 broken copies caught)"
+echo "browser-hostile: an inline handler without the policy is caught; the policy refuses an inline script; a grid that will not page, or tooltips without the names, are caught"
+test_status "browser-hostile: ran (7 pages of hostile names, 3 broken copies caught)"

@@ -81,5 +81,7 @@ node check.mjs ${shots:+--screenshots "$shots"} --json "$tmp/browser.json" --mus
 grep -q "must fail: request left the page" "$tmp/check.log" && grep -q "must fail: .*deliberate" "$tmp/check.log" || {
   echo "browser: the broken page failed for the wrong reasons" >&2; exit 1; }
 echo "browser: a broken page (network request, script error) is caught"
-node overlap.mjs "$out/report.html" "$extra/simulation-knowledge.html" # the report holds every kind's charts: no text over text, at 800 and 1400 px
+# The report holds every kind's charts: no text over text or cut off, no
+# bar under 2 px, no slider beyond its chart, at 800 and 1400 px.
+node overlap.mjs "$out/report.html" "$extra/simulation-knowledge.html"
 test_status "browser: ran (${#pages[@]} pages passed, a broken page caught)"

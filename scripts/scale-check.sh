@@ -5,9 +5,12 @@
 # chart allocation, chart plan and report must render, and the report must
 # be under 10,000 px tall in a 1400 px window; every policy must have its
 # chart/palette.json colour; every table that sorts and filters must do it
-# right. Each page is loaded in headless Chromium (interop/browser/scale.mjs,
-# playwright-core driving Debian's /usr/bin/chromium) from file:// with no
-# network, 1400 and 800 px wide; render times are printed, not checked (the
+# right; on the workload-1 page, the 1,000-job plan and the report no text
+# may overlap or be cut off, no bar be under 2 px across and no slider
+# reach beyond its chart (interop/browser/overlap.mjs). Each page is
+# loaded in headless Chromium (interop/browser/scale.mjs, playwright-core
+# driving Debian's /usr/bin/chromium) from file:// with no network, 1400
+# and 800 px wide; render times are printed, not checked (the
 # machine may be busy).
 # Usage: scripts/scale-check.sh BIN [KEEPDIR]   (KEEPDIR keeps the pages)
 # Without Node.js 18+, npm or Chromium the check is skipped with a notice,

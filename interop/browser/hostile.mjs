@@ -20,10 +20,18 @@
 //     on load and after a deterministic sample of tooltips: echarts' showTip
 //     on the middle item of every series of every chart and on the first
 //     item carrying each payload class not shown yet on the page, and the
-//     mouse at five points of every chart. A tooltip that shows a payload
-//     must show it as text, and over all pages the tooltips must have shown
-//     every payload class. It prints, per page, the charts' series types and
-//     how many tooltips it showed of how many items.
+//     mouse at five points of every chart. A chart whose job axis is paged
+//     by a vertical slider (the plan grid beyond 60 jobs shows 30 at a
+//     time) is paged through: for each window of jobs in turn, echarts'
+//     dataZoom action moves the jobs' slider there (and the nodes' slider
+//     to the nodes those jobs use), the job axis must then show exactly
+//     that window, and the check shows the tooltip of the window's middle
+//     item and of its first item of each payload class, each of which
+//     must hold that cell's job and node names as text, and moves the
+//     mouse over the chart. A tooltip that shows a payload must show it as
+//     text, and over all pages the tooltips must have shown every payload
+//     class. It prints, per page, the charts' series types, how many
+//     tooltips it showed of how many items, and the windows it paged.
 // Exit status 0 when every page passes, 1 otherwise.
 import { chromium } from "playwright-core";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -220,6 +228,68 @@ async function showTips([id, prefixes, shown]) {
   return { texts, types: [...new Set(series.map((x) => x.type))], items };
 }
 
+// Moves chart id to window k of its job axis when a vertical slider
+// windows that axis (the y axis, a category axis; the plan grid beyond 60
+// jobs), each window as many jobs as the slider shows at first. Returns
+// null for a chart without such a slider, else the number of windows,
+// this window's jobs, the axis' extent after the move, its cells, the
+// tooltips shown and the problems found.
+async function showWindow([id, prefixes, k]) {
+  const inst = echarts.getInstanceByDom(document.getElementById(id));
+  const model = inst.getModel();
+  let jobsZoom = -1, nodesZoom = -1;
+  model.eachComponent("dataZoom", (m, i) => {
+    if (m.subType !== "slider") return;
+    if (m.getOrient() === "vertical") jobsZoom = i; else nodesZoom = i;
+  });
+  if (jobsZoom < 0) return null;
+  const opt = inst.getOption();
+  const jobs = opt.yAxis[0].data.length;
+  // The size of the window the page opened on (k = 0 reads it first).
+  window.__windowSize ??= {};
+  const z = opt.dataZoom[jobsZoom];
+  const size = window.__windowSize[id] ??= z.endValue - z.startValue + 1;
+  const data = opt.series[0].data || [];
+  const el = document.getElementById(id);
+  const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  const tipText = () => [...el.querySelectorAll("div")].filter((t) => t.style.zIndex === "9999999" && t.style.display !== "none" && t.textContent).map((t) => t.textContent);
+  const problems = [];
+  const start = k * size, end = Math.min(jobs, start + size) - 1;
+  const inWindow = [];
+  for (let i = 0; i < data.length; i++) {
+    const y = data[i].value[1];
+    if (y >= start && y <= end) inWindow.push(i);
+  }
+  inst.dispatchAction({ type: "dataZoom", dataZoomIndex: jobsZoom, startValue: start, endValue: end });
+  if (nodesZoom >= 0 && inWindow.length) {
+    const xs = inWindow.map((i) => data[i].value[0]);
+    inst.dispatchAction({ type: "dataZoom", dataZoomIndex: nodesZoom, startValue: Math.min(...xs), endValue: Math.max(...xs) });
+  }
+  await frame();
+  const extent = model.getComponent("yAxis", 0).axis.scale.getExtent();
+  if (extent[0] !== start || extent[1] !== end) problems.push(`${id}: moved to jobs ${start}-${end}, the axis shows ${extent.join("-")}`);
+  // The middle cell of the window, then the first of each payload class.
+  const picks = inWindow.length ? [inWindow[inWindow.length >> 1]] : [];
+  for (const ps of prefixes) {
+    const i = inWindow.find((i) => ps.some((p) => String(data[i].name).includes(p)));
+    if (i !== undefined && !picks.includes(i)) picks.push(i);
+  }
+  const tips = [];
+  for (const i of picks) {
+    inst.dispatchAction({ type: "showTip", seriesIndex: 0, dataIndex: i });
+    await frame();
+    const texts = tipText();
+    // A cell's name is "label|job on node": the tooltip must say "job on
+    // node" as text, every character of both names.
+    const want = String(data[i].name).split("|").slice(1).join("|");
+    if (!texts.some((t) => t.includes(want))) problems.push(`${id}: jobs ${start}-${end}: the tooltip of cell ${i} does not show ${JSON.stringify(want.slice(0, 80))} as text (it shows ${JSON.stringify(texts.join(" / ").slice(0, 160))})`);
+    tips.push(...texts);
+  }
+  inst.dispatchAction({ type: "hideTip" });
+  if (!tips.length) problems.push(`${id}: jobs ${start}-${end}: no tooltip shown`);
+  return { windows: Math.ceil(jobs / size), size, jobs, start, end, cells: inWindow.length, tips, problems };
+}
+
 // The mouse over a chart: a person's pointer, not echarts' showTip, at the
 // centre and four points around it, the tooltip read after each.
 const mousePoints = [[0.5, 0.5], [0.2, 0.25], [0.8, 0.25], [0.2, 0.75], [0.8, 0.75]];
@@ -234,7 +304,7 @@ async function checkPage(browser, file) {
   const path = resolve(file);
   const url = pathToFileURL(path).href;
   const problems = [];
-  const result = { page: basename(path), charts: 0, tooltips: [], items: 0, types: new Set(), problems };
+  const result = { page: basename(path), charts: 0, tooltips: [], items: 0, types: new Set(), problems, paged: [] };
   const ctx = await browser.newContext({ offline: true, viewport: { width: 1300, height: 900 }, deviceScaleFactor: 1 });
   ctx.setDefaultTimeout(timeout);
   try {
@@ -265,10 +335,29 @@ async function checkPage(browser, file) {
       await loc.scrollIntoViewIfNeeded();
       const b = await loc.boundingBox();
       if (!b) continue;
-      for (const [x, y] of mousePoints) {
-        await page.mouse.move(b.x + x * b.width, b.y + y * b.height);
-        result.tooltips.push(...await page.evaluate((id) => [...document.getElementById(id).querySelectorAll("div")]
-          .filter((t) => t.style.zIndex === "9999999" && t.style.display !== "none" && t.textContent).map((t) => t.textContent), c.id));
+      const hover = async () => {
+        for (const [x, y] of mousePoints) {
+          await page.mouse.move(b.x + x * b.width, b.y + y * b.height);
+          result.tooltips.push(...await page.evaluate((id) => [...document.getElementById(id).querySelectorAll("div")]
+            .filter((t) => t.style.zIndex === "9999999" && t.style.display !== "none" && t.textContent).map((t) => t.textContent), c.id));
+        }
+        await page.mouse.move(0, 0);
+      };
+      await hover();
+      // A paged job axis: every window in turn, its tooltips and the
+      // pointer over it.
+      let w = await page.evaluate(showWindow, [c.id, prefixes, 0]);
+      if (w) {
+        let tips = 0, k = 0;
+        for (;;) {
+          problems.push(...w.problems);
+          result.tooltips.push(...w.tips);
+          tips += w.tips.length;
+          await hover();
+          if (++k >= w.windows) break;
+          w = await page.evaluate(showWindow, [c.id, prefixes, k]);
+        }
+        result.paged.push(`${c.id}: ${k} windows of ${w.size} of ${w.jobs} jobs, ${tips} tooltips`);
       }
     }
     for (const p of await page.evaluate(ran)) problems.push("after the tooltips: " + p);
@@ -294,7 +383,8 @@ async function check(pages) {
       console.log(`FAIL ${r.page}`);
       for (const p of [...new Set(r.problems)].slice(0, 20)) console.log("  " + p);
     } else {
-      console.log(`ok   ${r.page}: ${r.charts} charts drawn (${[...r.types].sort().join(", ")}), ${r.tooltips.length} tooltips shown of ${r.items} items, nothing ran`);
+      console.log(`ok   ${r.page}: ${r.charts} charts drawn (${[...r.types].sort().join(", ")}), ${r.tooltips.length} tooltips shown of ${r.items} items` +
+        (r.paged.length ? `, paged through ${r.paged.join("; ")}` : "") + ", nothing ran");
     }
   }
   await browser.close();
