@@ -121,6 +121,7 @@ func BenchmarkPlan(b *testing.B) {
 		opts.Capacity = v.capacity
 		b.Run(fmt.Sprintf("%srunning=%g/tasks=%d/nodes=%d", v.name, v.running, v.tasks, v.nodes), func(b *testing.B) {
 			var placed, short int
+			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {
 				res, pres := plan(b, c, prob, opts, place.Options{Policy: place.Optimus})
 				placed, short = len(pres.Tasks), 0
@@ -130,6 +131,7 @@ func BenchmarkPlan(b *testing.B) {
 					}
 				}
 			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 			b.ReportMetric(float64(placed), "tasks")
 			b.ReportMetric(float64(len(prob.Jobs)), "jobs")
 			b.ReportMetric(float64(short), "short")

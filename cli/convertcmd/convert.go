@@ -3,11 +3,16 @@
 package convertcmd
 
 import (
+	"errors"
+	"io"
+	"os"
+
 	"github.com/spf13/cobra"
 
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
 )
 
 // Options are convert's inputs.
@@ -62,6 +67,9 @@ func Run(opts *Options) error {
 			return cmdutil.Usagef("--as %q: no such table (known: %v)", opts.As, schema.Names())
 		}
 	}
+	if done, err := inBatches(opts, want); done {
+		return err
+	}
 	t, err := cmdutil.ReadInput(opts.IO, opts.Input, want)
 	if err != nil {
 		return err
@@ -73,4 +81,46 @@ func Run(opts *Options) error {
 		opts.Output.Columns = opts.Columns // and at a terminal, exactly these
 	}
 	return opts.Output.Write(opts.IO, t)
+}
+
+// batchRows is how many rows inBatches reads and writes at a time: a
+// batch of a plan is a few megabytes, and the table's 1M rows do not
+// stand in memory at once.
+const batchRows = 64 << 10
+
+// inBatches converts a Parquet file to a CSV file batch by batch
+// (table.ReadParquetBatches), holding one batch in memory instead of the
+// table, and says whether it did (done: err is the outcome). It does not
+// when the whole table must be read for the same outcome (see
+// ErrWholeTable: a unique column, a failed check, whose error the whole
+// read reports by row) or when the conversion has more to it than a CSV
+// file's rows: --columns, standard output (which a failed check would
+// leave half-written), an output that is the input file. A CSV file
+// carries no metadata, so the provenance the whole path notes from the
+// input would not reach it. Nothing is written unless every batch is.
+func inBatches(opts *Options, want *schema.Table) (done bool, err error) {
+	out, in := opts.Output.Path, opts.Input
+	if len(opts.Columns) > 0 || in == "" || in == "-" || out == "" || out == "-" {
+		return false, nil
+	}
+	if f, err := table.FormatOf(out); err != nil || f != table.CSV {
+		return false, nil
+	}
+	if f, err := table.FormatOf(in); err != nil || f != table.Parquet {
+		return false, nil
+	}
+	inInfo, err := os.Stat(in)
+	if err != nil || !inInfo.Mode().IsRegular() {
+		return false, nil
+	}
+	if outInfo, err := os.Stat(out); err == nil && os.SameFile(inInfo, outInfo) {
+		return false, nil
+	}
+	err = table.AtomicWrite(out, func(w io.Writer) error {
+		return table.ReadParquetBatches(in, want, batchRows, table.NewCSVWriter(w).Write)
+	})
+	if errors.Is(err, table.ErrWholeTable) {
+		return false, nil
+	}
+	return true, err
 }
