@@ -247,10 +247,10 @@ func TestPriorRecordCrossFamily(t *testing.T) {
 	// only), and across families (leave-one-family-out).
 	var same fit.Record
 	for _, fam := range []string{"smooth", "step"} {
-		r := priorRecord(byFamily[fam], 30, false, rule)
+		r := priorRecord(byFamily[fam], 30, false, false, rule)
 		same.Tried, same.Misses, same.SqRelErr = same.Tried+r.Tried, same.Misses+r.Misses, same.SqRelErr+r.SqRelErr
 	}
-	cross := priorRecord(all, 30, true, rule)
+	cross := priorRecord(all, 30, true, false, rule)
 	if same.Tried != 6 || cross.Tried != 6 {
 		t.Fatalf("tried %d and %d, want every member (6)", same.Tried, cross.Tried)
 	}
