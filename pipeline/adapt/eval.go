@@ -190,15 +190,10 @@ func curveJobs(jobs *table.Table) map[string]curveJob {
 	if jobs.Has(col.ScheduleEndSteps) {
 		ends, endOK = jobs.Int64s(col.ScheduleEndSteps), jobs.Valid(col.ScheduleEndSteps)
 	}
-	var budget []float64
-	var budgetOK []bool
-	if jobs.Has(col.EpochBudget) {
-		// As predict reads it (JobStates): the user's stopping point.
-		budget, budgetOK = jobs.Float64s(col.EpochBudget), jobs.Valid(col.EpochBudget)
-	}
+	budget, budgetOK := EpochBudgets(jobs) // as predict reads it (JobStates)
 	for i, j := range names {
 		cj := curveJob{epochSteps: float64(es[i])}
-		if budget != nil && budgetOK[i] {
+		if budgetOK[i] {
 			cj.budget = budget[i]
 		}
 		if models != nil {
