@@ -135,19 +135,22 @@ func ScheduleCurves(seed uint64) ([]Named, error) {
 }
 
 // ScheduleCurvesTables turns runs into a jobs and a loss table; the model
-// family of each job is its schedule.
+// family of each job is its schedule, its epoch_budget the epochs it was
+// set to train for (the schedule's length, as a training script declares
+// it).
 func ScheduleCurvesTables(curves []ScheduleCurve) []Named {
 	n := len(curves)
 	jobs := table.New(schema.Jobs, n)
 	names, models, modes := make([]string, n), make([]string, n), make([]string, n)
 	batch, epochSteps, ends := make([]int64, n), make([]int64, n), make([]int64, n)
-	endOK := make([]bool, n)
+	endOK, budget := make([]bool, n), make([]float64, n)
 	var lJob []string
 	var lStep []int64
 	var lValue []float64
 	for i, c := range curves {
 		names[i], models[i], modes[i] = c.Name, c.Schedule, "sync"
 		batch[i], epochSteps[i], ends[i], endOK[i] = 256, int64(c.EpochSteps), c.ScheduleEndSteps, c.ScheduleEndSteps > 0
+		budget[i] = float64(c.Epochs)
 		for k := range c.Steps {
 			lJob, lStep, lValue = append(lJob, c.Name), append(lStep, c.Steps[k]), append(lValue, c.Values[k])
 		}
@@ -158,6 +161,7 @@ func ScheduleCurvesTables(curves []ScheduleCurve) []Named {
 	jobs.SetInt64s(col.GlobalBatch, batch, nil)
 	jobs.SetInt64s(col.EpochSteps, epochSteps, nil)
 	jobs.SetInt64s(col.ScheduleEndSteps, ends, endOK)
+	jobs.SetFloat64s(col.EpochBudget, budget, nil)
 	loss := table.New(schema.Loss, len(lJob))
 	loss.SetStrings(col.Job, lJob, nil)
 	loss.SetInt64s(col.Step, lStep, nil)

@@ -26,6 +26,10 @@ type Curve struct {
 	// ScheduleEnd is the epoch at which the curve's declared learning-rate
 	// schedule ends (0 when none is declared).
 	ScheduleEnd float64
+	// Budget is the curve's declared epoch budget (the jobs table's
+	// epoch_budget, 0 when none): what the job was set to train for, as
+	// its training script declares it (never its convergence epoch).
+	Budget float64
 }
 
 // points is what the fit sees of the curve.
@@ -193,6 +197,31 @@ func Earliest(values []float64, higherIsBetter bool, rule fit.Rule) int {
 	return n + max(1, int(math.Ceil(j-1e-9)))
 }
 
+// Soonest is the epoch at which a log still falling at its end (its floor
+// past its last epoch) meets the rule if it stops falling now: its smoothed
+// values held at the last one, the window falls that end past the log are
+// those of its last epochs only, and the rule is met one past the last of
+// them above the threshold. No non-increasing continuation of the log meets
+// the rule sooner (a further fall can only add to a window's fall), so it
+// is the log's own lower end for a job still training. 0 when the log is
+// not falling at its end or is not longer than a window.
+func Soonest(values []float64, higherIsBetter bool, rule fit.Rule) int {
+	y := filled(complemented(values, higherIsBetter))
+	w, n := rule.Window, len(y)
+	if w < 1 || n <= w {
+		return 0
+	}
+	s := isotonicDecreasing(y)
+	if s[0] <= 0 || lastFall(s, rule) < n {
+		return 0
+	}
+	held := append(s[:n:n], make([]float64, w)...)
+	for i := n; i < len(held); i++ {
+		held[i] = s[n-1]
+	}
+	return lastFall(held, rule) + 1
+}
+
 // filled replaces missing (NaN or infinite) values by linear interpolation
 // between their finite neighbours, and leading or trailing ones by the
 // nearest finite value; nil when no value is finite. A NaN in the first
@@ -277,6 +306,13 @@ type ConvergenceConfig struct {
 	OtherFamilies bool
 	// Schedules: the curves' declared learning-rate schedules.
 	Schedules bool
+	// Budgets: the curves' declared epoch budgets (Curve.Budget), as
+	// predict has them for a job whose jobs-table row declares one: the
+	// prediction is capped there (fit.Evidence.Budget) and the prior's
+	// finished curves are scaled by the ratio of the budgets
+	// (budgetEpochs) instead of matched by shape. The truth does not
+	// change: it is the rule's epoch on the whole curve either way.
+	Budgets bool
 }
 
 // Convergence predicts each curve's convergence epoch from its first epochs
@@ -357,17 +393,20 @@ func ConvergenceWith(curves []Curve, fractions []float64, rule fit.Rule, opt fit
 				out = append(out, r)
 				continue
 			}
-			ev := fit.Evidence{Floor: Floor(c.Values[:r.Observed], c.HigherIsBetter, rule), Earliest: Earliest(c.Values[:r.Observed], c.HigherIsBetter, rule), Schedule: scheduleEvidence(c, r.Observed, f, members, cfg.OtherFamilies, rule)}
+			ev := fit.Evidence{Floor: Floor(c.Values[:r.Observed], c.HigherIsBetter, rule), Earliest: lowerEnd(c.Values[:r.Observed], c.HigherIsBetter, rule), Schedule: scheduleEvidence(c, r.Observed, f, members, cfg.OtherFamilies, rule)}
 			var prior fit.FamilyPrior
 			if len(members) > 0 {
 				if obs := filled(complemented(c.Values[:r.Observed], c.HigherIsBetter)); obs != nil {
-					prior.Epochs = warpedEpochs(obs, members)
+					prior.Epochs = priorEpochs(obs, budgetOf(c, cfg), members, cfg.Budgets)
 				}
 				prior.Fit = fitRecord(members, r.Observed, opt, rule)
-				prior.Prior = priorRecord(members, r.Observed, cfg.OtherFamilies, rule)
+				prior.Prior = priorRecord(members, r.Observed, cfg.OtherFamilies, cfg.Budgets, rule)
 			}
 			if cfg.Schedules {
 				ev.ScheduleEnd = c.ScheduleEnd
+			}
+			if cfg.Budgets {
+				ev.Budget = c.Budget
 			}
 			fitted := f.Quality != fit.QualityInsufficient
 			var p fit.ConvergencePrediction
@@ -396,6 +435,17 @@ func ConvergenceWith(curves []Curve, fractions []float64, rule fit.Rule, opt fit
 		}
 	}
 	return out
+}
+
+// lowerEnd is the evidence's lower end for a log still falling at its end
+// (fit.Evidence.Earliest): the sooner of Earliest (its fall shrinking as
+// fast as over its last two windows) and Soonest (it stops falling now).
+func lowerEnd(values []float64, higherIsBetter bool, rule fit.Rule) int {
+	e, s := Earliest(values, higherIsBetter, rule), Soonest(values, higherIsBetter, rule)
+	if e == 0 || s > 0 && s < e {
+		return s
+	}
+	return e
 }
 
 // worse says whether a predicted final metric is worse than one already

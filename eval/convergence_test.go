@@ -247,14 +247,50 @@ func TestPriorRecordCrossFamily(t *testing.T) {
 	// only), and across families (leave-one-family-out).
 	var same fit.Record
 	for _, fam := range []string{"smooth", "step"} {
-		r := priorRecord(byFamily[fam], 30, false, rule)
+		r := priorRecord(byFamily[fam], 30, false, false, rule)
 		same.Tried, same.Misses, same.SqRelErr = same.Tried+r.Tried, same.Misses+r.Misses, same.SqRelErr+r.SqRelErr
 	}
-	cross := priorRecord(all, 30, true, rule)
+	cross := priorRecord(all, 30, true, false, rule)
 	if same.Tried != 6 || cross.Tried != 6 {
 		t.Fatalf("tried %d and %d, want every member (6)", same.Tried, cross.Tried)
 	}
 	if same.Misses > 1 || cross.Misses < 3 || cross.SqRelErr <= 2*same.SqRelErr {
 		t.Errorf("same family %+v, other families %+v: want at most one miss within a family and the other families' prior missing at least half", same, cross)
+	}
+}
+
+// With budgets, a finished member lends its convergence epoch twice: as
+// matched by shape and as the same share of the job's budget; a member
+// without a budget, and the configuration without budgets, lend it once.
+// The prediction of a curve with a budget never passes it.
+func TestPriorBudgets(t *testing.T) {
+	obs := []float64{1, 0.8, 0.7, 0.65, 0.6}
+	a := familyMember{y: []float64{1, 0.8, 0.7, 0.65, 0.6, 0.58, 0.57, 0.56}, epoch: 60, curve: Curve{Budget: 100}}
+	b := familyMember{y: a.y, epoch: 60, curve: Curve{}}
+	got := priorEpochs(obs, 150, []familyMember{a, b}, true)
+	if len(got) != 3 || got[2] != 90 {
+		t.Errorf("with budgets: %v, want the two shape-matched epochs and 60/100 x 150 = 90", got)
+	}
+	if got := priorEpochs(obs, 150, []familyMember{a, b}, false); len(got) != 2 {
+		t.Errorf("without budgets: %v, want the two shape-matched epochs", got)
+	}
+	if got := priorEpochs(obs, 0, []familyMember{a, b}, true); len(got) != 2 {
+		t.Errorf("a job without a budget: %v, want the two shape-matched epochs", got)
+	}
+	curve := func(name string, b0 float64, budget float64) Curve {
+		var v []float64
+		for e := 1; e <= 60; e++ {
+			v = append(v, 1/(b0*float64(e)+1)+0.2)
+		}
+		return Curve{Name: name, Family: "f", Values: v, Budget: budget}
+	}
+	rule := fit.Rule{Threshold: 0.01, Window: 10, Cap: 200}
+	curves := []Curve{curve("slow", 0.01, 60), curve("slow2", 0.012, 60)}
+	for _, cfg := range []ConvergenceConfig{{FamilyPrior: true}, {FamilyPrior: true, Budgets: true}} {
+		for _, r := range ConvergenceWith(curves, []float64{0.25}, rule, fit.DefaultLossOptions, cfg) {
+			if cfg.Budgets && r.P90 > 60 || !cfg.Budgets && r.P90 <= 60 {
+				t.Errorf("budgets %v: %s predicted %d/%d/%d (budget 60)", cfg.Budgets, r.Curve, r.P10, r.P50, r.P90)
+			}
+		}
 	}
 }

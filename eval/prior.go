@@ -53,7 +53,7 @@ func fitRecord(members []familyMember, epochs int, opt fit.LossOptions, rule fit
 // members are those of other families than the member's own, so that the
 // record says how far curves carry over between families, as they must
 // for a job whose own family is left out.
-func priorRecord(members []familyMember, epochs int, crossFamily bool, rule fit.Rule) fit.Record {
+func priorRecord(members []familyMember, epochs int, crossFamily, budgets bool, rule fit.Rule) fit.Record {
 	var r fit.Record
 	for i, m := range members {
 		if epochs >= len(m.curve.Values) || epochs < 3 {
@@ -68,11 +68,54 @@ func priorRecord(members []familyMember, epochs int, crossFamily bool, rule fit.
 		if len(pool) == 0 {
 			continue
 		}
-		prior := fit.FamilyPrior{Epochs: warpedEpochs(m.y[:epochs], pool)}
-		b := fit.Blend(fit.ConvergencePrediction{}, false, fit.QualityInsufficient, prior, fit.Evidence{}, rule)
+		budget := 0.0
+		if budgets {
+			budget = m.curve.Budget
+		}
+		prior := fit.FamilyPrior{Epochs: priorEpochs(m.y[:epochs], budget, pool, budgets)}
+		b := fit.Blend(fit.ConvergencePrediction{}, false, fit.QualityInsufficient, prior, fit.Evidence{Budget: budget}, rule)
 		r.Add(b.P50, int(m.epoch), m.censored)
 	}
 	return r
+}
+
+// budgetOf is the curve's budget when the configuration uses budgets.
+func budgetOf(c Curve, cfg ConvergenceConfig) float64 {
+	if cfg.Budgets {
+		return c.Budget
+	}
+	return 0
+}
+
+// priorEpochs is the family prior over a job's convergence epoch: each
+// finished member's epoch matched by shape (warpedEpochs), and, with
+// budgets and the job's budget known, each member that declared one lends
+// its epoch a second time, as the same share of the job's budget
+// (budgetEpochs). Both are kept because neither is right for every
+// recipe: a schedule laid out in shares of its budget converges at the
+// same share, one cutting every so many epochs at the same epoch; the
+// mixture leaves the choice to the job's fit and the prior's record.
+// (Measured: the share alone lost coverage at 50% observed on step-curves
+// with families left out, 30 -> 27 of 31 on seed 2; both kept 28.)
+func priorEpochs(obs []float64, budget float64, members []familyMember, budgets bool) []float64 {
+	out := warpedEpochs(obs, members)
+	if !budgets || budget <= 0 {
+		return out
+	}
+	for _, m := range members {
+		if m.curve.Budget > 0 {
+			out = append(out, budgetEpochs(m, budget))
+		}
+	}
+	return out
+}
+
+// budgetEpochs is a finished member's convergence epoch stretched to a job
+// of the given budget: the same share of the budget. Schedules are laid
+// out in shares of the budget (cuts at 30%, 60% and 80%, a cosine to the
+// end), so runs of one recipe converge at about the same share.
+func budgetEpochs(m familyMember, budget float64) float64 {
+	return m.epoch * budget / m.curve.Budget
 }
 
 // warpedEpochs is the family prior over a job's convergence epoch, by

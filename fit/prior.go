@@ -88,6 +88,12 @@ type Evidence struct {
 	// ScheduleEnd is the epoch at which the job's declared learning-rate
 	// schedule ends (0 when none is declared): training stops there.
 	ScheduleEnd float64
+	// Budget is the job's declared epoch budget (the jobs table's
+	// epoch_budget; 0 when none is declared): the job trains no further,
+	// so it has converged by then at the latest. Blend caps every outcome
+	// there (the rule's cap when that is earlier); a plateau has budget
+	// left only before it.
+	Budget float64
 	// Schedule is what the job's and its family's logs say of a step
 	// schedule (its zero value changes nothing).
 	Schedule Schedule
@@ -224,6 +230,10 @@ func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPri
 	}
 	b.PriorWeight = w
 	lo, hi := rule.Window, rule.Cap
+	if ev.Budget > 0 {
+		// The job stops at its budget: no outcome lies past it.
+		hi = max(lo, min(hi, int(math.Ceil(ev.Budget-1e-9))))
+	}
 	sortSamples := func() {
 		slices.SortFunc(kept, func(a, c sample) int {
 			switch {

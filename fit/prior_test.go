@@ -89,3 +89,33 @@ func TestBlendEarliest(t *testing.T) {
 		t.Errorf("no Earliest: p10 %d, want 50", b.P10)
 	}
 }
+
+// TestBlendBudget: a declared epoch budget is where the job stops, so no
+// outcome lies past it: the fit's and the prior's mass beyond it is at it,
+// and the plateau's next-cut window ends there; without a budget, the cap.
+func TestBlendBudget(t *testing.T) {
+	rule := Rule{Threshold: 0.02, Window: 10, Cap: 200}
+	fitP := ConvergencePrediction{P10: 60, P50: 90, P90: 140}
+	b := Blend(fitP, true, QualityGood, FamilyPrior{}, Evidence{Budget: 99.5}, rule)
+	if b.P10 != 60 || b.P50 < 89 || b.P50 > 91 || b.P90 != 100 {
+		t.Errorf("budget 99.5: %d/%d/%d, want 60/90/100", b.P10, b.P50, b.P90)
+	}
+	if b := Blend(fitP, true, QualityGood, FamilyPrior{}, Evidence{}, rule); b.P90 != 140 {
+		t.Errorf("no budget: p90 %d, want 140", b.P90)
+	}
+	// A plateau at 45 with a drop at 30 (the next cut up to 75, half the
+	// mass uniform over a window after it, 55-85): p90 near 80 under the
+	// cap, within a budget of 70 with it; a plateau at the budget has no
+	// budget left.
+	now := ConvergencePrediction{P10: 40, P50: 40, P90: 40}
+	sch := Schedule{Observed: 45, Drops: []int{30}, DropsKnown: true}
+	if b := Blend(now, true, QualityGood, FamilyPrior{}, Evidence{Floor: 35, Schedule: sch}, rule); !b.Plateau || b.P90 < 75 {
+		t.Errorf("no budget: %+v, want the next cut's window past 75", b)
+	}
+	if b := Blend(now, true, QualityGood, FamilyPrior{}, Evidence{Floor: 35, Schedule: sch, Budget: 70}, rule); !b.Plateau || b.P90 < 60 || b.P90 > 70 {
+		t.Errorf("budget 70: %+v, want p90 in the window's part before the budget", b)
+	}
+	if b := Blend(now, true, QualityGood, FamilyPrior{}, Evidence{Floor: 35, Schedule: sch, Budget: 45}, rule); b.Plateau || b.P90 > 45 {
+		t.Errorf("budget spent: %+v, want no plateau and nothing past 45", b)
+	}
+}

@@ -135,6 +135,7 @@ type ConvergenceOptions struct {
 	Prior         bool
 	OtherFamilies bool
 	Schedules     bool
+	Budgets       bool
 	Rule          fit.Rule
 	Output        cmdutil.OutputOptions
 }
@@ -163,7 +164,12 @@ With --prior (the default) each prediction also draws on the other curves of its
 family, complete, as a cluster knows its finished jobs (a curve never informs its own
 prediction). Epoch lengths, model families and declared schedules (schedule_end_steps)
 come from --jobs, which needs only job and epoch_steps; or give --epoch-steps (then
-there are no families and no prior).`,
+there are no families and no prior).
+
+With --budgets each curve's declared epoch budget (epoch_budget of --jobs: what the job
+was set to train for, as predict reads it) caps its prediction, and the prior's finished
+curves lend their convergence epoch as the same share of the budget; the truth is the
+same either way.`,
 		Example: `  optimus datasets export pollux-curves -o curves
   optimus eval convergence -i curves/loss.parquet --jobs curves/jobs.parquet`,
 		Args: cobra.NoArgs,
@@ -175,12 +181,13 @@ there are no families and no prior).`,
 		},
 	}
 	cmdutil.InputFlag(cmd, &opts.Input, "loss")
-	cmd.Flags().StringVar(&opts.Jobs, "jobs", "", "read epoch_steps (and model, schedule_end_steps) from the table in `FILE`")
+	cmd.Flags().StringVar(&opts.Jobs, "jobs", "", "read epoch_steps (and model, schedule_end_steps, epoch_budget) from the table in `FILE`")
 	cmd.Flags().Int64Var(&opts.EpochSteps, "epoch-steps", 0, "steps per epoch of every curve (instead of --jobs)")
 	cmd.Flags().StringVar(&opts.Fractions, "fractions", "0.25,0.5", "shares of each curve's epochs to observe, comma-separated")
 	cmd.Flags().BoolVar(&opts.Prior, "prior", true, "lean on the other curves of the same model family")
 	cmd.Flags().BoolVar(&opts.OtherFamilies, "leave-family-out", false, "draw the prior from the curves of the other families only (leave-one-family-out scoring)")
 	cmd.Flags().BoolVar(&opts.Schedules, "schedules", true, "use declared learning-rate schedules (schedule_end_steps)")
+	cmd.Flags().BoolVar(&opts.Budgets, "budgets", false, "use declared epoch budgets (epoch_budget of --jobs)")
 	cmdutil.AddRuleFlags(cmd.Flags(), &opts.Rule)
 	opts.Output.AddOutputFlags(cmd)
 	return cmd
@@ -232,7 +239,7 @@ func RunConvergence(opts *ConvergenceOptions) error {
 		cmdutil.Warnf(opts.IO, "eval convergence: %d curves are longer than --cap %d epochs (longest %d): their truth comes from the whole curve, but predictions stop at the cap; raise --cap to predict past it",
 			long, r.Cap, longest)
 	}
-	res := eval.ConvergenceWith(curves, fractions, r, fit.DefaultLossOptions, eval.ConvergenceConfig{FamilyPrior: opts.Prior, OtherFamilies: opts.OtherFamilies, Schedules: opts.Schedules})
+	res := eval.ConvergenceWith(curves, fractions, r, fit.DefaultLossOptions, eval.ConvergenceConfig{FamilyPrior: opts.Prior, OtherFamilies: opts.OtherFamilies, Schedules: opts.Schedules, Budgets: opts.Budgets})
 	summarise(opts.IO, res, fractions)
 	return opts.Output.Write(opts.IO, adapt.ConvergenceEvalTable(res))
 }

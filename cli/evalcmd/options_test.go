@@ -20,11 +20,11 @@ func TestCommandLines(t *testing.T) {
 		t.Errorf("eval speed --key model --sampling random --trials 5 --samples 6 --seed 9: %+v", *sp)
 	}
 	cv := clitest.MustParse(t, NewCmdConvergence, "-i", "loss.parquet", "--jobs", "jobs.parquet")
-	if cv.Input != "loss.parquet" || cv.Jobs != "jobs.parquet" || cv.Fractions != "0.25,0.5" || !cv.Prior || cv.OtherFamilies || !cv.Schedules || cv.Rule != fit.DefaultRule {
+	if cv.Input != "loss.parquet" || cv.Jobs != "jobs.parquet" || cv.Fractions != "0.25,0.5" || !cv.Prior || cv.OtherFamilies || !cv.Schedules || cv.Budgets || cv.Rule != fit.DefaultRule {
 		t.Errorf("eval convergence: %+v", *cv)
 	}
-	cv = clitest.MustParse(t, NewCmdConvergence, "--epoch-steps", "100", "--prior=false", "--leave-family-out", "--schedules=false", "--threshold", "0.01", "--window", "3", "--cap", "50")
-	if want := (fit.Rule{Threshold: 0.01, Window: 3, Cap: 50}); cv.EpochSteps != 100 || cv.Prior || !cv.OtherFamilies || cv.Schedules || cv.Rule != want {
+	cv = clitest.MustParse(t, NewCmdConvergence, "--epoch-steps", "100", "--prior=false", "--leave-family-out", "--schedules=false", "--budgets", "--threshold", "0.01", "--window", "3", "--cap", "50")
+	if want := (fit.Rule{Threshold: 0.01, Window: 3, Cap: 50}); cv.EpochSteps != 100 || cv.Prior || !cv.OtherFamilies || cv.Schedules || !cv.Budgets || cv.Rule != want {
 		t.Errorf("eval convergence with every flag: %+v, want rule %+v", *cv, want)
 	}
 	clitest.MustRefuse(t, NewCmdConvergence, `invalid argument "x" for "--window"`, "--window", "x")

@@ -167,20 +167,22 @@ func TestEvalConvergenceInputs(t *testing.T) {
 // families, seeds 1 and 2, up to 200 epochs) cover the truth in at least
 // 80% of uncensored curves at 25% observed, with a median epoch error of
 // at most 10% of the truth at 50%, and at least 90% at 50% (28 of 29 and
-// 30 of 31 since the floor and spent-schedule steps); at 25% the median
-// error is 12-16% (docs/models.md): the bar of 10% is not met, and 20% is
-// checked. Pollux's imagenet curves (a step schedule) are all covered at
+// 30 of 31 since the floor and spent-schedule steps; with the declared
+// budgets, seed 2, 28 of 31); at 25% the median error is 12-16% (13% with
+// the budgets; docs/models.md): the bar of 10% is not met, and 20% is
+// checked. The budgets run adds about 1.3 CPU-seconds, the Pollux one
+// below 0.8. Pollux's imagenet curves (a step schedule) are all covered at
 // both fractions, with the prior and with the families left out, and no
 // uncensored curve of a job still training has an interval narrower than
 // 2 epochs.
 func TestEvalConvergenceOnStepSchedules(t *testing.T) {
-	for _, seed := range []string{"1", "2"} {
-		t.Run("step-curves seed "+seed, func(t *testing.T) {
+	for _, c := range []struct{ seed, budgets string }{{"1", "--budgets=false"}, {"2", "--budgets=false"}, {"2", "--budgets"}} {
+		t.Run("step-curves seed "+c.seed+" "+c.budgets, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "curves")
-			if code, _, stderr := run(t, nil, "datasets", "export", "step-curves", "--seed", seed, "-o", dir); code != 0 {
+			if code, _, stderr := run(t, nil, "datasets", "export", "step-curves", "--seed", c.seed, "-o", dir); code != 0 {
 				t.Fatal(stderr)
 			}
-			code, out, stderr := run(t, nil, "eval", "convergence", "-i", filepath.Join(dir, "loss.parquet"), "--jobs", filepath.Join(dir, "jobs.parquet"), "--cap", "200", "--leave-family-out")
+			code, out, stderr := run(t, nil, "eval", "convergence", "-i", filepath.Join(dir, "loss.parquet"), "--jobs", filepath.Join(dir, "jobs.parquet"), "--cap", "200", "--leave-family-out", c.budgets)
 			if code != 0 {
 				t.Fatal(stderr)
 			}
@@ -200,10 +202,25 @@ func TestEvalConvergenceOnStepSchedules(t *testing.T) {
 	if code, _, stderr := run(t, nil, "datasets", "export", "pollux-curves", "-o", dir); code != 0 {
 		t.Fatal(stderr)
 	}
-	for _, mode := range []string{"--prior=true", "--leave-family-out"} {
-		code, out, stderr := run(t, nil, "eval", "convergence", "-i", filepath.Join(dir, "loss.parquet"), "--jobs", filepath.Join(dir, "jobs.parquet"), mode)
+	// Pollux at 50% observed, families left out: 24 of 25 covered with
+	// and without the budgets since a still-falling log's p10 reaches
+	// where it would converge if it stopped falling now (22 before); with
+	// the budgets 25 of 25 at 25% (23 without), the median error 32% of
+	// the truth (44% without).
+	for _, mode := range [][]string{{"--prior=true"}, {"--leave-family-out"}, {"--leave-family-out", "--budgets"}} {
+		code, out, stderr := run(t, nil, append([]string{"eval", "convergence", "-i", filepath.Join(dir, "loss.parquet"), "--jobs", filepath.Join(dir, "jobs.parquet")}, mode...)...)
 		if code != 0 {
 			t.Fatal(stderr)
+		}
+		if mode[0] == "--leave-family-out" {
+			want25, rel25 := 23, 0.45
+			if len(mode) > 1 {
+				want25, rel25 = 25, 0.33
+			}
+			f50, f25 := readConvergenceEval(t, out, 0.5), readConvergenceEval(t, out, 0.25)
+			if f50.uncensored != 25 || f50.covered < 24 || f25.covered < want25 || f25.medianRel > rel25 {
+				t.Errorf("%v: at 50%% %d of %d covered, want 24; at 25%% %d covered, want %d, median error %.0f%%, want at most %.0f%%", mode, f50.covered, f50.uncensored, f25.covered, want25, 100*f25.medianRel, 100*rel25)
+			}
 		}
 		e, err := table.Read(bytes.NewReader(out), "stdout", schema.ConvergenceEval)
 		if err != nil {

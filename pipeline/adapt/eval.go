@@ -150,7 +150,8 @@ func SpeedEvalTable(res []eval.SpeedResult, sampling string) *table.Table {
 }
 
 // EpochJobsSpec is the part of the jobs table eval convergence reads: job
-// and epoch_steps, and optionally model and schedule_end_steps; other
+// and epoch_steps, and optionally model, schedule_end_steps and
+// epoch_budget; other
 // columns are carried and ignored.
 func EpochJobsSpec() *schema.Table {
 	s := *schema.Jobs
@@ -159,7 +160,7 @@ func EpochJobsSpec() *schema.Table {
 		switch c.Name {
 		case col.Job, col.EpochSteps:
 			s.Columns = append(s.Columns, c)
-		case col.Model, col.ScheduleEndSteps:
+		case col.Model, col.ScheduleEndSteps, col.EpochBudget:
 			c.Required, c.Nullable, c.Default = false, true, ""
 			s.Columns = append(s.Columns, c)
 		}
@@ -172,6 +173,7 @@ type curveJob struct {
 	epochSteps  float64
 	model       string
 	scheduleEnd float64 // steps; 0 when none is declared
+	budget      float64 // epochs; 0 when none is declared
 }
 
 // curveJobs reads each job's epoch length, model family and declared
@@ -188,8 +190,12 @@ func curveJobs(jobs *table.Table) map[string]curveJob {
 	if jobs.Has(col.ScheduleEndSteps) {
 		ends, endOK = jobs.Int64s(col.ScheduleEndSteps), jobs.Valid(col.ScheduleEndSteps)
 	}
+	budget, budgetOK := EpochBudgets(jobs) // as predict reads it (JobStates)
 	for i, j := range names {
 		cj := curveJob{epochSteps: float64(es[i])}
+		if budgetOK[i] {
+			cj.budget = budget[i]
+		}
 		if models != nil {
 			cj.model = models[i]
 		}
@@ -231,6 +237,7 @@ func ConvergenceCurves(loss, jobs *table.Table, jobsSource string, epochSteps in
 		if cj.scheduleEnd > 0 {
 			c.ScheduleEnd = cj.scheduleEnd / cj.epochSteps
 		}
+		c.Budget = cj.budget
 		curves = append(curves, c)
 	}
 	return curves, nil

@@ -10,13 +10,23 @@ import (
 	"github.com/optimus-sched/optimus/pipeline"
 )
 
+// EpochBudgets is each job's declared epoch budget (epoch_budget, valid
+// where declared; none declared when the table has no such column): the
+// user's stopping point, as predict and eval convergence --budgets read it.
+func EpochBudgets(jobs *table.Table) ([]float64, []bool) {
+	if !jobs.Has(col.EpochBudget) {
+		return make([]float64, jobs.NumRows()), make([]bool, jobs.NumRows())
+	}
+	return jobs.Float64s(col.EpochBudget), jobs.Valid(col.EpochBudget)
+}
+
 // JobStates reads what predict needs of each job of a jobs table, in row
 // order.
 func JobStates(jobs *table.Table) []pipeline.JobState {
 	names := jobs.Strings(col.Job)
 	model, mode := jobs.Strings(col.Model), jobs.Strings(col.Mode)
 	epochSteps, progress := jobs.Int64s(col.EpochSteps), jobs.Int64s(col.ProgressSteps)
-	budget, budgetOK := jobs.Float64s(col.EpochBudget), jobs.Valid(col.EpochBudget)
+	budget, budgetOK := EpochBudgets(jobs)
 	ps, workers := jobs.Int64s(col.PS), jobs.Int64s(col.Workers)
 	var schedEnd []int64
 	var schedOK []bool
@@ -50,7 +60,7 @@ func Predict(jobs, models *table.Table, rule fit.Rule, at []fit.Config) (*table.
 			return nil, models.Errorf(col.Job, r, "unknown job %q (not in %s)", j, jobs.Source)
 		}
 	}
-	budget, budgetOK := jobs.Float64s(col.EpochBudget), jobs.Valid(col.EpochBudget)
+	budget, budgetOK := EpochBudgets(jobs)
 	epochSteps := jobs.Int64s(col.EpochSteps)
 	for r := range names {
 		if budgetOK[r] && budget[r]*float64(epochSteps[r]) > MaxSteps {
