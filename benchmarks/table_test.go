@@ -7,7 +7,7 @@ import (
 
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/cli/root"
-	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/datasets/datatables"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline/adapt"
@@ -54,7 +54,7 @@ func BenchmarkTableFiles(b *testing.B) {
 // 1,000 jobs of 20 speed samples, to compare with BenchmarkFitSpeed's
 // per-job time of the library.
 func BenchmarkTableFitSpeed(b *testing.B) {
-	_, speed, err := datasets.Metrics(1000, 1, 20, 1)
+	_, speed, err := datatables.Metrics(1000, 1, 20, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func BenchmarkTableFitSpeed(b *testing.B) {
 // BenchmarkTableRead reads and validates the loss table of 1,000 jobs x
 // 1,000 points from Parquet and from an Arrow stream.
 func BenchmarkTableRead(b *testing.B) {
-	loss, _, err := datasets.Metrics(1000, 1000, 1, 1)
+	loss, _, err := datatables.Metrics(1000, 1000, 1, 1)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/optimus-sched/optimus/cli/clitest"
 	"github.com/optimus-sched/optimus/cli/root"
-	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/datasets/datatables"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline/adapt"
@@ -42,7 +42,7 @@ func rows(n int) []int {
 // models, as an oracle predict would.
 func testbedPredictions(t *testing.T) (cluster, pred *table.Table) {
 	t.Helper()
-	tables, err := datasets.Testbed(datasets.DefaultSeed)
+	tables, err := datatables.Testbed(datatables.DefaultSeed)
 	if err != nil {
 		t.Fatal(err)
 	}
