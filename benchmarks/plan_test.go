@@ -22,7 +22,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/optimus-sched/optimus/cli/root"
 	"github.com/optimus-sched/optimus/datasets/datatables"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
@@ -231,7 +230,7 @@ func BenchmarkPipe(b *testing.B) {
 		b.Fatal(err)
 	}
 	main := func(stdin []byte, args ...string) []byte {
-		code, out, stderr := root.Run(stdin, args...)
+		code, out, stderr := optimus.Run(b, stdin, args...)
 		if code != 0 {
 			b.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
