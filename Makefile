@@ -42,11 +42,18 @@ demo-current: build
 	fi
 
 # Every suite, then one line saying which ran and which were skipped and why
-# (scripts/test-summary.sh, from what each check script recorded).
+# (scripts/test-summary.sh, from what each check script recorded). The
+# suites share no outputs (interop and notebook write temporary folders,
+# browser $(OUT)/browser*, $(OUT)/hostile and their logs; the demo they read
+# is made once, by demo-current, before either starts), so they run side by
+# side: most of their time is spent waiting on Chromium, Node.js or Jupyter,
+# and the binary, the demo and npm's packages are made once for all of them.
+# --output-sync prints each suite's output in one piece, when it is done.
 TEST_STATUS := bin/.test-status
+TEST_JOBS   ?= 5
 test:
 	@mkdir -p bin && rm -f $(TEST_STATUS)
-	@OPTIMUS_TEST_STATUS=$(CURDIR)/$(TEST_STATUS) $(MAKE) --no-print-directory vet gotest interop browser notebook
+	@OPTIMUS_TEST_STATUS=$(CURDIR)/$(TEST_STATUS) $(MAKE) --no-print-directory -j $(TEST_JOBS) --output-sync=target vet gotest interop browser notebook
 	@scripts/test-summary.sh $(TEST_STATUS)
 
 vet:

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/datasets/datatables"
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
@@ -24,7 +24,7 @@ import (
 // BenchmarkFitLoss fits the convergence model of 10,000 jobs with 1,000
 // loss points each, on every core (the bar: "in seconds").
 func BenchmarkFitLoss(b *testing.B) {
-	loss, _, err := datasets.Metrics(10000, 1000, 20, 1)
+	loss, _, err := datatables.Metrics(10000, 1000, 20, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func BenchmarkFitLoss(b *testing.B) {
 // BenchmarkFitSpeed fits the speed model of 10,000 jobs with 20 samples
 // each.
 func BenchmarkFitSpeed(b *testing.B) {
-	_, speed, err := datasets.Metrics(10000, 1, 20, 1)
+	_, speed, err := datatables.Metrics(10000, 1, 20, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func fitSpeedLibrary(b *testing.B, jobs []pipeline.SpeedSeries) {
 // OPTIMUS_BIN naming a built optimus, it times that binary as a whole
 // process too (one core, as the rest), start-up included.
 func BenchmarkFitSpeedCommandVsLibrary(b *testing.B) {
-	_, speed, err := datasets.Metrics(1000, 1, 20, 1)
+	_, speed, err := datatables.Metrics(1000, 1, 20, 1)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -22,8 +22,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/optimus-sched/optimus/cli/root"
-	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/datasets/datatables"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
 	"github.com/optimus-sched/optimus/pipeline/adapt"
@@ -52,7 +51,7 @@ func workload(b *testing.B, tasks int, running float64) (*table.Table, *pipeline
 // through the same adapters as `optimus solve`.
 func workloadOn(b *testing.B, tasks, nodes int, running float64) (*table.Table, *pipeline.Cluster, *solve.Problem) {
 	b.Helper()
-	cluster, pred, err := datasets.Workload(datasets.WorkloadConfig{Seed: 1, Tasks: tasks, Nodes: nodes, Running: running})
+	cluster, pred, err := datatables.Workload(datatables.WorkloadConfig{Seed: 1, Tasks: tasks, Nodes: nodes, Running: running})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -219,7 +218,7 @@ func BenchmarkPlace(b *testing.B) {
 // writing the tables.
 func BenchmarkPipe(b *testing.B) {
 	tasks := planSizes[len(planSizes)-1]
-	cluster, pred, err := datasets.Workload(datasets.WorkloadConfig{Seed: 1, Tasks: tasks, Nodes: nodesFor(tasks)})
+	cluster, pred, err := datatables.Workload(datatables.WorkloadConfig{Seed: 1, Tasks: tasks, Nodes: nodesFor(tasks)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -233,7 +232,7 @@ func BenchmarkPipe(b *testing.B) {
 		b.Fatal(err)
 	}
 	main := func(stdin []byte, args ...string) []byte {
-		code, out, stderr := root.Run(stdin, args...)
+		code, out, stderr := optimus.Run(b, stdin, args...)
 		if code != 0 {
 			b.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/datasets/datatables"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/simulate"
 	"github.com/optimus-sched/optimus/simulate/simtables"
@@ -63,7 +64,7 @@ func philly(b *testing.B) []datasets.PhillyJob {
 }
 
 // simInput reads a generated dataset through the table adapters.
-func simInput(b *testing.B, gen func() ([]datasets.Named, error)) *simulate.Input {
+func simInput(b *testing.B, gen func() ([]datatables.Named, error)) *simulate.Input {
 	b.Helper()
 	named, err := gen()
 	if err != nil {
@@ -111,7 +112,7 @@ func knowledgeName(oracle bool) string {
 }
 
 func BenchmarkSimulateTestbed(b *testing.B) {
-	in := simInput(b, func() ([]datasets.Named, error) { return datasets.SimTestbed(1) })
+	in := simInput(b, func() ([]datatables.Named, error) { return datatables.SimTestbed(1) })
 	for _, p := range solve.Policies {
 		if solve.LookupPolicy(p).AdaptsBatch {
 			continue // the testbed's PS jobs have no adaptive profile (pollux runs --pollux's)
@@ -126,8 +127,8 @@ func BenchmarkSimulateTestbed(b *testing.B) {
 // 4), as in Pollux's workloads, sampled from the Philly trace.
 func BenchmarkSimulate160(b *testing.B) {
 	trace := philly(b)
-	in := simInput(b, func() ([]datasets.Named, error) {
-		return datasets.PhillyWorkload(trace, datasets.PhillyConfig{Jobs: 160, Nodes: 16, GPUsPerNode: 4, Seed: 1})
+	in := simInput(b, func() ([]datatables.Named, error) {
+		return datatables.PhillyWorkload(trace, datatables.PhillyConfig{Jobs: 160, Nodes: 16, GPUsPerNode: 4, Seed: 1})
 	})
 	for _, p := range []solve.Policy{solve.Optimus, solve.DRF} {
 		for _, oracle := range []bool{false, true} {
@@ -140,8 +141,8 @@ func BenchmarkSimulate160(b *testing.B) {
 // nodes of 4 GPUs.
 func BenchmarkSimulatePhilly10k(b *testing.B) {
 	trace := philly(b)
-	in := simInput(b, func() ([]datasets.Named, error) {
-		return datasets.PhillyWorkload(trace, datasets.PhillyConfig{Jobs: 10000, Nodes: 1000, GPUsPerNode: 4, Seed: 1})
+	in := simInput(b, func() ([]datatables.Named, error) {
+		return datatables.PhillyWorkload(trace, datatables.PhillyConfig{Jobs: 10000, Nodes: 1000, GPUsPerNode: 4, Seed: 1})
 	})
 	for _, oracle := range []bool{true, false} {
 		b.Run("policy=optimus/"+knowledgeName(oracle), func(b *testing.B) { benchRun(b, in, solve.Optimus, oracle) })
@@ -156,8 +157,8 @@ func BenchmarkSimulateScaling(b *testing.B) {
 		{100, 10}, {300, 30}, {1000, 100}, {3000, 300},
 		{1000, 30}, {1000, 300}, {1000, 1000},
 	} {
-		in := simInput(b, func() ([]datasets.Named, error) {
-			return datasets.PhillyWorkload(trace, datasets.PhillyConfig{Jobs: size.jobs, Nodes: size.nodes, GPUsPerNode: 4, Seed: 1})
+		in := simInput(b, func() ([]datatables.Named, error) {
+			return datatables.PhillyWorkload(trace, datatables.PhillyConfig{Jobs: size.jobs, Nodes: size.nodes, GPUsPerNode: 4, Seed: 1})
 		})
 		for _, oracle := range []bool{true, false} {
 			b.Run(fmt.Sprintf("jobs=%d/nodes=%d/%s", size.jobs, size.nodes, knowledgeName(oracle)), func(b *testing.B) {

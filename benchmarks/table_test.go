@@ -5,24 +5,33 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/spf13/cobra"
+
+	"github.com/optimus-sched/optimus/cli/clitest"
+	"github.com/optimus-sched/optimus/cli/datasetscmd"
 	"github.com/optimus-sched/optimus/cli/iostreams"
-	"github.com/optimus-sched/optimus/cli/root"
-	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/cli/placecmd"
+	"github.com/optimus-sched/optimus/cli/solvecmd"
+	"github.com/optimus-sched/optimus/datasets/datatables"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
 
+// optimus runs, in-process, the commands the benchmarks pipe tables
+// through: a tree of those alone (clitest.Tree), so that this package's
+// test binary, linked by every `go test ./...`, links neither the other
+// commands nor client-go.
+var optimus = clitest.Tree(datasetscmd.NewCmd,
+	func(ios *iostreams.IOStreams) *cobra.Command { return solvecmd.NewCmd(ios, nil) },
+	func(ios *iostreams.IOStreams) *cobra.Command { return placecmd.NewCmd(ios, nil) })
+
 // runMain runs one optimus command in-process and returns its standard
 // output.
 func runMain(b *testing.B, stdin []byte, args ...string) []byte {
 	b.Helper()
-	ios, sin, out, errOut := iostreams.Test()
-	sin.Write(stdin)
-	if code := root.Main(ios, args); code != 0 {
-		b.Fatalf("%v: exit %d: %s", args, code, errOut)
-	}
-	return out.Bytes()
+	out, _ := optimus.MustRun(b, stdin, args...)
+	return out
 }
 
 // BenchmarkTablePipe runs `optimus datasets generate --tasks 100000 --nodes
@@ -54,7 +63,7 @@ func BenchmarkTableFiles(b *testing.B) {
 // 1,000 jobs of 20 speed samples, to compare with BenchmarkFitSpeed's
 // per-job time of the library.
 func BenchmarkTableFitSpeed(b *testing.B) {
-	_, speed, err := datasets.Metrics(1000, 1, 20, 1)
+	_, speed, err := datatables.Metrics(1000, 1, 20, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -87,7 +96,7 @@ func BenchmarkTableFitSpeed(b *testing.B) {
 // BenchmarkTableRead reads and validates the loss table of 1,000 jobs x
 // 1,000 points from Parquet and from an Arrow stream.
 func BenchmarkTableRead(b *testing.B) {
-	loss, _, err := datasets.Metrics(1000, 1000, 1, 1)
+	loss, _, err := datatables.Metrics(1000, 1000, 1, 1)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,10 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/optimus-sched/optimus/io/schema"
-	"github.com/optimus-sched/optimus/io/schema/col"
-	"github.com/optimus-sched/optimus/io/table"
 )
 
 //go:embed data/pollux
@@ -87,44 +83,4 @@ func ReadPolluxCurves(fsys fs.FS, root string) ([]ValidationCurve, error) {
 		return a.GlobalBatch - b.GlobalBatch
 	})
 	return out, nil
-}
-
-// PolluxCurvesTables turns validation curves into a loss table and the jobs
-// table that goes with it. Pollux adapted batch sizes during training, so
-// iterations per epoch vary; the tables count steps in epochs instead (step
-// e is the end of epoch e, epoch_steps is 1), which is what the convergence
-// rule needs. epoch_budget is what Pollux's simulator trains a job of the
-// application for (PolluxEpochs), which is each curve's length.
-func PolluxCurvesTables(curves []ValidationCurve) []Named {
-	var lJob []string
-	var lStep []int64
-	var lValue []float64
-	var lHigher []bool
-	n := len(curves)
-	jobs := table.New(schema.Jobs, n)
-	names, models, modes := make([]string, n), make([]string, n), make([]string, n)
-	batch, epochSteps := make([]int64, n), make([]int64, n)
-	budget, budgetOK := make([]float64, n), make([]bool, n)
-	for i, c := range curves {
-		names[i], models[i], modes[i] = c.Name, c.App, "sync"
-		batch[i], epochSteps[i] = int64(c.GlobalBatch), 1
-		if e, ok := PolluxEpochs[c.App]; ok {
-			budget[i], budgetOK[i] = float64(e), true
-		}
-		for e, v := range c.Metric {
-			lJob, lStep, lValue, lHigher = append(lJob, c.Name), append(lStep, int64(e+1)), append(lValue, v), append(lHigher, c.HigherIsBetter)
-		}
-	}
-	jobs.SetStrings(col.Job, names, nil)
-	jobs.SetStrings(col.Model, models, nil)
-	jobs.SetStrings(col.Mode, modes, nil)
-	jobs.SetInt64s(col.GlobalBatch, batch, nil)
-	jobs.SetInt64s(col.EpochSteps, epochSteps, nil)
-	jobs.SetFloat64s(col.EpochBudget, budget, budgetOK)
-	loss := table.New(schema.Loss, len(lJob))
-	loss.SetStrings(col.Job, lJob, nil)
-	loss.SetInt64s(col.Step, lStep, nil)
-	loss.SetFloat64s(col.Value, lValue, nil)
-	loss.SetBools(col.HigherIsBetter, lHigher, nil)
-	return []Named{{"jobs", jobs}, {"loss", loss}}
 }

@@ -10,9 +10,6 @@ import (
 	"strings"
 
 	"github.com/optimus-sched/optimus/fit"
-	"github.com/optimus-sched/optimus/io/schema"
-	"github.com/optimus-sched/optimus/io/schema/col"
-	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/layout"
 )
 
@@ -213,17 +210,4 @@ func PolluxTrueModel(p *PolluxProfile, batch, maxGPUs, gpusPerNode, nodes int) (
 	f, err := fit.FitSpeed(fit.AllReduce, float64(batch), samples)
 	f.Model.WorkersPerNode = gpusPerNode
 	return f, err
-}
-
-// PolluxClusterTable is Pollux's default cluster: 16 nodes of 4 GPUs.
-func PolluxClusterTable() *table.Table {
-	t := table.New(schema.Cluster, PolluxNodes)
-	names := make([]string, PolluxNodes)
-	gpu := make([]float64, PolluxNodes)
-	for i := range names {
-		names[i], gpu[i] = fmt.Sprintf("node-%02d", i), PolluxGPUsPerNode
-	}
-	t.SetStrings(col.Node, names, nil)
-	t.SetFloat64s("gpu", gpu, nil)
-	return t
 }

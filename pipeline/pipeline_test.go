@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/datasets/datatables"
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
@@ -18,7 +18,7 @@ import (
 // reader would.
 func testbed(t *testing.T) map[string]*table.Table {
 	t.Helper()
-	named, err := datasets.Testbed(datasets.DefaultSeed)
+	named, err := datatables.Testbed(datatables.DefaultSeed)
 	if err != nil {
 		t.Fatal(err)
 	}

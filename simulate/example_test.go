@@ -3,7 +3,7 @@ package simulate_test
 import (
 	"fmt"
 
-	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/datasets/datatables"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/simulate"
 	"github.com/optimus-sched/optimus/simulate/simtables"
@@ -15,7 +15,7 @@ import (
 // servers, training at the measured speeds of their models), with the scheduler fitting each job's models
 // from its noisy loss points and speed samples, as `optimus simulate` does.
 func ExampleRun() {
-	named, err := datasets.SimTestbed(1)
+	named, err := datatables.SimTestbed(1)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/datasets/datatables"
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
@@ -22,7 +22,7 @@ import (
 // through the table adapters.
 func testbedInput(t testing.TB, seed uint64) *simulate.Input {
 	t.Helper()
-	named, err := datasets.SimTestbed(seed)
+	named, err := datatables.SimTestbed(seed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -178,15 +179,50 @@ func randomProblem(t testing.TB, rng *rand.Rand) *Problem {
 
 func TestEveryPolicyKeepsCapacityAndLimits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
+	// The restart cost varies for the policies that read it (their knobs
+	// say which): for the others a plan does not depend on it, and solving
+	// again at another cost would repeat the same work (Pollux's search is
+	// most of this test's time).
+	restartCosts := map[Policy][]float64{}
+	for _, e := range PolicyEntries() {
+		restartCosts[e.Name] = []float64{DefaultRestartCost}
+		if slices.Contains(e.Knobs, restartCostKnob) {
+			restartCosts[e.Name] = []float64{0, 300, 1e9}
+		}
+	}
 	for i := range 300 {
 		p := randomProblem(t, rng)
+		if i < 10 {
+			checkRestartCostIgnored(t, p, restartCosts)
+		}
 		for _, policy := range Policies {
-			for _, rc := range []float64{0, 300, 1e9} {
+			for _, rc := range restartCosts[policy] {
 				for _, capacity := range CapacityChecks {
 					t.Run(fmt.Sprintf("%d/%s/restart=%g/%s", i, policy, rc, capacity), func(t *testing.T) {
 						res := mustSolve(t, p, Options{Policy: policy, RestartCost: rc, TetrisSRTFWeight: 0.5, Capacity: capacity})
 						checkInvariants(t, p, res)
 					})
+				}
+			}
+		}
+	}
+}
+
+// checkRestartCostIgnored fails unless each policy solved at one restart
+// cost (restartCosts) plans p at costs 0 and 1e9 exactly as at the default.
+func checkRestartCostIgnored(t *testing.T, p *Problem, restartCosts map[Policy][]float64) {
+	t.Helper()
+	for _, policy := range Policies {
+		if len(restartCosts[policy]) > 1 {
+			continue
+		}
+		for _, capacity := range CapacityChecks {
+			opts := Options{Policy: policy, RestartCost: DefaultRestartCost, TetrisSRTFWeight: 0.5, Capacity: capacity}
+			want := fmt.Sprintf("%+v", *mustSolve(t, p, opts))
+			for _, rc := range []float64{0, 1e9} {
+				opts.RestartCost = rc
+				if got := fmt.Sprintf("%+v", *mustSolve(t, p, opts)); got != want {
+					t.Fatalf("%s, %s capacity: restart cost %g changes the plan of a policy without the restart-cost knob:\n%s\n%s", policy, capacity, rc, got, want)
 				}
 			}
 		}

@@ -1,4 +1,4 @@
-// Command genmetrics writes the synthetic metrics of datasets.Metrics (the
+// Command genmetrics writes the synthetic metrics of datatables.Metrics (the
 // inputs of benchmarks/fit_test.go) as files, so that `optimus fit` can be
 // measured as a whole process on the same data:
 //
@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/datasets/datatables"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
@@ -33,7 +33,7 @@ func run(jobs, points, samples int, seed uint64, lossPath, speedPath string) err
 	if lossPath == "" && speedPath == "" {
 		return fmt.Errorf("give -loss FILE, -speed FILE or both")
 	}
-	loss, speed, err := datasets.Metrics(jobs, points, samples, seed)
+	loss, speed, err := datatables.Metrics(jobs, points, samples, seed)
 	if err != nil {
 		return err
 	}

@@ -10,16 +10,36 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/optimus-sched/optimus/chart"
 	"github.com/optimus-sched/optimus/chart/charttest"
+	"github.com/optimus-sched/optimus/cli/chartcmd"
 	"github.com/optimus-sched/optimus/cli/clitest"
-	"github.com/optimus-sched/optimus/cli/root"
+	"github.com/optimus-sched/optimus/cli/datasetscmd"
+	"github.com/optimus-sched/optimus/cli/fitcmd"
+	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/placecmd"
+	"github.com/optimus-sched/optimus/cli/predictcmd"
+	"github.com/optimus-sched/optimus/cli/reportcmd"
+	"github.com/optimus-sched/optimus/cli/simulatecmd"
+	"github.com/optimus-sched/optimus/cli/solvecmd"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
-// optimus runs the whole command tree in-process.
-var optimus = clitest.Command(root.NewCmd)
+// optimus runs, in-process, the commands of the demo's pipeline
+// (clitest.Tree: not every command, so
+// that the test binary links no client-go).
+var optimus = clitest.Tree(
+	datasetscmd.NewCmd,
+	func(ios *iostreams.IOStreams) *cobra.Command { return fitcmd.NewCmd(ios, nil) },
+	func(ios *iostreams.IOStreams) *cobra.Command { return predictcmd.NewCmd(ios, nil) },
+	func(ios *iostreams.IOStreams) *cobra.Command { return solvecmd.NewCmd(ios, nil) },
+	func(ios *iostreams.IOStreams) *cobra.Command { return placecmd.NewCmd(ios, nil) },
+	func(ios *iostreams.IOStreams) *cobra.Command { return simulatecmd.NewCmd(ios, nil) },
+	chartcmd.NewCmd,
+	func(ios *iostreams.IOStreams) *cobra.Command { return reportcmd.NewCmd(ios, nil) })
 
 // demo is the demo's pipeline over the embedded testbed, run once into a
 // folder shared by the tests: fit, predict, four policies, place, suggest,

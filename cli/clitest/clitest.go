@@ -39,6 +39,9 @@ func (c Command) run(stdin []byte, args []string) (code int, stdout []byte, stde
 	// The root command silences cobra's own printing; a subcommand run
 	// alone must too, so that errors are printed once, as optimus prints them.
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	if args == nil {
+		args = []string{} // cobra reads os.Args (the test binary's flags) when given nil
+	}
 	code = cmdutil.Execute(ios, cmd, args)
 	return code, out.Bytes(), errOut.String(), strings.Join(append([]string{cmd.CommandPath()}, args...), " ")
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/iostreams"
-	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/datasets/datatables"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
@@ -36,7 +36,7 @@ func newCmdList(ios *iostreams.IOStreams) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
-			for _, d := range datasets.Catalog {
+			for _, d := range datatables.Catalog {
 				fmt.Fprintf(w, "%s\t%s\n", d.Name, d.Doc)
 			}
 			return w.Flush()
@@ -73,7 +73,7 @@ to DIR/<table>.<format>. The same seed gives byte-identical files.`,
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Dir, "output", "o", "", "write the tables into `DIR` (created if missing)")
-	cmd.Flags().Uint64Var(&opts.Seed, "seed", datasets.DefaultSeed, "random seed of the generator")
+	cmd.Flags().Uint64Var(&opts.Seed, "seed", datatables.DefaultSeed, "random seed of the generator")
 	cmd.Flags().StringVar(&opts.Format, "format", "parquet", "file format: parquet, arrow, arrows or csv")
 	return cmd
 }
@@ -89,7 +89,7 @@ func RunExport(opts *ExportOptions) error {
 	if _, err := table.FormatOf("x" + ext); err != nil {
 		return cmdutil.Usagef("--format %q: use parquet, arrow, arrows or csv", opts.Format)
 	}
-	d, err := datasets.Lookup(opts.Name)
+	d, err := datatables.Lookup(opts.Name)
 	if err != nil {
 		return cmdutil.Usagef("%v", err)
 	}
@@ -104,7 +104,7 @@ func RunExport(opts *ExportOptions) error {
 }
 
 // writeAll writes the tables atomically as a set.
-func writeAll(ios *iostreams.IOStreams, dir, ext string, tables []datasets.Named) (err error) {
+func writeAll(ios *iostreams.IOStreams, dir, ext string, tables []datatables.Named) (err error) {
 	format, _ := table.FormatOf("x" + ext)
 	var tmps []string
 	defer func() {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/iostreams"
-	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/datasets/datatables"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
@@ -53,7 +53,7 @@ byte-identical tables.`,
 			return RunGenerate(opts)
 		},
 	}
-	cmd.Flags().Uint64Var(&opts.Seed, "seed", datasets.DefaultSeed, "random seed of the generator")
+	cmd.Flags().Uint64Var(&opts.Seed, "seed", datatables.DefaultSeed, "random seed of the generator")
 	cmd.Flags().IntVar(&opts.Tasks, "tasks", 1000, "total tasks `N` (PS plus workers) the jobs ask for")
 	cmd.Flags().IntVar(&opts.Nodes, "nodes", 200, "number of nodes `M` of the cluster")
 	cmd.Flags().Float64Var(&opts.Running, "running", 0.3, "`FRACTION` of the jobs (the earliest) that run now")
@@ -90,16 +90,16 @@ func RunGenerate(opts *GenerateOptions) error {
 	if opts.MaxJobWorkers < 1 {
 		return cmdutil.Usagef("--max-job-workers %d: give at least 1", opts.MaxJobWorkers)
 	}
-	if opts.Tasks > datasets.MaxTasks {
-		return cmdutil.Usagef("--tasks %d: at most %d", opts.Tasks, datasets.MaxTasks)
+	if opts.Tasks > datatables.MaxTasks {
+		return cmdutil.Usagef("--tasks %d: at most %d", opts.Tasks, datatables.MaxTasks)
 	}
-	if opts.Nodes > datasets.MaxNodes {
-		return cmdutil.Usagef("--nodes %d: at most %d", opts.Nodes, datasets.MaxNodes)
+	if opts.Nodes > datatables.MaxNodes {
+		return cmdutil.Usagef("--nodes %d: at most %d", opts.Nodes, datatables.MaxNodes)
 	}
-	if opts.MaxJobWorkers > datasets.MaxTasks {
-		return cmdutil.Usagef("--max-job-workers %d: at most %d", opts.MaxJobWorkers, datasets.MaxTasks)
+	if opts.MaxJobWorkers > datatables.MaxTasks {
+		return cmdutil.Usagef("--max-job-workers %d: at most %d", opts.MaxJobWorkers, datatables.MaxTasks)
 	}
-	cluster, pred, err := datasets.Workload(datasets.WorkloadConfig{
+	cluster, pred, err := datatables.Workload(datatables.WorkloadConfig{
 		Seed: opts.Seed, Tasks: opts.Tasks, Nodes: opts.Nodes, Running: opts.Running, MaxJobWorkers: opts.MaxJobWorkers,
 		AllReduce: opts.AllReduce,
 	})

@@ -6,12 +6,23 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/optimus-sched/optimus/cli/clitest"
-	"github.com/optimus-sched/optimus/cli/root"
+	"github.com/optimus-sched/optimus/cli/convertcmd"
+	"github.com/optimus-sched/optimus/cli/datasetscmd"
+	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/placecmd"
+	"github.com/optimus-sched/optimus/cli/solvecmd"
 )
 
-// optimus runs the whole command tree in-process.
-var optimus = clitest.Command(root.NewCmd)
+// optimus runs, in-process, the commands the tests pipe generated
+// workloads through (clitest.Tree: not every command, so that the test
+// binary links no client-go).
+var optimus = clitest.Tree(datasetscmd.NewCmd,
+	func(ios *iostreams.IOStreams) *cobra.Command { return convertcmd.NewCmd(ios, nil) },
+	func(ios *iostreams.IOStreams) *cobra.Command { return solvecmd.NewCmd(ios, nil) },
+	func(ios *iostreams.IOStreams) *cobra.Command { return placecmd.NewCmd(ios, nil) })
 
 // TestGeneratedPairsStayTogether: generate's cluster and predictions carry
 // one pair id; solve refuses a cluster of one run with the predictions of

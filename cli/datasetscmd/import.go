@@ -9,6 +9,7 @@ import (
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/datasets/datatables"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
@@ -78,5 +79,5 @@ func RunImport(opts *ImportOptions) error {
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return err
 	}
-	return writeAll(opts.IO, opts.Dir, ext, datasets.PolluxTables(jobs, profiles))
+	return writeAll(opts.IO, opts.Dir, ext, datatables.PolluxTables(jobs, profiles))
 }

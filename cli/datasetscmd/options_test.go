@@ -5,7 +5,7 @@ import (
 
 	"github.com/optimus-sched/optimus/cli/clitest"
 	"github.com/optimus-sched/optimus/cli/datasetscmd"
-	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/datasets/datatables"
 )
 
 // The positional arguments land in the options, the flags have their
@@ -13,7 +13,7 @@ import (
 // before anything runs.
 func TestCommandLines(t *testing.T) {
 	ex := clitest.MustParse(t, datasetscmd.NewCmdExport, "testbed", "-o", "tb")
-	if *ex != (datasetscmd.ExportOptions{IO: ex.IO, Name: "testbed", Dir: "tb", Seed: datasets.DefaultSeed, Format: "parquet"}) {
+	if *ex != (datasetscmd.ExportOptions{IO: ex.IO, Name: "testbed", Dir: "tb", Seed: datatables.DefaultSeed, Format: "parquet"}) {
 		t.Errorf("export: %+v", *ex)
 	}
 	ex = clitest.MustParse(t, datasetscmd.NewCmdExport, "simulate-testbed", "-o", "st", "--seed", "7", "--format", "csv")
@@ -25,7 +25,7 @@ func TestCommandLines(t *testing.T) {
 		t.Errorf("import: %+v", *im)
 	}
 	gen := clitest.MustParse(t, datasetscmd.NewCmdGenerate, "--cluster", "c.parquet", "-o", "p.parquet")
-	if g := *gen; g.Seed != datasets.DefaultSeed || g.Tasks != 1000 || g.Nodes != 200 || g.Running != 0.3 || g.MaxJobWorkers != 32 ||
+	if g := *gen; g.Seed != datatables.DefaultSeed || g.Tasks != 1000 || g.Nodes != 200 || g.Running != 0.3 || g.MaxJobWorkers != 32 ||
 		g.AllReduce != 0 || g.Cluster != "c.parquet" || g.Output.Path != "p.parquet" || g.Output.Format != "" {
 		t.Errorf("generate: %+v", g)
 	}

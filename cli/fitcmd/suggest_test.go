@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/optimus-sched/optimus/cli/clitest"
-	"github.com/optimus-sched/optimus/cli/root"
+	"github.com/optimus-sched/optimus/cli/fitcmd"
+	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 )
@@ -14,7 +17,7 @@ import (
 // --max-nodes, and the suggestions identify its model.
 func TestSuggestAllReduce(t *testing.T) {
 	stdin := []byte("job,ps,workers,speed,mode,global_batch\nr,0,1,2.5,allreduce,512\n")
-	out, _ := clitest.Command(root.NewCmd).MustRun(t, stdin, "fit", "suggest", "--samples", "7", "--max-workers", "16", "--max-nodes", "4", "--format", "csv")
+	out, _ := clitest.Command(func(ios *iostreams.IOStreams) *cobra.Command { return fitcmd.NewCmd(ios, nil) }).MustRun(t, stdin, "suggest", "--samples", "7", "--max-workers", "16", "--max-nodes", "4", "--format", "csv")
 	s, err := table.Read(bytes.NewReader(out), "stdout", schema.Suggestions)
 	if err != nil {
 		t.Fatal(err)

@@ -6,13 +6,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/optimus-sched/optimus/cli/clitest"
-	"github.com/optimus-sched/optimus/cli/root"
+	"github.com/optimus-sched/optimus/cli/initcmd"
+	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
-var optimus = clitest.Command(root.NewCmd)
+// optimus runs "optimus init" alone: the arguments below start after
+// "init".
+var optimus = clitest.Command(func(ios *iostreams.IOStreams) *cobra.Command { return initcmd.NewCmd(ios, nil) })
 
 // init writes a plan table without a task, in the format the name says,
 // and refuses to replace a state or to guess a name.
@@ -20,7 +25,7 @@ func TestInit(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"state.parquet", "state.csv", "state.arrow"} {
 		path := filepath.Join(dir, name)
-		optimus.MustRun(t, nil, "init", path)
+		optimus.MustRun(t, nil, path)
 		st, err := table.ReadFile(path, schema.Plan)
 		if err != nil || st.NumRows() != 0 {
 			t.Errorf("%s: %v, %d rows; want an empty plan table", name, err, st.NumRows())
@@ -32,10 +37,10 @@ func TestInit(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"init", existing}, existing + " exists already: it records what runs"},
-		{[]string{"init", filepath.Join(dir, "state.txt")}, `unknown table format ".txt"`},
-		{[]string{"init"}, "init takes one argument, the state file to write"},
-		{[]string{"init", "a.parquet", "b.parquet"}, "init takes one argument"},
+		{[]string{existing}, existing + " exists already: it records what runs"},
+		{[]string{filepath.Join(dir, "state.txt")}, `unknown table format ".txt"`},
+		{[]string{}, "init takes one argument, the state file to write"},
+		{[]string{"a.parquet", "b.parquet"}, "init takes one argument"},
 	} {
 		code, _, stderr := optimus.Run(t, nil, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {

@@ -8,14 +8,24 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/optimus-sched/optimus/cli/clitest"
-	"github.com/optimus-sched/optimus/cli/root"
+	"github.com/optimus-sched/optimus/cli/datasetscmd"
+	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/placecmd"
+	"github.com/optimus-sched/optimus/cli/solvecmd"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
-// optimus runs the whole command tree in-process.
-var optimus = clitest.Command(root.NewCmd)
+// optimus runs, in-process, the commands the tests pipe generated workloads
+// through (clitest.Tree: not every command, so
+// that the test binary links no client-go).
+var optimus = clitest.Tree(
+	datasetscmd.NewCmd,
+	func(ios *iostreams.IOStreams) *cobra.Command { return solvecmd.NewCmd(ios, nil) },
+	func(ios *iostreams.IOStreams) *cobra.Command { return placecmd.NewCmd(ios, nil) })
 
 // checkPlan verifies a plan against the cluster: every node within its
 // capacity on every resource, and the task rows consistent with the

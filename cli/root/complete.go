@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/datasets/datatables"
 	"github.com/optimus-sched/optimus/executor"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/place"
@@ -123,7 +124,7 @@ func addCompletions(cmd *cobra.Command) {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
 			var names []string
-			for _, d := range datasets.Catalog {
+			for _, d := range datatables.Catalog {
 				names = append(names, d.Name)
 			}
 			return names, cobra.ShellCompDirectiveNoFileComp

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/datasets/datatables"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline/adapt"
@@ -157,9 +157,9 @@ func TestGeneratedWorkloadsPlaceEverySolvedJob(t *testing.T) {
 	checks := []solve.CapacityCheck{solve.NodeCapacity, solve.AggregateCapacity}
 	for w := range n {
 		tasks := 50 + rng.IntN(400)
-		cfg := datasets.WorkloadConfig{Seed: uint64(1000 + w), Tasks: tasks, Nodes: max(2, int(float64(tasks)*(0.03+0.1*rng.Float64()))),
+		cfg := datatables.WorkloadConfig{Seed: uint64(1000 + w), Tasks: tasks, Nodes: max(2, int(float64(tasks)*(0.03+0.1*rng.Float64()))),
 			Running: 0.3 * rng.Float64(), MaxJobWorkers: 4 + rng.IntN(29)}
-		cluster, pred, err := datasets.Workload(cfg)
+		cluster, pred, err := datatables.Workload(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

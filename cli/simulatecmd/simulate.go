@@ -17,6 +17,7 @@ import (
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/datasets/datatables"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
@@ -436,14 +437,14 @@ func readInputs(opts *Options, seeds []uint64) ([]*simulate.Input, error) {
 		}
 	}
 	for i, seed := range seeds {
-		var named []datasets.Named
+		var named []datatables.Named
 		var err error
 		if trace != nil {
-			named, err = datasets.PhillyWorkload(trace, datasets.PhillyConfig{Jobs: opts.PhillyJobs, Nodes: opts.PhillyNodes, GPUsPerNode: opts.PhillyGPUs, Seed: seed})
+			named, err = datatables.PhillyWorkload(trace, datatables.PhillyConfig{Jobs: opts.PhillyJobs, Nodes: opts.PhillyNodes, GPUsPerNode: opts.PhillyGPUs, Seed: seed})
 			if err != nil {
 				return nil, cmdutil.Usagef("%v", err)
 			}
-		} else if named, err = datasets.SimTestbed(seed); err != nil {
+		} else if named, err = datatables.SimTestbed(seed); err != nil {
 			return nil, err
 		}
 		tabs := map[string]*table.Table{}

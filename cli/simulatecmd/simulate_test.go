@@ -9,15 +9,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/optimus-sched/optimus/cli/clitest"
-	"github.com/optimus-sched/optimus/cli/root"
+	"github.com/optimus-sched/optimus/cli/datasetscmd"
+	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/cli/simulatecmd"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 )
 
-// optimus runs the whole command tree in-process.
-var optimus = clitest.Command(root.NewCmd)
+// optimus runs, in-process, datasets export and simulate (clitest.Tree: not every command, so
+// that the test binary links no client-go).
+var optimus = clitest.Tree(
+	datasetscmd.NewCmd,
+	func(ios *iostreams.IOStreams) *cobra.Command { return simulatecmd.NewCmd(ios, nil) })
 
 // simTestbed is the simulate-testbed dataset exported once as CSV.
 var simTestbed = clitest.NewFixture("simulate-testbed", func(dir string) error {

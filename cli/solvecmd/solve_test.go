@@ -9,16 +9,26 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/optimus-sched/optimus/cli/clitest"
-	"github.com/optimus-sched/optimus/cli/root"
-	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/solvecmd"
+	"github.com/optimus-sched/optimus/datasets/datatables"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
 
-// optimus runs the whole command tree in-process.
-var optimus = clitest.Command(root.NewCmd)
+// optimus runs "optimus solve" alone, in-process: the arguments start after
+// "solve". verbose runs it as "optimus -v solve" does.
+var (
+	optimus = clitest.Command(func(ios *iostreams.IOStreams) *cobra.Command { return solvecmd.NewCmd(ios, nil) })
+	verbose = clitest.Command(func(ios *iostreams.IOStreams) *cobra.Command {
+		ios.SetVerbosity(iostreams.Verbose)
+		return solvecmd.NewCmd(ios, nil)
+	})
+)
 
 func write(t *testing.T, dir, name string, tbl *table.Table) string {
 	t.Helper()
@@ -42,7 +52,7 @@ func rows(n int) []int {
 // models, as an oracle predict would.
 func testbedPredictions(t *testing.T) (cluster, pred *table.Table) {
 	t.Helper()
-	tables, err := datasets.Testbed(datasets.DefaultSeed)
+	tables, err := datatables.Testbed(datatables.DefaultSeed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +102,7 @@ func TestTestbedEveryPolicy(t *testing.T) {
 	objective, running := map[string]float64{}, map[string]int{}
 	for _, policy := range []string{"optimus", "drf", "tetris", "fifo"} {
 		out := filepath.Join(dir, policy+".parquet")
-		code, _, stderr := optimus.Run(t, nil, "solve", "--cluster", cpath, "-i", ppath, "--policy", policy, "--restart-cost", "0", "-o", out, "-v")
+		code, _, stderr := verbose.Run(t, nil, "--cluster", cpath, "-i", ppath, "--policy", policy, "--restart-cost", "0", "-o", out)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", policy, code, stderr)
 		}
@@ -157,12 +167,12 @@ func TestIdenticalInputGivesByteIdenticalOutput(t *testing.T) {
 		var files [2][]byte
 		for k := range 2 {
 			f := filepath.Join(dir, fmt.Sprintf("%s-%d.parquet", policy, k))
-			code, out, stderr := optimus.Run(t, nil, "solve", "--cluster", cpath, "-i", ppath, "--policy", policy)
+			code, out, stderr := optimus.Run(t, nil, "--cluster", cpath, "-i", ppath, "--policy", policy)
 			if code != 0 {
 				t.Fatal(stderr)
 			}
 			outs[k] = out
-			if code, _, stderr := optimus.Run(t, nil, "solve", "--cluster", cpath, "-i", ppath, "--policy", policy, "-o", f); code != 0 {
+			if code, _, stderr := optimus.Run(t, nil, "--cluster", cpath, "-i", ppath, "--policy", policy, "-o", f); code != 0 {
 				t.Fatal(stderr)
 			}
 			var err error
@@ -264,7 +274,7 @@ func TestBadInput(t *testing.T) {
 			}
 			cpath, ppath := write(t, dir, "cluster.parquet", c), write(t, dir, "predictions.parquet", p)
 			out := filepath.Join(dir, "allocation.parquet")
-			args := append([]string{"solve", "--cluster", cpath, "-i", ppath, "-o", out}, tc.args...)
+			args := append([]string{"--cluster", cpath, "-i", ppath, "-o", out}, tc.args...)
 			code, _, stderr := optimus.Run(t, nil, args...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d: %s", code, tc.code, stderr)
@@ -297,15 +307,19 @@ func TestBadInput(t *testing.T) {
 
 // A jobs table is not a predictions table: solve says so.
 func TestJobsTableIsRefused(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "tb")
-	if code, _, stderr := optimus.Run(t, nil, "datasets", "export", "testbed", "-o", dir); code != 0 {
-		t.Fatal(stderr)
+	dir := t.TempDir()
+	tables, err := datatables.Testbed(datatables.DefaultSeed)
+	if err != nil {
+		t.Fatal(err)
 	}
-	code, _, stderr := optimus.Run(t, nil, "solve", "--cluster", filepath.Join(dir, "cluster.parquet"), "-i", filepath.Join(dir, "jobs.parquet"))
+	for _, nt := range tables {
+		write(t, dir, nt.Name+".parquet", nt.Table)
+	}
+	code, _, stderr := optimus.Run(t, nil, "--cluster", filepath.Join(dir, "cluster.parquet"), "-i", filepath.Join(dir, "jobs.parquet"))
 	if code != 2 || !strings.Contains(stderr, "is a jobs table, but a predictions table is expected here") {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
-	code, _, stderr = optimus.Run(t, nil, "solve", "-i", filepath.Join(dir, "jobs.parquet"))
+	code, _, stderr = optimus.Run(t, nil, "-i", filepath.Join(dir, "jobs.parquet"))
 	if code != 2 || !strings.Contains(stderr, "--cluster FILE is required") {
 		t.Errorf("without --cluster: exit %d: %s", code, stderr)
 	}
@@ -321,7 +335,7 @@ func TestRestartCostFlag(t *testing.T) {
 	changed := map[string]int{}
 	for _, cost := range []string{"0", "300", "1e9"} {
 		out := filepath.Join(dir, "a"+cost+".parquet")
-		if code, _, stderr := optimus.Run(t, nil, "solve", "--cluster", cpath, "-i", ppath, "--restart-cost", cost, "-o", out); code != 0 {
+		if code, _, stderr := optimus.Run(t, nil, "--cluster", cpath, "-i", ppath, "--restart-cost", cost, "-o", out); code != 0 {
 			t.Fatal(stderr)
 		}
 		alloc, err := table.ReadFile(out, schema.Allocation)
@@ -366,7 +380,7 @@ func TestRemainingQuantile(t *testing.T) {
 	total := map[string]float64{}
 	for _, q := range []string{"p10", "p50", "p90"} {
 		out := filepath.Join(dir, q+".parquet")
-		if code, _, stderr := optimus.Run(t, nil, "solve", "--cluster", cpath, "-i", ppath, "--remaining", q, "-o", out); code != 0 {
+		if code, _, stderr := optimus.Run(t, nil, "--cluster", cpath, "-i", ppath, "--remaining", q, "-o", out); code != 0 {
 			t.Fatal(stderr)
 		}
 		alloc, err := table.ReadFile(out, schema.Allocation)
@@ -380,7 +394,7 @@ func TestRemainingQuantile(t *testing.T) {
 	if !(total["p10"] < total["p50"] && total["p50"] < total["p90"]) {
 		t.Errorf("completion sums by quantile: %v", total)
 	}
-	if code, _, stderr := optimus.Run(t, nil, "solve", "--cluster", cpath, "-i", ppath, "--remaining", "p99"); code != 2 || !strings.Contains(stderr, "use p10, p50 or p90") {
+	if code, _, stderr := optimus.Run(t, nil, "--cluster", cpath, "-i", ppath, "--remaining", "p99"); code != 2 || !strings.Contains(stderr, "use p10, p50 or p90") {
 		t.Errorf("--remaining p99: exit %d: %s", code, stderr)
 	}
 }
@@ -403,7 +417,7 @@ func TestCapacityFlag(t *testing.T) {
 	}
 	for _, check := range []string{"nodes", "aggregate"} {
 		out := filepath.Join(dir, check+".parquet")
-		code, _, stderr := optimus.Run(t, nil, "solve", "--cluster", cpath, "-i", ppath, "--capacity", check, "-o", out, "-v")
+		code, _, stderr := verbose.Run(t, nil, "--cluster", cpath, "-i", ppath, "--capacity", check, "-o", out)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", check, code, stderr)
 		}

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/datasets/datatables"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/place"
@@ -16,17 +16,17 @@ import (
 // cluster and predictions with the allocation and plan that solve and
 // place make of them.
 func TestParquetBytesOnRealTables(t *testing.T) {
-	var tables []datasets.Named
-	for _, d := range datasets.Catalog {
-		named, err := d.Generate(datasets.DefaultSeed)
+	var tables []datatables.Named
+	for _, d := range datatables.Catalog {
+		named, err := d.Generate(datatables.DefaultSeed)
 		if err != nil {
 			t.Fatalf("%s: %v", d.Name, err)
 		}
 		for _, n := range named {
-			tables = append(tables, datasets.Named{Name: d.Name + "/" + n.Name, Table: n.Table})
+			tables = append(tables, datatables.Named{Name: d.Name + "/" + n.Name, Table: n.Table})
 		}
 	}
-	cluster, pred, err := datasets.Workload(datasets.WorkloadConfig{Seed: 1, Tasks: 20_000, Nodes: 3000, Running: 0.3})
+	cluster, pred, err := datatables.Workload(datatables.WorkloadConfig{Seed: 1, Tasks: 20_000, Nodes: 3000, Running: 0.3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,8 +54,8 @@ func TestParquetBytesOnRealTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tables = append(tables, datasets.Named{Name: "workload/cluster", Table: cluster}, datasets.Named{Name: "workload/predictions", Table: pred},
-		datasets.Named{Name: "workload/allocation", Table: alloc}, datasets.Named{Name: "workload/plan", Table: plan})
+	tables = append(tables, datatables.Named{Name: "workload/cluster", Table: cluster}, datatables.Named{Name: "workload/predictions", Table: pred},
+		datatables.Named{Name: "workload/allocation", Table: alloc}, datatables.Named{Name: "workload/plan", Table: plan})
 	for _, n := range tables {
 		conformed, err := table.Conform(n.Table)
 		if err != nil {

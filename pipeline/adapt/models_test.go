@@ -3,7 +3,7 @@ package adapt_test
 import (
 	"testing"
 
-	"github.com/optimus-sched/optimus/datasets"
+	"github.com/optimus-sched/optimus/datasets/datatables"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline"
 	"github.com/optimus-sched/optimus/pipeline/adapt"
@@ -12,7 +12,7 @@ import (
 // ReadModels gives back every column ModelsTable wrote: the testbed's
 // models, written, read and written again, are the same table.
 func TestModelsTableRoundTrips(t *testing.T) {
-	named, err := datasets.Testbed(datasets.DefaultSeed)
+	named, err := datatables.Testbed(datatables.DefaultSeed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package datasets
+package datatables
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/optimus-sched/optimus/datasets"
 	"github.com/optimus-sched/optimus/fit"
 )
 
@@ -13,7 +14,7 @@ import (
 // application at one profiled batch, its all-reduce model and the most
 // workers it may take (batch / the smallest profiled per-GPU batch).
 type allReduceModel struct {
-	JobModel
+	datasets.JobModel
 	maxWorkers int
 }
 
@@ -26,22 +27,22 @@ type allReduceModels struct{ models []allReduceModel }
 const generatedGPUsPerNode = 8
 
 func newAllReduceModels() (*allReduceModels, error) {
-	profiles, err := PolluxProfiles()
+	profiles, err := datasets.PolluxProfiles()
 	if err != nil {
 		return nil, err
 	}
 	out := &allReduceModels{}
-	for _, app := range PolluxApps {
+	for _, app := range datasets.PolluxApps {
 		p := profiles[app]
 		for _, b := range p.Batches {
-			maxW := PolluxMaxReplicas(p, b, 64)
-			if c, ok := PolluxReplicaCap[app]; ok {
+			maxW := datasets.PolluxMaxReplicas(p, b, 64)
+			if c, ok := datasets.PolluxReplicaCap[app]; ok {
 				maxW = min(maxW, c)
 			}
 			if maxW < 2 {
 				continue
 			}
-			f, err := PolluxTrueModel(p, b, maxW, generatedGPUsPerNode, 64/generatedGPUsPerNode)
+			f, err := datasets.PolluxTrueModel(p, b, maxW, generatedGPUsPerNode, 64/generatedGPUsPerNode)
 			if err != nil {
 				continue // too few configurations for the model's coefficients
 			}
@@ -49,7 +50,7 @@ func newAllReduceModels() (*allReduceModels, error) {
 			if err != nil {
 				return nil, err
 			}
-			out.models = append(out.models, allReduceModel{maxWorkers: maxW, JobModel: JobModel{
+			out.models = append(out.models, allReduceModel{maxWorkers: maxW, JobModel: datasets.JobModel{
 				Name: app, Speed: f.Model, EpochSteps: max(1, int(steps+0.5)),
 				// One GPU a worker, and a share of an 8-GPU node's cores,
 				// memory and network.

@@ -1,10 +1,11 @@
-package datasets
+package datatables
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
 
+	"github.com/optimus-sched/optimus/datasets"
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/schema/col"
@@ -18,7 +19,7 @@ import (
 // measured model family with 2% noise. The speed table carries each job's
 // mode and global batch, so fit needs no jobs table.
 func Metrics(n, points, samples int, seed uint64) (loss, speed *table.Table, err error) {
-	families, err := JobModels()
+	families, err := datasets.JobModels()
 	if err != nil {
 		return nil, nil, err
 	}
