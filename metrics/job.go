@@ -81,38 +81,42 @@ func ReadJob(jl JobLogs, readers []Reader, warn Warn) (*JobRead, error) {
 			series int
 		}
 		var last seen
-		have := false
+		var cur *Series // jr.Series[last.series]; nil before the first point
 		byRaw := map[string]seen{}
-		emit := func(tag string, p Point) {
-			if !have || tag != last.raw {
-				e, ok := byRaw[tag]
-				if !ok {
-					// A reader's tag may point into its buffer: keep copies.
-					e.raw = strings.Clone(tag)
-					full := e.raw
-					if f.Prefix != "" {
-						full = f.Prefix + e.raw
-					}
-					if e.series, ok = byTag[full]; !ok {
-						e.series = len(jr.Series)
-						byTag[full] = e.series
-						var samples []Sample
-						var col *column
-						if e.series < len(spare) {
-							samples = spare[e.series].Samples[:0]
-							col = spare[e.series].col
-						}
-						if col == nil {
-							col = new(column)
-						}
-						col.reset()
-						jr.Series = append(jr.Series, Series{Tag: full, Samples: samples, col: col, colOn: !columnsOff})
-					}
-					byRaw[e.raw] = e
+		lookup := func(tag string) {
+			e, ok := byRaw[tag]
+			if !ok {
+				// A reader's tag may point into its buffer: keep copies.
+				e.raw = strings.Clone(tag)
+				full := e.raw
+				if f.Prefix != "" {
+					full = f.Prefix + e.raw
 				}
-				last, have = e, true
+				if e.series, ok = byTag[full]; !ok {
+					e.series = len(jr.Series)
+					byTag[full] = e.series
+					var samples []Sample
+					var col *column
+					if e.series < len(spare) {
+						samples = spare[e.series].Samples[:0]
+						col = spare[e.series].col
+					}
+					if col == nil {
+						col = new(column)
+					}
+					col.reset()
+					jr.Series = append(jr.Series, Series{Tag: full, Samples: samples, col: col, colOn: !columnsOff})
+				}
+				byRaw[e.raw] = e
 			}
-			s := &jr.Series[last.series]
+			// Only lookup grows jr.Series: cur stays valid until the next.
+			last, cur = e, &jr.Series[e.series]
+		}
+		emit := func(tag string, p Point) {
+			if cur == nil || tag != last.raw {
+				lookup(tag)
+			}
+			s := cur
 			if s.colOn {
 				if s.col.add(p, fi) {
 					return
