@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -138,11 +139,59 @@ func readable(readers []Reader, base string) bool {
 // matchLog matches a log's base name, or that of the log it was rotated
 // from (train.log.1 is a train.log).
 func matchLog(patterns, base string) bool {
-	if MatchFiles(patterns, base) {
+	if matchFiles(patterns, base) {
 		return true
 	}
-	m := rotated.FindStringSubmatch(base)
-	return m != nil && MatchFiles(patterns, m[1])
+	name, _, ok := rotatedName(base)
+	return ok && matchFiles(patterns, name)
+}
+
+// matchFiles is MatchFiles without its allocations, and without
+// path.Match for the patterns every source has: a literal, *literal,
+// literal* (each file of a tree is matched against every source's).
+func matchFiles(patterns, base string) bool {
+	for more := true; more; {
+		p := patterns
+		if i := strings.IndexByte(patterns, ','); i >= 0 {
+			p, patterns = patterns[:i], patterns[i+1:]
+		} else {
+			more = false // as strings.Split, "" is one empty pattern
+		}
+		p = strings.TrimSpace(p)
+		if lit := p[min(1, len(p)):]; strings.HasPrefix(p, "*") && !strings.ContainsAny(lit, `*?[\`) {
+			// * matches any run of bytes but /.
+			if strings.HasSuffix(base, lit) && !strings.Contains(base[:len(base)-len(lit)], "/") {
+				return true
+			}
+			continue
+		}
+		if lit := strings.TrimSuffix(p, "*"); !strings.ContainsAny(lit, `*?[\`) {
+			if lit == p && base == p || lit != p && strings.HasPrefix(base, lit) && !strings.Contains(base[len(lit):], "/") {
+				return true
+			}
+			continue
+		}
+		if ok, _ := path.Match(p, base); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// rotatedName splits a rotated log's name into the log's and the number
+// (train.log.1: train.log, 1), as ^(.*)\.(\d+)$ does: the digits after
+// the last dot, with no newline before it.
+func rotatedName(base string) (name, num string, ok bool) {
+	i := strings.LastIndexByte(base, '.')
+	if i < 0 || i == len(base)-1 || strings.IndexByte(base[:i], '\n') >= 0 {
+		return "", "", false
+	}
+	for j := i + 1; j < len(base); j++ {
+		if base[j] < '0' || base[j] > '9' {
+			return "", "", false
+		}
+	}
+	return base[:i], base[i+1:], true
 }
 
 // badJobName says why a directory or file name cannot name a job ("" when
@@ -161,10 +210,6 @@ func badJobName(name string) string {
 	return ""
 }
 
-// rotated matches a rotated log's suffix: train.log.1 is older than
-// train.log, train.log.2 older still.
-var rotated = regexp.MustCompile(`^(.*)\.(\d+)$`)
-
 // sortFiles orders a job's files oldest first: by directory, then rotated
 // logs before the file they were rotated from (higher numbers first), then
 // by name (event files' names start with their creation time, and end
@@ -172,10 +217,10 @@ var rotated = regexp.MustCompile(`^(.*)\.(\d+)$`)
 func sortFiles(files []LogFile) {
 	key := func(p string) (string, string, int) {
 		dir, base := filepath.Split(p)
-		if m := rotated.FindStringSubmatch(base); m != nil && !strings.HasPrefix(base, "events.out.tfevents.") {
-			n, _ := strconv.Atoi(m[2])
+		if name, num, ok := rotatedName(base); ok && !strings.HasPrefix(base, "events.out.tfevents.") {
+			n, _ := strconv.Atoi(num)
 			if n < 1<<30 {
-				return dir, m[1], 1<<30 - n
+				return dir, name, 1<<30 - n
 			}
 		}
 		return dir, base, 1 << 30
