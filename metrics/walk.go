@@ -7,9 +7,12 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -54,13 +57,71 @@ func Discover(root string, readers []Reader, skip func(path, why string)) ([]Job
 	if !info.IsDir() {
 		return nil, fileError(root, "not a directory: give the directory that holds one directory (or log file) per job")
 	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil, fileError(root, "%v", err)
+	}
+	// The entries under root are walked on GOMAXPROCS goroutines (the
+	// walk is system calls, most of them waiting on the file system), each
+	// into its own slot; the slots are then taken in root's order, so the
+	// jobs, skip's calls and the first error are those of one walk.
+	walks := make([]entryWalk, len(entries))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(entries)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(entries) {
+					return
+				}
+				walks[i].walk(root, entries[i], readers)
+			}
+		})
+	}
+	wg.Wait()
 	byJob := map[string]*JobLogs{}
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	for i := range walks {
+		w := &walks[i]
+		for _, s := range w.skips {
+			skip(s[0], s[1])
+		}
+		if w.err != nil {
+			return nil, w.err
+		}
+		for k, f := range w.files {
+			job := w.jobs[k]
+			jl := byJob[job]
+			if jl == nil {
+				jl = &JobLogs{Job: job}
+				byJob[job] = jl
+			}
+			jl.Files = append(jl.Files, f)
+		}
+	}
+	out := make([]JobLogs, 0, len(byJob))
+	for _, jl := range byJob {
+		sortFiles(jl.Files)
+		out = append(out, *jl)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Job < out[j].Job })
+	return out, nil
+}
+
+// entryWalk is what the walk of one entry under Discover's root found:
+// the files (and the job of each), in walk order, what skip was to be
+// told, and the error that ended it.
+type entryWalk struct {
+	files []LogFile
+	jobs  []string
+	skips [][2]string
+	err   error
+}
+
+func (w *entryWalk) walk(root string, top fs.DirEntry, readers []Reader) {
+	w.err = walkDir(filepath.Join(root, top.Name()), top, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fileError(path, "%v", err)
-		}
-		if path == root {
-			return nil
 		}
 		rel, _ := filepath.Rel(root, path)
 		parts := strings.Split(filepath.ToSlash(rel), "/")
@@ -73,7 +134,7 @@ func Discover(root string, readers []Reader, skip func(path, why string)) ([]Job
 		if d.IsDir() {
 			if len(parts) == 1 {
 				if why := badJobName(parts[0]); why != "" {
-					skip(path, why)
+					w.skips = append(w.skips, [2]string{path, why})
 					return filepath.SkipDir
 				}
 			}
@@ -96,7 +157,7 @@ func Discover(root string, readers []Reader, skip func(path, why string)) ([]Job
 		if len(parts) == 1 {
 			job, _, _ = strings.Cut(job, ".")
 			if why := badJobName(job); why != "" {
-				skip(path, why)
+				w.skips = append(w.skips, [2]string{path, why})
 				return nil
 			}
 		}
@@ -107,24 +168,42 @@ func Discover(root string, readers []Reader, skip func(path, why string)) ([]Job
 				f.Prefix = dir + "/"
 			}
 		}
-		jl := byJob[job]
-		if jl == nil {
-			jl = &JobLogs{Job: job}
-			byJob[job] = jl
-		}
-		jl.Files = append(jl.Files, f)
+		w.files = append(w.files, f)
+		w.jobs = append(w.jobs, job)
 		return nil
 	})
+}
+
+// walkDir is filepath.WalkDir from an entry already read (no Lstat of
+// it): fn is called for path, then, for a directory fn did not skip, with
+// the error of reading it if that failed, else for each entry in name
+// order, depth first.
+func walkDir(path string, d fs.DirEntry, fn fs.WalkDirFunc) error {
+	err := fn(path, d, nil)
+	if err != nil || !d.IsDir() {
+		if err == filepath.SkipDir && d.IsDir() {
+			return nil
+		}
+		return err
+	}
+	entries, err := os.ReadDir(path)
 	if err != nil {
-		return nil, err
+		if err = fn(path, d, err); err != nil {
+			if err == filepath.SkipDir {
+				return nil
+			}
+			return err
+		}
 	}
-	out := make([]JobLogs, 0, len(byJob))
-	for _, jl := range byJob {
-		sortFiles(jl.Files)
-		out = append(out, *jl)
+	for _, e := range entries {
+		if err := walkDir(filepath.Join(path, e.Name()), e, fn); err != nil {
+			if err == filepath.SkipDir {
+				return nil // the rest of this directory
+			}
+			return err
+		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Job < out[j].Job })
-	return out, nil
+	return nil
 }
 
 func readable(readers []Reader, base string) bool {
