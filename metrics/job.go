@@ -196,18 +196,17 @@ func readFile(path string, readers []Reader, emit Emit, warn Warn) error {
 	if file == nil && lines == nil {
 		return nil
 	}
-	f, err := os.Open(path)
+	f, err := openLog(path)
 	if err != nil {
 		return fileError(path, "%v", err)
 	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return fileError(path, "%v", err)
-	}
+	defer f.close()
 	// The size when opened: what a writer appends meanwhile is read next
 	// time, so that a run reads a consistent prefix of every file.
-	size := info.Size()
+	size, err := f.size()
+	if err != nil {
+		return fileError(path, "%v", err)
+	}
 	if file != nil {
 		return wrapIO(path, file.ReadFile(path, f, size, emit, warn))
 	}
