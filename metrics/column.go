@@ -17,6 +17,10 @@ type column struct {
 	starts  []int
 	files   []int32
 	nanWall bool // some point has no time
+	// The last point's step, wall time and file, when there is one.
+	lastStep int64
+	lastWall float64
+	lastFile int32
 }
 
 func (c *column) len() int { return len(c.steps) }
@@ -33,16 +37,18 @@ func (c *column) add(p Point, fi int32) bool {
 	if p.Step < 0 || p.Epoch != 0 || p.Batch != 0 {
 		return false
 	}
-	if n := len(c.steps); n > 0 && (p.Step <= c.steps[n-1] || p.Wall < c.walls[n-1]) {
+	n := len(c.steps)
+	if n > 0 && (p.Step <= c.lastStep || p.Wall < c.lastWall) {
 		return false
 	}
-	if nf := len(c.files); nf == 0 || c.files[nf-1] != fi {
-		c.starts = append(c.starts, len(c.steps))
+	if n == 0 || c.lastFile != fi {
+		c.starts = append(c.starts, n)
 		c.files = append(c.files, fi)
 	}
 	if p.Wall != p.Wall {
 		c.nanWall = true
 	}
+	c.lastStep, c.lastWall, c.lastFile = p.Step, p.Wall, fi
 	c.steps = append(c.steps, p.Step)
 	c.walls = append(c.walls, p.Wall)
 	c.vals = append(c.vals, p.Value)

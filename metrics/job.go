@@ -81,38 +81,42 @@ func ReadJob(jl JobLogs, readers []Reader, warn Warn) (*JobRead, error) {
 			series int
 		}
 		var last seen
-		have := false
+		var cur *Series // jr.Series[last.series]; nil before the first point
 		byRaw := map[string]seen{}
-		emit := func(tag string, p Point) {
-			if !have || tag != last.raw {
-				e, ok := byRaw[tag]
-				if !ok {
-					// A reader's tag may point into its buffer: keep copies.
-					e.raw = strings.Clone(tag)
-					full := e.raw
-					if f.Prefix != "" {
-						full = f.Prefix + e.raw
-					}
-					if e.series, ok = byTag[full]; !ok {
-						e.series = len(jr.Series)
-						byTag[full] = e.series
-						var samples []Sample
-						var col *column
-						if e.series < len(spare) {
-							samples = spare[e.series].Samples[:0]
-							col = spare[e.series].col
-						}
-						if col == nil {
-							col = new(column)
-						}
-						col.reset()
-						jr.Series = append(jr.Series, Series{Tag: full, Samples: samples, col: col, colOn: !columnsOff})
-					}
-					byRaw[e.raw] = e
+		lookup := func(tag string) {
+			e, ok := byRaw[tag]
+			if !ok {
+				// A reader's tag may point into its buffer: keep copies.
+				e.raw = strings.Clone(tag)
+				full := e.raw
+				if f.Prefix != "" {
+					full = f.Prefix + e.raw
 				}
-				last, have = e, true
+				if e.series, ok = byTag[full]; !ok {
+					e.series = len(jr.Series)
+					byTag[full] = e.series
+					var samples []Sample
+					var col *column
+					if e.series < len(spare) {
+						samples = spare[e.series].Samples[:0]
+						col = spare[e.series].col
+					}
+					if col == nil {
+						col = new(column)
+					}
+					col.reset()
+					jr.Series = append(jr.Series, Series{Tag: full, Samples: samples, col: col, colOn: !columnsOff})
+				}
+				byRaw[e.raw] = e
 			}
-			s := &jr.Series[last.series]
+			// Only lookup grows jr.Series: cur stays valid until the next.
+			last, cur = e, &jr.Series[e.series]
+		}
+		emit := func(tag string, p Point) {
+			if cur == nil || tag != last.raw {
+				lookup(tag)
+			}
+			s := cur
 			if s.colOn {
 				if s.col.add(p, fi) {
 					return
@@ -192,18 +196,17 @@ func readFile(path string, readers []Reader, emit Emit, warn Warn) error {
 	if file == nil && lines == nil {
 		return nil
 	}
-	f, err := os.Open(path)
+	f, err := openLog(path)
 	if err != nil {
 		return fileError(path, "%v", err)
 	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return fileError(path, "%v", err)
-	}
+	defer f.close()
 	// The size when opened: what a writer appends meanwhile is read next
 	// time, so that a run reads a consistent prefix of every file.
-	size := info.Size()
+	size, err := f.size()
+	if err != nil {
+		return fileError(path, "%v", err)
+	}
 	if file != nil {
 		return wrapIO(path, file.ReadFile(path, f, size, emit, warn))
 	}

@@ -68,6 +68,9 @@ func (eventReader) ReadFile(name string, r io.Reader, size int64, emit Emit, war
 	defer rr.release()
 	d := eventDecoder{name: name, tags: map[string]string{}}
 	for first := true; ; first = false {
+		if !first && !runOff {
+			d.run(rr, emit, warn)
+		}
 		data, at, err := rr.next()
 		if err != nil {
 			// Only here, off the path of every record: errors.As's
@@ -104,67 +107,10 @@ type eventDecoder struct {
 	// string and a record allocates none.
 	tags map[string]string
 	last string // the tag of the last value: most records repeat it
+	tmpl template
 }
 
 var errMalformed = errors.New("malformed protocol buffer")
-
-// event decodes one Event and emits its scalars.
-func (d *eventDecoder) event(b []byte, emit Emit) error {
-	if wall, step, tag, v, ok := fastScalar(b); ok {
-		return d.scalar(tag, step, wall, float64(v), emit)
-	}
-	return d.general(b, emit)
-}
-
-// fastScalar decodes the layout of nearly every record of an event file
-// (a TF1 scalar, as TensorFlow, tensorboardX and PyTorch write it): an
-// Event of wall_time, step and a summary of one value of a tag and a
-// simple_value, each field once, in field order, with one-byte lengths.
-// ok is false for anything else, which general decodes; for what it
-// accepts, it gives what general does (TestFastScalar).
-func fastScalar(b []byte) (wall float64, step int64, tag []byte, v float32, ok bool) {
-	// 0x09 wall(8) 0x10 step(1-10) 0x2a len 0x0a len 0x0a len tag 0x15 v(4)
-	if len(b) < 9+2+2+2+2+5 || b[0] != eventWallTime<<3|byte(protowire.Fixed64Type) || b[9] != eventStep<<3|byte(protowire.VarintType) {
-		return
-	}
-	wall = math.Float64frombits(binary.LittleEndian.Uint64(b[1:9]))
-	b = b[10:]
-	var u uint64
-	switch {
-	case b[0] < 0x80:
-		u, b = uint64(b[0]), b[1:]
-	case b[1] < 0x80:
-		u, b = uint64(b[0]&0x7f)|uint64(b[1])<<7, b[2:]
-	default:
-		x, n := protowire.ConsumeVarint(b)
-		if n < 0 {
-			return
-		}
-		u, b = x, b[n:]
-	}
-	step = int64(u)
-	// The summary, its one value and the value's tag, each the rest of
-	// what holds it.
-	if len(b) < 2 || b[0] != eventSummary<<3|byte(protowire.BytesType) || b[1] >= 0x80 || int(b[1]) != len(b)-2 {
-		return
-	}
-	b = b[2:]
-	if len(b) < 2 || b[0] != summaryValue<<3|byte(protowire.BytesType) || b[1] >= 0x80 || int(b[1]) != len(b)-2 {
-		return
-	}
-	b = b[2:]
-	if len(b) < 2 || b[0] != valueTag<<3|byte(protowire.BytesType) || b[1] >= 0x80 || int(b[1])+2+5 != len(b) {
-		return
-	}
-	tag, b = b[2:2+int(b[1])], b[2+int(b[1]):]
-	if b[0] != valueSimpleValue<<3|byte(protowire.Fixed32Type) || step < 0 {
-		return
-	}
-	if math.IsNaN(wall) || math.IsInf(wall, 0) {
-		wall = nan
-	}
-	return wall, step, tag, math.Float32frombits(binary.LittleEndian.Uint32(b[1:5])), true
-}
 
 // general decodes any Event and emits its scalars.
 func (d *eventDecoder) general(b []byte, emit Emit) error {

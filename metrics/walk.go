@@ -4,11 +4,15 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -53,13 +57,71 @@ func Discover(root string, readers []Reader, skip func(path, why string)) ([]Job
 	if !info.IsDir() {
 		return nil, fileError(root, "not a directory: give the directory that holds one directory (or log file) per job")
 	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil, fileError(root, "%v", err)
+	}
+	// The entries under root are walked on GOMAXPROCS goroutines (the
+	// walk is system calls, most of them waiting on the file system), each
+	// into its own slot; the slots are then taken in root's order, so the
+	// jobs, skip's calls and the first error are those of one walk.
+	walks := make([]entryWalk, len(entries))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(entries)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(entries) {
+					return
+				}
+				walks[i].walk(root, entries[i], readers)
+			}
+		})
+	}
+	wg.Wait()
 	byJob := map[string]*JobLogs{}
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	for i := range walks {
+		w := &walks[i]
+		for _, s := range w.skips {
+			skip(s[0], s[1])
+		}
+		if w.err != nil {
+			return nil, w.err
+		}
+		for k, f := range w.files {
+			job := w.jobs[k]
+			jl := byJob[job]
+			if jl == nil {
+				jl = &JobLogs{Job: job}
+				byJob[job] = jl
+			}
+			jl.Files = append(jl.Files, f)
+		}
+	}
+	out := make([]JobLogs, 0, len(byJob))
+	for _, jl := range byJob {
+		sortFiles(jl.Files)
+		out = append(out, *jl)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Job < out[j].Job })
+	return out, nil
+}
+
+// entryWalk is what the walk of one entry under Discover's root found:
+// the files (and the job of each), in walk order, what skip was to be
+// told, and the error that ended it.
+type entryWalk struct {
+	files []LogFile
+	jobs  []string
+	skips [][2]string
+	err   error
+}
+
+func (w *entryWalk) walk(root string, top fs.DirEntry, readers []Reader) {
+	w.err = walkDir(filepath.Join(root, top.Name()), top, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fileError(path, "%v", err)
-		}
-		if path == root {
-			return nil
 		}
 		rel, _ := filepath.Rel(root, path)
 		parts := strings.Split(filepath.ToSlash(rel), "/")
@@ -72,7 +134,7 @@ func Discover(root string, readers []Reader, skip func(path, why string)) ([]Job
 		if d.IsDir() {
 			if len(parts) == 1 {
 				if why := badJobName(parts[0]); why != "" {
-					skip(path, why)
+					w.skips = append(w.skips, [2]string{path, why})
 					return filepath.SkipDir
 				}
 			}
@@ -95,7 +157,7 @@ func Discover(root string, readers []Reader, skip func(path, why string)) ([]Job
 		if len(parts) == 1 {
 			job, _, _ = strings.Cut(job, ".")
 			if why := badJobName(job); why != "" {
-				skip(path, why)
+				w.skips = append(w.skips, [2]string{path, why})
 				return nil
 			}
 		}
@@ -106,24 +168,42 @@ func Discover(root string, readers []Reader, skip func(path, why string)) ([]Job
 				f.Prefix = dir + "/"
 			}
 		}
-		jl := byJob[job]
-		if jl == nil {
-			jl = &JobLogs{Job: job}
-			byJob[job] = jl
-		}
-		jl.Files = append(jl.Files, f)
+		w.files = append(w.files, f)
+		w.jobs = append(w.jobs, job)
 		return nil
 	})
+}
+
+// walkDir is filepath.WalkDir from an entry already read (no Lstat of
+// it): fn is called for path, then, for a directory fn did not skip, with
+// the error of reading it if that failed, else for each entry in name
+// order, depth first.
+func walkDir(path string, d fs.DirEntry, fn fs.WalkDirFunc) error {
+	err := fn(path, d, nil)
+	if err != nil || !d.IsDir() {
+		if err == filepath.SkipDir && d.IsDir() {
+			return nil
+		}
+		return err
+	}
+	entries, err := os.ReadDir(path)
 	if err != nil {
-		return nil, err
+		if err = fn(path, d, err); err != nil {
+			if err == filepath.SkipDir {
+				return nil
+			}
+			return err
+		}
 	}
-	out := make([]JobLogs, 0, len(byJob))
-	for _, jl := range byJob {
-		sortFiles(jl.Files)
-		out = append(out, *jl)
+	for _, e := range entries {
+		if err := walkDir(filepath.Join(path, e.Name()), e, fn); err != nil {
+			if err == filepath.SkipDir {
+				return nil // the rest of this directory
+			}
+			return err
+		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Job < out[j].Job })
-	return out, nil
+	return nil
 }
 
 func readable(readers []Reader, base string) bool {
@@ -138,11 +218,59 @@ func readable(readers []Reader, base string) bool {
 // matchLog matches a log's base name, or that of the log it was rotated
 // from (train.log.1 is a train.log).
 func matchLog(patterns, base string) bool {
-	if MatchFiles(patterns, base) {
+	if matchFiles(patterns, base) {
 		return true
 	}
-	m := rotated.FindStringSubmatch(base)
-	return m != nil && MatchFiles(patterns, m[1])
+	name, _, ok := rotatedName(base)
+	return ok && matchFiles(patterns, name)
+}
+
+// matchFiles is MatchFiles without its allocations, and without
+// path.Match for the patterns every source has: a literal, *literal,
+// literal* (each file of a tree is matched against every source's).
+func matchFiles(patterns, base string) bool {
+	for more := true; more; {
+		p := patterns
+		if i := strings.IndexByte(patterns, ','); i >= 0 {
+			p, patterns = patterns[:i], patterns[i+1:]
+		} else {
+			more = false // as strings.Split, "" is one empty pattern
+		}
+		p = strings.TrimSpace(p)
+		if lit := p[min(1, len(p)):]; strings.HasPrefix(p, "*") && !strings.ContainsAny(lit, `*?[\`) {
+			// * matches any run of bytes but /.
+			if strings.HasSuffix(base, lit) && !strings.Contains(base[:len(base)-len(lit)], "/") {
+				return true
+			}
+			continue
+		}
+		if lit := strings.TrimSuffix(p, "*"); !strings.ContainsAny(lit, `*?[\`) {
+			if lit == p && base == p || lit != p && strings.HasPrefix(base, lit) && !strings.Contains(base[len(lit):], "/") {
+				return true
+			}
+			continue
+		}
+		if ok, _ := path.Match(p, base); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// rotatedName splits a rotated log's name into the log's and the number
+// (train.log.1: train.log, 1), as ^(.*)\.(\d+)$ does: the digits after
+// the last dot, with no newline before it.
+func rotatedName(base string) (name, num string, ok bool) {
+	i := strings.LastIndexByte(base, '.')
+	if i < 0 || i == len(base)-1 || strings.IndexByte(base[:i], '\n') >= 0 {
+		return "", "", false
+	}
+	for j := i + 1; j < len(base); j++ {
+		if base[j] < '0' || base[j] > '9' {
+			return "", "", false
+		}
+	}
+	return base[:i], base[i+1:], true
 }
 
 // badJobName says why a directory or file name cannot name a job ("" when
@@ -161,10 +289,6 @@ func badJobName(name string) string {
 	return ""
 }
 
-// rotated matches a rotated log's suffix: train.log.1 is older than
-// train.log, train.log.2 older still.
-var rotated = regexp.MustCompile(`^(.*)\.(\d+)$`)
-
 // sortFiles orders a job's files oldest first: by directory, then rotated
 // logs before the file they were rotated from (higher numbers first), then
 // by name (event files' names start with their creation time, and end
@@ -172,10 +296,10 @@ var rotated = regexp.MustCompile(`^(.*)\.(\d+)$`)
 func sortFiles(files []LogFile) {
 	key := func(p string) (string, string, int) {
 		dir, base := filepath.Split(p)
-		if m := rotated.FindStringSubmatch(base); m != nil && !strings.HasPrefix(base, "events.out.tfevents.") {
-			n, _ := strconv.Atoi(m[2])
+		if name, num, ok := rotatedName(base); ok && !strings.HasPrefix(base, "events.out.tfevents.") {
+			n, _ := strconv.Atoi(num)
 			if n < 1<<30 {
-				return dir, m[1], 1<<30 - n
+				return dir, name, 1<<30 - n
 			}
 		}
 		return dir, base, 1 << 30
