@@ -86,6 +86,7 @@ type sim struct {
 	oraclePerf  map[string]goodput.PerfParams // per model, with oracle knowledge
 	polluxPrev  *polluxSeeds
 	bestPlaced  map[placedKey]float64 // idealPlacedCached's
+	lastPlace   *placeMemo            // placeMemoised's
 }
 
 // Run simulates the workload under one configuration.
