@@ -123,7 +123,14 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 			pl.speed[i] = &sp
 		}
 	}
-	res, err := solve.Solve(prob, opts)
+	// Tiresias' decisions, through the memo: what follows reads only the
+	// decisions and the packing (pipeline.Assignments, the reasons), which
+	// a round that repeats the last one's problem shares with it.
+	solveFn := solve.Solve
+	if !static && !s.cfg.PolluxPlacement {
+		solveFn = s.tiresiasMemo.Solve
+	}
+	res, err := solveFn(prob, opts)
 	if err != nil {
 		return nil, fmt.Errorf("solve: %w", err)
 	}

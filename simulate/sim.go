@@ -87,6 +87,8 @@ type sim struct {
 	polluxPrev  *polluxSeeds
 	bestPlaced  map[placedKey]float64 // idealPlacedCached's
 	lastPlace   *placeMemo            // placeMemoised's
+	// tiresiasMemo spares solving a Tiresias round again (schedule).
+	tiresiasMemo solve.TiresiasMemo
 }
 
 // Run simulates the workload under one configuration.
