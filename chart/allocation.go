@@ -318,7 +318,7 @@ func utilisationSection(allocs []*table.Table, names []string, cluster *table.Ta
 		}
 		c := cols[u.name]
 		if u.name == "now" && n == 0 {
-			c = thePalette.Now
+			c = thePalette().Now
 		}
 		bar.AddSeries(u.name, d, charts.WithItemStyleOpts(opts.ItemStyle{Color: c}))
 	}

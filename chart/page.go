@@ -201,7 +201,7 @@ func (p *Page) Render(w io.Writer) error {
 		return err
 	}
 	var buf bytes.Buffer
-	err := pageTemplate.Execute(&buf, map[string]any{
+	err := pageTemplate().Execute(&buf, map[string]any{
 		"Page":     p,
 		"Sections": sections,
 		"CSP":      csp(),
@@ -242,7 +242,9 @@ func scriptHash(js string) string {
 	return "'sha256-" + base64.StdEncoding.EncodeToString(h[:]) + "'"
 }
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+// pageTemplate is parsed when first used (not at every start).
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -323,3 +325,4 @@ footer { margin-top: 2em; font-size: 0.8em; color: #777; }
 </body>
 </html>
 `))
+})

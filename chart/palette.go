@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"hash/fnv"
 	"sort"
+	"sync"
 )
 
 // The palette of every page: one colour per policy whatever else a page
@@ -25,7 +26,8 @@ type Palette struct {
 	Jobs            []string          `json:"jobs"`
 }
 
-var thePalette = func() Palette {
+// thePalette is palette.json, read when first used (not at every start).
+var thePalette = sync.OnceValue(func() Palette {
 	var p Palette
 	if err := json.Unmarshal(paletteJSON, &p); err != nil {
 		panic("chart: palette.json: " + err.Error())
@@ -34,7 +36,7 @@ var thePalette = func() Palette {
 		panic("chart: palette.json has no colours for unknown policies or jobs")
 	}
 	return p
-}()
+})
 
 // fnv1a32 is the 32-bit FNV-1a hash of s, the hash palette.json names.
 func fnv1a32(s string) uint32 {
@@ -46,7 +48,7 @@ func fnv1a32(s string) uint32 {
 // jobColour is the colour of a job on every chart: a hash of its name, not
 // its position, so that it does not change with the jobs beside it.
 func jobColour(job string) string {
-	return thePalette.Jobs[fnv1a32(job)%uint32(len(thePalette.Jobs))]
+	return thePalette().Jobs[fnv1a32(job)%uint32(len(thePalette().Jobs))]
 }
 
 // policyColours gives each of names (the policies of one page or chart)
@@ -59,7 +61,7 @@ func policyColours(names []string) map[string]string {
 	taken := map[string]bool{}
 	var unknown []string
 	for _, n := range names {
-		if c, ok := thePalette.Policies[n]; ok {
+		if c, ok := thePalette().Policies[n]; ok {
 			out[n] = c
 			taken[c] = true
 		} else if _, dup := out[n]; !dup {
@@ -68,7 +70,7 @@ func policyColours(names []string) map[string]string {
 		}
 	}
 	sort.Strings(unknown)
-	u := thePalette.UnknownPolicies
+	u := thePalette().UnknownPolicies
 	for _, n := range unknown {
 		start := int(fnv1a32(n) % uint32(len(u)))
 		c := u[start]
@@ -87,7 +89,7 @@ func policyColours(names []string) map[string]string {
 // lineType is the line type of a run with knowledge k: dashed for oracle,
 // solid for fitted.
 func lineType(k string) string {
-	if t, ok := thePalette.Knowledge[k]; ok {
+	if t, ok := thePalette().Knowledge[k]; ok {
 		return t
 	}
 	return "solid"

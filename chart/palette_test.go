@@ -10,12 +10,12 @@ import (
 // colour is a function of its name alone.
 func TestPolicyColours(t *testing.T) {
 	seen := map[string]string{}
-	for p, c := range thePalette.Policies {
+	for p, c := range thePalette().Policies {
 		if other, dup := seen[c]; dup {
 			t.Errorf("palette.json: %s and %s share %s", p, other, c)
 		}
 		seen[c] = p
-		if slices.Contains(thePalette.UnknownPolicies, c) {
+		if slices.Contains(thePalette().UnknownPolicies, c) {
 			t.Errorf("palette.json: %s's colour %s is also one for unlisted policies", p, c)
 		}
 	}
@@ -34,10 +34,10 @@ func TestPolicyColours(t *testing.T) {
 		}
 		byColour[a[p]] = p
 	}
-	if got := policyColours([]string{"fifo"})["fifo"]; got != a["fifo"] || got != thePalette.Policies["fifo"] {
+	if got := policyColours([]string{"fifo"})["fifo"]; got != a["fifo"] || got != thePalette().Policies["fifo"] {
 		t.Errorf("fifo alone is %s, with others %s", got, a["fifo"])
 	}
-	if jobColour("resnet50-a") != thePalette.Jobs[4284220463%uint32(len(thePalette.Jobs))] {
+	if jobColour("resnet50-a") != thePalette().Jobs[4284220463%uint32(len(thePalette().Jobs))] {
 		t.Error("a job's colour is not FNV-1a of its name into palette.json's jobs")
 	}
 	if lineType("oracle") != "dashed" || lineType("fitted") != "solid" {

@@ -300,7 +300,7 @@ func allocationOverTime(id string, r allocRun, seed int64, both bool, source, w,
 			v := tasks[j][p.x]
 			d[n] = []any{round(p.t, 6), tops[k][p.x], v[0], v[1]}
 		}
-		c := thePalette.Other
+		c := thePalette().Other
 		if j != other {
 			c = jobColour(j)
 		}

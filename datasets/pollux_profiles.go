@@ -263,38 +263,90 @@ func ReadPolluxProfile(fsys fs.FS, root, app string) (*PolluxProfile, error) {
 
 // readPolluxCSV reads a CSV file whose header starts with the given
 // columns, calling row for each record (rows count from 1) with a number
-// parser that names file, column and row in its error.
+// parser that names file, column and row in its error. rec is only valid
+// during the call (it is reused for the next record).
 func readPolluxCSV(fsys fs.FS, file string, cols []string, row func(r int, rec []string, num func(col int) (float64, error)) error) error {
 	data, err := fs.ReadFile(fsys, file)
 	if err != nil {
 		return err
 	}
-	cr := csv.NewReader(bytes.NewReader(data))
-	cr.FieldsPerRecord = -1
-	recs, err := cr.ReadAll()
-	if err != nil {
-		return fmt.Errorf("%s: %w", file, err)
+	var rec []string
+	r := 0
+	num := func(c int) (float64, error) {
+		x, err := strconv.ParseFloat(strings.TrimSpace(rec[c]), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+			return 0, fmt.Errorf("%s: column %q, row %d: %q is not a number >= 0", file, cols[c], r, rec[c])
+		}
+		return x, nil
 	}
-	if len(recs) == 0 || len(recs[0]) < len(cols) || !slices.Equal(recs[0][:len(cols)], cols) {
-		return fmt.Errorf("%s: the header must start with %s", file, strings.Join(cols, ","))
-	}
-	for i, rec := range recs[1:] {
-		r := i + 1
+	each := func(i int, fields []string) error {
+		if i == 0 {
+			if len(fields) < len(cols) || !slices.Equal(fields[:len(cols)], cols) {
+				return fmt.Errorf("%s: the header must start with %s", file, strings.Join(cols, ","))
+			}
+			return nil
+		}
+		rec, r = fields, i
 		if len(rec) < len(cols) {
 			return fmt.Errorf("%s: row %d: %d fields, want at least %d", file, r, len(rec), len(cols))
 		}
-		num := func(c int) (float64, error) {
-			x, err := strconv.ParseFloat(strings.TrimSpace(rec[c]), 64)
-			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
-				return 0, fmt.Errorf("%s: column %q, row %d: %q is not a number >= 0", file, cols[c], r, rec[c])
-			}
-			return x, nil
-		}
-		if err := row(r, rec, num); err != nil {
-			return err
-		}
+		return row(r, rec, num)
+	}
+	n, err := eachCSVRecord(file, data, each)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return fmt.Errorf("%s: the header must start with %s", file, strings.Join(cols, ","))
 	}
 	return nil
+}
+
+// eachCSVRecord calls each with every record of data and its index (the
+// header 0) and returns how many there were. Data without quotes or
+// carriage returns (the embedded profiles) is split on newlines and commas
+// as encoding/csv would read it (empty lines skipped), into substrings of
+// one copy of data and one slice reused from record to record; anything
+// else is encoding/csv's to read.
+func eachCSVRecord(file string, data []byte, each func(int, []string) error) (int, error) {
+	if bytes.IndexByte(data, '"') >= 0 || bytes.IndexByte(data, '\r') >= 0 {
+		cr := csv.NewReader(bytes.NewReader(data))
+		cr.FieldsPerRecord = -1
+		recs, err := cr.ReadAll()
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", file, err)
+		}
+		for i, rec := range recs {
+			if err := each(i, rec); err != nil {
+				return 0, err
+			}
+		}
+		return len(recs), nil
+	}
+	text := string(data)
+	var fields []string
+	i := 0
+	for len(text) > 0 {
+		line, rest, _ := strings.Cut(text, "\n")
+		text = rest
+		if line == "" {
+			continue
+		}
+		fields = fields[:0]
+		for {
+			f, more, found := strings.Cut(line, ",")
+			fields = append(fields, f)
+			if !found {
+				break
+			}
+			line = more
+		}
+		if err := each(i, fields); err != nil {
+			return 0, err
+		}
+		i++
+	}
+	return i, nil
 }
 
 // parsePlacement reads a placement's digits (GPUs per node).

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -31,11 +32,17 @@ Speed are not metrics: optimus measures speed from the steps and times of the li
 	})
 }
 
+// The expressions of MXNet's lines, compiled when first used rather than
+// at every start of the binary.
 var (
-	mxnetEpoch     = regexp.MustCompile(`Epoch\[(\d+)\]`)
-	mxnetBatch     = regexp.MustCompile(`Batch\s*\[(?:\d+-)?(\d+)\]`)
-	mxnetPair      = regexp.MustCompile(`([A-Za-z][\w\-./]*)=([-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|nan|inf|NaN|Inf))`)
-	leadingStamp   = regexp.MustCompile(`^\[?(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?)`)
+	mxnetEpoch = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Epoch\[(\d+)\]`) })
+	mxnetBatch = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Batch\s*\[(?:\d+-)?(\d+)\]`) })
+	mxnetPair  = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`([A-Za-z][\w\-./]*)=([-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|nan|inf|NaN|Inf))`)
+	})
+	leadingStamp = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\[?(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?)`)
+	})
 	stampLayouts   = []string{"2006-01-02 15:04:05", "2006-01-02T15:04:05"}
 	mxnetTimeCost  = []byte("Time cost=")
 	mxnetEpochMark = []byte("Epoch[")
@@ -48,7 +55,7 @@ func (mxnetReader) ReadLine(line []byte, emit Emit) (bool, error) {
 	if i < 0 {
 		return false, nil
 	}
-	em := mxnetEpoch.FindSubmatch(line[i:])
+	em := mxnetEpoch().FindSubmatch(line[i:])
 	if em == nil {
 		return false, nil
 	}
@@ -58,7 +65,7 @@ func (mxnetReader) ReadLine(line []byte, emit Emit) (bool, error) {
 	}
 	rest := line[i+len(em[0]):]
 	p := Point{Step: -1, Wall: leadingTime(line)}
-	if bm := mxnetBatch.FindSubmatch(rest); bm != nil {
+	if bm := mxnetBatch().FindSubmatch(rest); bm != nil {
 		b, err := strconv.ParseInt(string(bm[1]), 10, 32)
 		if err != nil {
 			return true, err
@@ -71,7 +78,7 @@ func (mxnetReader) ReadLine(line []byte, emit Emit) (bool, error) {
 	if bytes.Contains(rest, mxnetTimeCost) {
 		return true, nil
 	}
-	for _, m := range mxnetPair.FindAllSubmatch(rest, -1) {
+	for _, m := range mxnetPair().FindAllSubmatch(rest, -1) {
 		v, err := strconv.ParseFloat(string(m[2]), 64)
 		if err != nil {
 			continue
@@ -89,7 +96,7 @@ func (mxnetReader) ReadLine(line []byte, emit Emit) (bool, error) {
 // leadingTime reads the timestamp Python's logging puts first on a line
 // (as UTC), or NaN.
 func leadingTime(line []byte) float64 {
-	m := leadingStamp.FindSubmatch(line)
+	m := leadingStamp().FindSubmatch(line)
 	if m == nil {
 		return nan
 	}

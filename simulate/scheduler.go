@@ -3,6 +3,7 @@ package simulate
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/pipeline"
@@ -122,7 +123,14 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 			pl.speed[i] = &sp
 		}
 	}
-	res, err := solve.Solve(prob, opts)
+	// Tiresias' decisions, through the memo: what follows reads only the
+	// decisions and the packing (pipeline.Assignments, the reasons), which
+	// a round that repeats the last one's problem shares with it.
+	solveFn := solve.Solve
+	if !static && !s.cfg.PolluxPlacement {
+		solveFn = s.tiresiasMemo.Solve
+	}
+	res, err := solveFn(prob, opts)
 	if err != nil {
 		return nil, fmt.Errorf("solve: %w", err)
 	}
@@ -137,11 +145,16 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("place: %w", err)
 	}
-	pres, err := place.Place(pp, s.cfg.Place)
-	if err != nil {
+	var pres *place.Result
+	if static {
+		// allOrNothing edits the state below: no memo to share it with.
+		if pres, err = place.Place(pp, s.cfg.Place); err != nil {
+			return nil, fmt.Errorf("place: %w", err)
+		}
+		pl.state = pipeline.CurrentState(pp, pres)
+	} else if pres, pl.state, err = s.placeMemoised(pp); err != nil {
 		return nil, fmt.Errorf("place: %w", err)
 	}
-	pl.state = pipeline.CurrentState(pp, pres)
 	for i := range active {
 		pl.status[i], pl.reason[i] = string(pres.Jobs[i].Status), pres.Jobs[i].Reason
 		if pl.reason[i] == "" {
@@ -274,4 +287,45 @@ func srtfWeights(reqs []pipeline.Request, alpha float64) {
 			}
 		}
 	}
+}
+
+// placeMemo is a round's place problem and what place.Place and
+// pipeline.CurrentState made of it.
+type placeMemo struct {
+	jobs  []place.Job
+	res   *place.Result
+	state map[string]pipeline.Running
+}
+
+// placeMemoised is place.Place and pipeline.CurrentState of pp, or the
+// last round's outcome when pp is the last round's problem: place is a
+// function of its problem and options (deterministic, and the options,
+// like the cluster's resources, nodes and capacities that pp carries,
+// are the run's own, the same every round), so equal problems give
+// equal results. Most rounds of a run where no job arrives, finishes or
+// changes queue ask again what the round before asked (the allocation
+// solve decided, with the tasks the jobs run now, which are that round's
+// outcome), and the memo spares placing it again. The state is shared
+// with the round before: nothing writes to it after schedule (apply
+// copies its entries).
+func (s *sim) placeMemoised(pp *place.Problem) (*place.Result, map[string]pipeline.Running, error) {
+	if m := s.lastPlace; m != nil && slices.EqualFunc(m.jobs, pp.Jobs, samePlaceJob) {
+		return m.res, m.state, nil
+	}
+	res, err := place.Place(pp, s.cfg.Place)
+	if err != nil {
+		return nil, nil, err
+	}
+	state := pipeline.CurrentState(pp, res)
+	s.lastPlace = &placeMemo{jobs: pp.Jobs, res: res, state: state}
+	return res, state, nil
+}
+
+// samePlaceJob reports whether two jobs of place's problem are equal in
+// every field (demands compared as numbers: a NaN demand is never equal,
+// which only costs a memo miss).
+func samePlaceJob(a, b place.Job) bool {
+	return a.Name == b.Name && a.PS == b.PS && a.Workers == b.Workers && a.Status == b.Status && a.Reason == b.Reason &&
+		slices.Equal(a.PSDemand, b.PSDemand) && slices.Equal(a.WorkerDemand, b.WorkerDemand) &&
+		slices.Equal(a.Current, b.Current) && slices.Equal(a.Packing, b.Packing)
 }

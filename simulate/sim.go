@@ -86,6 +86,9 @@ type sim struct {
 	oraclePerf  map[string]goodput.PerfParams // per model, with oracle knowledge
 	polluxPrev  *polluxSeeds
 	bestPlaced  map[placedKey]float64 // idealPlacedCached's
+	lastPlace   *placeMemo            // placeMemoised's
+	// tiresiasMemo spares solving a Tiresias round again (schedule).
+	tiresiasMemo solve.TiresiasMemo
 }
 
 // Run simulates the workload under one configuration.

@@ -31,6 +31,52 @@ import (
 
 // NewCmd returns the root command with every subcommand.
 func NewCmd(ios *iostreams.IOStreams) *cobra.Command {
+	cmd := newRoot(ios)
+	for _, s := range subcommands {
+		addSub(cmd, ios, s)
+	}
+	addCompletions(cmd)
+	return cmd
+}
+
+// subcommand is one command under the root: its name (the command's
+// Name(), which TestSubcommandNames checks), its help group ("" for none)
+// and its constructor.
+type subcommand struct {
+	name, group string
+	new         func(*iostreams.IOStreams) *cobra.Command
+}
+
+// subcommands are the root's commands, in the order NewCmd adds them.
+var subcommands = []subcommand{
+	{"snapshot", "pipeline", snapshotcmd.NewCmd},
+	{"metrics", "pipeline", func(ios *iostreams.IOStreams) *cobra.Command { return metricscmd.NewCmd(ios, nil) }},
+	{"fit", "pipeline", func(ios *iostreams.IOStreams) *cobra.Command { return fitcmd.NewCmd(ios, nil) }},
+	{"predict", "pipeline", func(ios *iostreams.IOStreams) *cobra.Command { return predictcmd.NewCmd(ios, nil) }},
+	{"solve", "pipeline", func(ios *iostreams.IOStreams) *cobra.Command { return solvecmd.NewCmd(ios, nil) }},
+	{"place", "pipeline", func(ios *iostreams.IOStreams) *cobra.Command { return placecmd.NewCmd(ios, nil) }},
+	{"simulate", "pipeline", func(ios *iostreams.IOStreams) *cobra.Command { return simulatecmd.NewCmd(ios, nil) }},
+	{"apply", "pipeline", func(ios *iostreams.IOStreams) *cobra.Command { return applycmd.NewCmd(ios, nil) }},
+	{"init", "pipeline", func(ios *iostreams.IOStreams) *cobra.Command { return initcmd.NewCmd(ios, nil) }},
+	{"convert", "tables", func(ios *iostreams.IOStreams) *cobra.Command { return convertcmd.NewCmd(ios, nil) }},
+	{"chart", "tables", chartcmd.NewCmd},
+	{"report", "tables", func(ios *iostreams.IOStreams) *cobra.Command { return reportcmd.NewCmd(ios, nil) }},
+	{"datasets", "tables", datasetscmd.NewCmd},
+	{"schema", "tables", schemacmd.NewCmd},
+	{"eval", "tables", evalcmd.NewCmd},
+	{"version", "", versioncmd.NewCmd},
+}
+
+func addSub(root *cobra.Command, ios *iostreams.IOStreams, s subcommand) {
+	c := s.new(ios)
+	if s.group != "" {
+		c.GroupID = s.group
+	}
+	root.AddCommand(c)
+}
+
+// newRoot is the root command without its subcommands.
+func newRoot(ios *iostreams.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "optimus",
 		Short: "Schedule deep-learning training jobs as the Optimus paper does",
@@ -85,33 +131,6 @@ decided when standard error is a terminal: -q/--quiet keeps errors only (for cro
 		&cobra.Group{ID: "pipeline", Title: "Pipeline:"},
 		&cobra.Group{ID: "tables", Title: "Tables and data:"},
 	)
-	for _, c := range []*cobra.Command{
-		snapshotcmd.NewCmd(ios),
-		metricscmd.NewCmd(ios, nil),
-		fitcmd.NewCmd(ios, nil),
-		predictcmd.NewCmd(ios, nil),
-		solvecmd.NewCmd(ios, nil),
-		placecmd.NewCmd(ios, nil),
-		simulatecmd.NewCmd(ios, nil),
-		applycmd.NewCmd(ios, nil),
-		initcmd.NewCmd(ios, nil),
-	} {
-		c.GroupID = "pipeline"
-		cmd.AddCommand(c)
-	}
-	for _, c := range []*cobra.Command{
-		convertcmd.NewCmd(ios, nil),
-		chartcmd.NewCmd(ios), reportcmd.NewCmd(ios, nil),
-		datasetscmd.NewCmd(ios),
-		schemacmd.NewCmd(ios),
-	} {
-		c.GroupID = "tables"
-		cmd.AddCommand(c)
-	}
-	evalCmd := evalcmd.NewCmd(ios)
-	evalCmd.GroupID = "tables"
-	cmd.AddCommand(evalCmd, versioncmd.NewCmd(ios))
-	addCompletions(cmd)
 	return cmd
 }
 
@@ -119,7 +138,28 @@ decided when standard error is a terminal: -q/--quiet keeps errors only (for cro
 // error to standard error as one line prefixed "optimus: ", control and
 // bidi characters (from names it quotes) escaped (escape.Terminal).
 func Main(ios *iostreams.IOStreams, args []string) int {
-	return cmdutil.Execute(ios, NewCmd(ios), args)
+	return cmdutil.Execute(ios, newCmdFor(ios, args), args)
+}
+
+// newCmdFor is the command tree args need: when the first argument names
+// a subcommand, the root with that subcommand alone, which runs it as the
+// whole tree would (a command's help, flags and errors involve its own
+// subtree and the root's persistent flags only) without building the
+// fifteen others and their flags at every start; otherwise (help, flags
+// first, completion, an unknown command and its suggestions) NewCmd's
+// whole tree. Completions are only asked for through cobra's __complete
+// commands, which take the whole tree.
+func newCmdFor(ios *iostreams.IOStreams, args []string) *cobra.Command {
+	if len(args) > 0 {
+		for _, s := range subcommands {
+			if s.name == args[0] {
+				cmd := newRoot(ios)
+				addSub(cmd, ios, s)
+				return cmd
+			}
+		}
+	}
+	return NewCmd(ios)
 }
 
 // setMemoryBudget applies --max-memory (see its help): the readers'

@@ -10,11 +10,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
-	"k8s.io/client-go/kubernetes/scheme"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
@@ -100,10 +100,18 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// templateDecoder is apimachinery's strict YAML decoder over client-go's
-// scheme, for files that are PodTemplate objects.
-var templateDecoder = kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme.Scheme, scheme.Scheme,
-	kjson.SerializerOptions{Yaml: true, Strict: true})
+// templateDecoder is apimachinery's strict YAML decoder, for files that are
+// PodTemplate objects, over a scheme of core/v1 alone: a PodTemplate is all
+// it decodes, and client-go's full scheme (every API group) would be linked
+// and registered at every start of the binary for it. Built when first used.
+var templateDecoder = sync.OnceValues(func() (*kjson.Serializer, error) {
+	s := runtime.NewScheme()
+	if err := corev1.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	return kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, s, s,
+		kjson.SerializerOptions{Yaml: true, Strict: true}), nil
+})
 
 // ReadTemplate reads one template file (LoadTemplates).
 func ReadTemplate(file string) (*Template, error) {
@@ -126,7 +134,11 @@ func ReadTemplate(file string) (*Template, error) {
 		if head.Kind != "PodTemplate" || head.APIVersion != "v1" {
 			return nil, bad("kind %q, apiVersion %q: want a PodTemplateSpec (metadata and spec) or apiVersion v1, kind PodTemplate", head.Kind, head.APIVersion)
 		}
-		obj, _, err := templateDecoder.Decode(data, nil, &corev1.PodTemplate{})
+		dec, err := templateDecoder()
+		if err != nil {
+			return nil, bad("core/v1 scheme: %v", err)
+		}
+		obj, _, err := dec.Decode(data, nil, &corev1.PodTemplate{})
 		if err != nil {
 			return nil, bad("%v", strictMessage(err))
 		}

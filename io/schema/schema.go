@@ -195,12 +195,16 @@ func Names() []string {
 	return names
 }
 
-func atLeast(v float64) *float64 { return &v }
-
-// zero and one are the usual lower bounds.
+// zero and one are the usual lower bounds, million and unit two upper
+// ones. They point at package variables, not at the results of a function,
+// so that the tables that use them are laid out by the linker instead of
+// being built by code at every start of the binary.
 var (
-	zero = atLeast(0)
-	one  = atLeast(1)
+	zeroV, oneV, millionV float64 = 0, 1, 1e6
+
+	zero    = &zeroV
+	one     = &oneV
+	million = &millionV
 )
 
 // IsProvenance reports whether a metadata key is one of the provenance keys,

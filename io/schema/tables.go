@@ -49,7 +49,7 @@ var Jobs = &Table{
 			Doc: "Steps in one epoch (dataset size / global batch)."},
 		{Name: "arrival_s", Type: Float64, Unit: "s", Default: "0", Min: zero,
 			Doc: "Submission time; earlier jobs are served first where order matters."},
-		{Name: "weight", Type: Float64, Default: "1", Min: zero, MinOpen: true, Max: atLeast(1e6),
+		{Name: "weight", Type: Float64, Default: "1", Min: zero, MinOpen: true, Max: million,
 			Doc: "Importance in the objective (sum of weight x completion time)."},
 		{Name: "epoch_budget", Type: Float64, Unit: "epochs", Nullable: true, Min: zero, MinOpen: true,
 			Doc: "The user's own stopping point; when set it wins over the predicted convergence epoch."},
@@ -223,7 +223,7 @@ var Predictions = &Table{
 			Doc: "Where the remaining work comes from: the user's epoch budget, the declared schedule's end (schedule_end_steps), the job's own fit (leaning on finished jobs of its model by prior_weight), the epoch cap (the fit had not converged by then), " +
 				"the median of other jobs of the same model (the job's own fit is insufficient), or unknown."},
 	}, append(append([]Column{}, speedModelColumns...),
-		Column{Name: "prior_weight", Type: Float64, Nullable: true, Min: zero, Max: atLeast(1),
+		Column{Name: "prior_weight", Type: Float64, Nullable: true, Min: zero, Max: one,
 			Doc: "How much total_epochs lean on the job's model family (finished jobs' epochs): 0 for the job's own fit alone, 1 for the family alone; null for a budget, a declared schedule or unknown."},
 		Column{Name: "loss_quality", Type: String, Nullable: true, Enum: qualities, Doc: "Copied from models."},
 		Column{Name: "speed_quality", Type: String, Nullable: true, Enum: qualities, Doc: "Copied from models."},
