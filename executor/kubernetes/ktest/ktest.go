@@ -212,7 +212,6 @@ func Start(apiserverBin, etcdBin string) (*Server, error) {
 		"--service-account-signing-key-file", filepath.Join(dir, "sa.key"),
 		"--token-auth-file", filepath.Join(dir, "tokens.csv"),
 		"--authorization-mode", "RBAC",
-		"--disable-admission-plugins", "ServiceAccount",
 		"--kubelet-certificate-authority", filepath.Join(dir, kubeletCACert)}
 	s.apiserver, s.apiserverExit, err = launch(dir, "kube-apiserver", apiserverBin, append(args, APIServerFlags...)...)
 	if err != nil {
@@ -231,15 +230,46 @@ func Start(apiserverBin, etcdBin string) (*Server, error) {
 
 // APIServerFlags are the kube-apiserver flags Start adds to the ones it
 // must set (addresses, certificates, tokens, RBAC): they turn off what no
-// test uses and what costs CPU while the server runs. API Priority and
-// Fairness (its configuration controller and per-request classification;
-// no test counts on the server queueing or refusing a request) and the
-// profiling endpoints. A test binary that needs more (a --runtime-config,
-// say) or one of these on changes the list in its TestMain, before the
-// first Start.
+// test uses and what costs CPU while the server starts and runs. A test
+// binary that needs more (another API group, say) or one of these on
+// changes the list in its TestMain, before the first Start.
+//
+//   - API Priority and Fairness (its configuration controller and
+//     per-request classification; no test counts on the server queueing or
+//     refusing a request) and the profiling endpoints.
+//   - Only the API groups optimus and the tests call (--runtime-config):
+//     core v1 (pods, services, nodes, namespaces, resource quotas),
+//     coordination.k8s.io (the apply Lease), authorization.k8s.io and
+//     authentication.k8s.io (the access checks, SelfSubjectReview),
+//     rbac.authorization.k8s.io (the RBAC authorizer and the tests' Roles),
+//     apiextensions.k8s.io (the PyTorchJob CRD). The server itself needs
+//     apiregistration.k8s.io (its aggregator), networking.k8s.io and
+//     discovery.k8s.io (the Service IP allocator's ServiceCIDRs and
+//     IPAddresses, the kubernetes Service's EndpointSlices) and
+//     admissionregistration.k8s.io (webhook configurations it watches);
+//     it does not start without them. Every other group (apps, batch,
+//     storage, scheduling, resource, certificates, ...) costs a storage
+//     and watch cache each and its share of the OpenAPI spec built before
+//     the server serves.
+//   - The admission plugins of the groups turned off, or of objects no test
+//     makes (storage classes, volumes, certificates, priority classes,
+//     runtime classes, ingress classes, webhooks and admission policies),
+//     PodSecurity (no test labels a namespace with a pod security level)
+//     and ServiceAccount (no test creates service accounts; see
+//     K8S-TESTING.md). NamespaceLifecycle, LimitRanger, ResourceQuota
+//     (tests rely on quota refusals), TaintNodesByCondition and
+//     DefaultTolerationSeconds stay, as on a real cluster.
 var APIServerFlags = []string{
 	"--enable-priority-and-fairness=false",
 	"--profiling=false",
+	"--runtime-config=api/all=false,api/v1=true," +
+		"coordination.k8s.io/v1=true,authorization.k8s.io/v1=true,authentication.k8s.io/v1=true," +
+		"rbac.authorization.k8s.io/v1=true,apiextensions.k8s.io/v1=true,apiregistration.k8s.io/v1=true," +
+		"networking.k8s.io/v1=true,discovery.k8s.io/v1=true,admissionregistration.k8s.io/v1=true",
+	"--disable-admission-plugins=ServiceAccount,PodSecurity,Priority,RuntimeClass," +
+		"DefaultStorageClass,StorageObjectInUseProtection,PersistentVolumeClaimResize,PodGroupProtection," +
+		"CertificateApproval,CertificateSigning,CertificateSubjectRestriction,ClusterTrustBundleAttest," +
+		"DefaultIngressClass,MutatingAdmissionPolicy,MutatingAdmissionWebhook,ValidatingAdmissionPolicy,ValidatingAdmissionWebhook",
 }
 
 // tempRoot is where Start puts its directory (etcd's data among it):
@@ -308,7 +338,10 @@ func (s *Server) logTail(name string) string {
 	return string(b)
 }
 
-// Stop stops the API server, then etcd, and removes the directory.
+// Stop stops the API server, then etcd, and removes the directory. With
+// OPTIMUS_KTEST_CPU set to a file, it appends each server's user and
+// system CPU seconds to it ("kube-apiserver 3.16 u 0.89 s"): how a test
+// binary's CPU splits between itself and the servers it waited for.
 func (s *Server) Stop() {
 	for _, p := range []struct {
 		cmd  *exec.Cmd
@@ -323,6 +356,12 @@ func (s *Server) Stop() {
 		case <-time.After(15 * time.Second):
 			_ = p.cmd.Process.Kill()
 			<-p.exit
+		}
+		if f := os.Getenv("OPTIMUS_KTEST_CPU"); f != "" && p.cmd.ProcessState != nil {
+			if out, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+				fmt.Fprintf(out, "%s %.2f u %.2f s\n", filepath.Base(p.cmd.Path), p.cmd.ProcessState.UserTime().Seconds(), p.cmd.ProcessState.SystemTime().Seconds())
+				out.Close()
+			}
 		}
 	}
 	if s.Dir != "" {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
@@ -115,7 +116,9 @@ func (k *kubelet) follow(ctx context.Context) {
 }
 
 // pod does what a kubelet would with p; false when a write failed (the
-// caller lists again, so that the change is not lost).
+// caller lists again, so that the change is not lost). A conflict is not a
+// failure: the pod changed after the version p is (or, for a delete, the
+// name is another pod's now), and the watch brings that change next.
 func (k *kubelet) pod(ctx context.Context, p *corev1.Pod) bool {
 	node := p.Spec.NodeName
 	delete(k.pending[node], p.UID)
@@ -124,7 +127,7 @@ func (k *kubelet) pod(ctx context.Context, p *corev1.Pod) bool {
 		zero := int64(0)
 		uid := p.UID
 		err := k.c.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero, Preconditions: &metav1.Preconditions{UID: &uid}})
-		return err == nil || IsGone(err) || ctx.Err() != nil
+		return err == nil || IsGone(err) || apierrors.IsConflict(err) || ctx.Err() != nil
 	case p.Status.Phase == corev1.PodPending && k.ready[node]:
 		now := metav1.Now()
 		p = p.DeepCopy()
@@ -133,7 +136,7 @@ func (k *kubelet) pod(ctx context.Context, p *corev1.Pod) bool {
 		p.Status.PodIP = "10.0.0.1"
 		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now}}
 		_, err := k.c.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{})
-		return err == nil || IsGone(err) || ctx.Err() != nil
+		return err == nil || IsGone(err) || apierrors.IsConflict(err) || ctx.Err() != nil
 	case p.Status.Phase == corev1.PodPending && node != "":
 		if k.pending[node] == nil {
 			k.pending[node] = map[types.UID]*corev1.Pod{}
