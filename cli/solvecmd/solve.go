@@ -91,7 +91,7 @@ func Run(opts *Options) error {
 	if opts.Cluster == "" {
 		return cmdutil.Usagef("--cluster FILE is required: the cluster's nodes and capacities")
 	}
-	// Inputs of some size need a heap of some 30-45 times it, all fresh
+	// The heap grows to several tens of times the inputs, all fresh
 	// pages: fault them in huge pages where the system allows.
 	table.PrepareHeapFor(opts.Input, opts.Cluster)
 	// The side files once the main input has ended when it is a pipe (the

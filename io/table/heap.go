@@ -7,8 +7,8 @@ import (
 // A one-shot command's heap is mostly the tables it reads and writes, each
 // allocated once and touched once. On Linux every fresh 4 KiB page costs a
 // page fault on first touch (in a virtual machine, an exit to the
-// hypervisor): at 100,000 tasks solve and place each take some 15,000 of
-// them, 20-30% of their CPU (benchmarks/tables.md, session 4 s4-splink).
+// hypervisor), a large share of solve's and place's CPU (measured in
+// benchmarks/tables.md, session 4 s4-splink).
 // PrepareHeap lets those pages fault 2 MiB at a time instead, where the
 // kernel's transparent huge pages are on request ("madvise", the common
 // default): it allocates one region the size the command is expected to
@@ -18,10 +18,10 @@ import (
 // the command does not use costs address space only.
 //
 // preparedHeapPerInputByte is the region's size per byte of the command's
-// input files (solve's and place's heaps, holding the input, the problem
-// and the output, peak at some 30-45 times their Parquet inputs); regions
-// under minPreparedHeap are not worth a collection, and none is
-// larger than maxPreparedHeap or a quarter of the memory budget.
+// input files (solve's and place's heaps hold the input, the problem and
+// the output: several tens of times their Parquet inputs); regions under
+// minPreparedHeap are not worth a collection, and none is larger than
+// maxPreparedHeap or a quarter of the memory budget.
 const (
 	preparedHeapPerInputByte = 64
 	minPreparedHeap          = 16 << 20
