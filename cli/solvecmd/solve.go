@@ -11,6 +11,7 @@ import (
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline/adapt"
 	"github.com/optimus-sched/optimus/solve"
 )
@@ -90,6 +91,9 @@ func Run(opts *Options) error {
 	if opts.Cluster == "" {
 		return cmdutil.Usagef("--cluster FILE is required: the cluster's nodes and capacities")
 	}
+	// The heap grows to several tens of times the inputs, all fresh
+	// pages: fault them in huge pages where the system allows.
+	table.PrepareHeapFor(opts.Input, opts.Cluster)
 	// The side files once the main input has ended when it is a pipe (the
 	// stage before writes them before it ends its output); beside it when
 	// it is a file.
