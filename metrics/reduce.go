@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // DefaultLossTags and DefaultHigherTags are the tags tried, in order, for
@@ -31,11 +32,14 @@ type Metric struct {
 	Higher *bool
 }
 
-var higherWords = regexp.MustCompile(`(?i)(^|[^a-z])(acc|accuracy|top1|top5|top_1|top_5|precision|recall|f1|auc|map|bleu|iou|miou|dice|correct)([^a-z]|$)`)
+// higherWords is compiled on first use, not at every start of the binary.
+var higherWords = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(^|[^a-z])(acc|accuracy|top1|top5|top_1|top_5|precision|recall|f1|auc|map|bleu|iou|miou|dice|correct)([^a-z]|$)`)
+})
 
 // HigherIsBetter infers from a tag's name whether it is a metric that
 // grows as the job converges (accuracy, top1, f1, bleu...).
-func HigherIsBetter(tag string) bool { return higherWords.MatchString(tag) }
+func HigherIsBetter(tag string) bool { return higherWords().MatchString(tag) }
 
 // Options are the settings of Reduce.
 type Options struct {

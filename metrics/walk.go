@@ -320,10 +320,15 @@ func sortFiles(files []LogFile) {
 // configName matches a run directory named for its configuration: ps2-w4,
 // p2w4, ps2_workers4 (parameter servers and workers), or w8, workers8
 // (all-reduce: no parameter servers), alone or within a longer name
-// separated by - _ or . (gen3-ps2-w4).
+// separated by - _ or . (gen3-ps2-w4). They are compiled on first use, not
+// at every start of the binary.
 var (
-	configPSW = regexp.MustCompile(`(?:^|[-_.])ps?(\d{1,6})[-_.]?w(?:orkers?)?(\d{1,6})(?:$|[-_.])`)
-	configW   = regexp.MustCompile(`(?:^|[-_.])w(?:orkers?)?(\d{1,6})(?:$|[-_.])`)
+	configPSW = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:^|[-_.])ps?(\d{1,6})[-_.]?w(?:orkers?)?(\d{1,6})(?:$|[-_.])`)
+	})
+	configW = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:^|[-_.])w(?:orkers?)?(\d{1,6})(?:$|[-_.])`)
+	})
 )
 
 // ConfigFromPath is the configuration named by the deepest directory of
@@ -331,14 +336,14 @@ var (
 // the file's own name last) that names one, or nil.
 func ConfigFromPath(parts []string) *Configuration {
 	for i := len(parts) - 2; i >= 0; i-- {
-		if m := configPSW.FindStringSubmatch(parts[i]); m != nil {
+		if m := configPSW().FindStringSubmatch(parts[i]); m != nil {
 			p, _ := strconv.Atoi(m[1])
 			w, _ := strconv.Atoi(m[2])
 			if w > 0 {
 				return &Configuration{PS: p, Workers: w}
 			}
 		}
-		if m := configW.FindStringSubmatch(parts[i]); m != nil {
+		if m := configW().FindStringSubmatch(parts[i]); m != nil {
 			w, _ := strconv.Atoi(m[1])
 			if w > 0 {
 				return &Configuration{Workers: w}

@@ -1,7 +1,9 @@
 package schema
 
 // All lists every table, in the order the pipeline produces them.
-var All = []*Table{Cluster, Jobs, Loss, Speed, Models, Suggestions, Predictions, Allocation, Plan, Actions, Truth, PSBlocks, PSAssignment, PSBalance, SpeedEval, ConvergenceEval}
+var All = []*Table{Cluster, Jobs, Loss, Speed, Models, Suggestions, Predictions, Allocation, Plan, Actions, Truth, PSBlocks, PSAssignment, PSBalance, SpeedEval, ConvergenceEval,
+	Progress, ConfigChanges,
+	Workload, Profiles, ProfileSpeeds, SimJobs, SimAllocations, SimUtilisation, SimSummary, SimComparison}
 
 var modes = []string{"sync", "async", "allreduce"}
 
@@ -125,21 +127,6 @@ var Speed = &Table{
 
 var qualities = []string{"good", "fair", "poor", "insufficient"}
 
-// speedModelColumns are the fitted speed-model coefficients; models carries
-// them and predict copies them into predictions, so solve needs no side input.
-var speedModelColumns = []Column{
-	{Name: "speed_theta0", Type: Float64, Nullable: true, Min: zero,
-		Doc: "Speed model coefficient theta0 (sync and allreduce: compute time per example, s; async: constant time per step, s)."},
-	{Name: "speed_theta1", Type: Float64, Nullable: true, Min: zero,
-		Doc: "Speed model coefficient theta1 (sync and allreduce: constant overhead per step, s; async: push/pull time x w/p)."},
-	{Name: "speed_theta2", Type: Float64, Nullable: true, Min: zero,
-		Doc: "Speed model coefficient theta2 (sync: push/pull time x w/p; async: per-worker overhead; allreduce: all-reduce time within a node)."},
-	{Name: "speed_theta3", Type: Float64, Nullable: true, Min: zero,
-		Doc: "Speed model coefficient theta3 (sync: per-worker overhead; async: per-PS overhead; allreduce: extra all-reduce time across nodes)."},
-	{Name: "speed_theta4", Type: Float64, Nullable: true, Min: zero,
-		Doc: "Speed model coefficient theta4 (sync: per-PS overhead; allreduce: across-node all-reduce time per worker beyond 2; null for async)."},
-}
-
 // Models holds each job's fitted convergence and speed models.
 var Models = &Table{
 	Name:    "models",
@@ -149,7 +136,7 @@ var Models = &Table{
 		"Normalised values are (the metric, or its complement for higher-is-better metrics) divided by loss_scale; " +
 		"k counts steps.",
 	Key: "job",
-	Columns: append(append([]Column{
+	Columns: []Column{
 		{Name: "job", Type: String, Required: true, Unique: true, NonEmpty: true, Doc: "Job."},
 		{Name: "loss_method", Type: String, Nullable: true,
 			Doc: "How the convergence model was fitted (b2-search+nnls); null when it was not."},
@@ -159,16 +146,24 @@ var Models = &Table{
 			Doc: "For a higher-is-better metric, the value it was subtracted from (1, or 100 for percentages); null for a loss."},
 		{Name: "loss_scale", Type: Float64, Nullable: true, Min: zero, MinOpen: true,
 			Doc: "Divisor of the normalisation: the first finite (complemented) value."},
-	}, lossCurveColumns("loss", "the best fit")...), append([]Column{
+		{Name: "loss_b0", Type: Float64, Nullable: true, Min: zero, Unit: "1/steps", Doc: "b0 of the best fit."},
+		{Name: "loss_b1", Type: Float64, Nullable: true, Min: zero, Doc: "b1 of the best fit."},
+		{Name: "loss_b2", Type: Float64, Nullable: true, Min: zero, Doc: "b2 of the best fit: the normalised loss it tends to."},
 		{Name: "loss_cov_b0b0", Type: Float64, Nullable: true, Doc: "Covariance of (b0, b1, b2) by the Laplace approximation: var(b0)."},
 		{Name: "loss_cov_b0b1", Type: Float64, Nullable: true, Doc: "cov(b0, b1)."},
 		{Name: "loss_cov_b0b2", Type: Float64, Nullable: true, Doc: "cov(b0, b2)."},
 		{Name: "loss_cov_b1b1", Type: Float64, Nullable: true, Doc: "var(b1)."},
 		{Name: "loss_cov_b1b2", Type: Float64, Nullable: true, Doc: "cov(b1, b2)."},
 		{Name: "loss_cov_b2b2", Type: Float64, Nullable: true, Doc: "var(b2)."},
-	}, append(append(lossCurveColumns("loss_first50", "the fit to the first half of the points (for the drift allowance)"),
-		append(lossCurveColumns("loss_first75", "the fit to the first three quarters of the points"),
-			lossCurveColumns("loss_last50", "the fit to the second half of the points")...)...), append([]Column{
+		{Name: "loss_first50_b0", Type: Float64, Nullable: true, Min: zero, Unit: "1/steps", Doc: "b0 of the fit to the first half of the points (for the drift allowance)."},
+		{Name: "loss_first50_b1", Type: Float64, Nullable: true, Min: zero, Doc: "b1 of the fit to the first half of the points (for the drift allowance)."},
+		{Name: "loss_first50_b2", Type: Float64, Nullable: true, Min: zero, Doc: "b2 of the fit to the first half of the points (for the drift allowance): the normalised loss it tends to."},
+		{Name: "loss_first75_b0", Type: Float64, Nullable: true, Min: zero, Unit: "1/steps", Doc: "b0 of the fit to the first three quarters of the points."},
+		{Name: "loss_first75_b1", Type: Float64, Nullable: true, Min: zero, Doc: "b1 of the fit to the first three quarters of the points."},
+		{Name: "loss_first75_b2", Type: Float64, Nullable: true, Min: zero, Doc: "b2 of the fit to the first three quarters of the points: the normalised loss it tends to."},
+		{Name: "loss_last50_b0", Type: Float64, Nullable: true, Min: zero, Unit: "1/steps", Doc: "b0 of the fit to the second half of the points."},
+		{Name: "loss_last50_b1", Type: Float64, Nullable: true, Min: zero, Doc: "b1 of the fit to the second half of the points."},
+		{Name: "loss_last50_b2", Type: Float64, Nullable: true, Min: zero, Doc: "b2 of the fit to the second half of the points: the normalised loss it tends to."},
 		{Name: "loss_points", Type: Int64, Default: "0", Min: zero, Doc: "Points used by the fit."},
 		{Name: "loss_dropped", Type: Int64, Default: "0", Min: zero, Doc: "Points dropped: non-finite values and outliers."},
 		{Name: "loss_first_step", Type: Int64, Unit: "steps", Nullable: true, Min: zero, Doc: "First step used."},
@@ -181,25 +176,25 @@ var Models = &Table{
 		{Name: "loss_note", Type: String, Nullable: true, Doc: "Why there is no fit, when there is none."},
 		{Name: "speed_mode", Type: String, Nullable: true, Enum: modes, Doc: "Speed model form."},
 		{Name: "speed_global_batch", Type: Int64, Nullable: true, Min: one, Unit: "examples", Doc: "M in the sync model."},
-	}, append(append([]Column{}, speedModelColumns...),
-		Column{Name: "speed_samples", Type: Int64, Default: "0", Min: zero, Doc: "Speed samples used."},
-		Column{Name: "speed_failed", Type: Int64, Default: "0", Min: zero, Doc: "Samples excluded as failed runs (speed 0 or NaN)."},
-		Column{Name: "speed_identifiable", Type: Bool, Default: "false", Doc: "The measured configurations determine every coefficient (see optimus fit suggest)."},
-		Column{Name: "speed_median_rel_err", Type: Float64, Nullable: true, Min: zero, Doc: "Median |predicted - measured| / measured over the samples."},
-		Column{Name: "speed_max_rel_err", Type: Float64, Nullable: true, Min: zero, Doc: "Largest relative error over the samples."},
-		Column{Name: "speed_quality", Type: String, Nullable: true, Enum: qualities,
+		{Name: "speed_theta0", Type: Float64, Nullable: true, Min: zero,
+			Doc: "Speed model coefficient theta0 (sync and allreduce: compute time per example, s; async: constant time per step, s)."},
+		{Name: "speed_theta1", Type: Float64, Nullable: true, Min: zero,
+			Doc: "Speed model coefficient theta1 (sync and allreduce: constant overhead per step, s; async: push/pull time x w/p)."},
+		{Name: "speed_theta2", Type: Float64, Nullable: true, Min: zero,
+			Doc: "Speed model coefficient theta2 (sync: push/pull time x w/p; async: per-worker overhead; allreduce: all-reduce time within a node)."},
+		{Name: "speed_theta3", Type: Float64, Nullable: true, Min: zero,
+			Doc: "Speed model coefficient theta3 (sync: per-worker overhead; async: per-PS overhead; allreduce: extra all-reduce time across nodes)."},
+		{Name: "speed_theta4", Type: Float64, Nullable: true, Min: zero,
+			Doc: "Speed model coefficient theta4 (sync: per-PS overhead; allreduce: across-node all-reduce time per worker beyond 2; null for async)."},
+		{Name: "speed_samples", Type: Int64, Default: "0", Min: zero, Doc: "Speed samples used."},
+		{Name: "speed_failed", Type: Int64, Default: "0", Min: zero, Doc: "Samples excluded as failed runs (speed 0 or NaN)."},
+		{Name: "speed_identifiable", Type: Bool, Default: "false", Doc: "The measured configurations determine every coefficient (see optimus fit suggest)."},
+		{Name: "speed_median_rel_err", Type: Float64, Nullable: true, Min: zero, Doc: "Median |predicted - measured| / measured over the samples."},
+		{Name: "speed_max_rel_err", Type: Float64, Nullable: true, Min: zero, Doc: "Largest relative error over the samples."},
+		{Name: "speed_quality", Type: String, Nullable: true, Enum: qualities,
 			Doc: "Verdict: good (median error <= 5%, max <= 15%), fair (<= 10%, <= 30%), poor, or insufficient (fewer samples than coefficients, or not identifiable)."},
-		Column{Name: "speed_note", Type: String, Nullable: true, Doc: "Why there is no speed model, when there is none."},
-	)...)...)...)...),
-}
-
-// lossCurveColumns declares the three coefficients of a fitted curve.
-func lossCurveColumns(prefix, what string) []Column {
-	return []Column{
-		{Name: prefix + "_b0", Type: Float64, Nullable: true, Min: zero, Unit: "1/steps", Doc: "b0 of " + what + "."},
-		{Name: prefix + "_b1", Type: Float64, Nullable: true, Min: zero, Doc: "b1 of " + what + "."},
-		{Name: prefix + "_b2", Type: Float64, Nullable: true, Min: zero, Doc: "b2 of " + what + ": the normalised loss it tends to."},
-	}
+		{Name: "speed_note", Type: String, Nullable: true, Doc: "Why there is no speed model, when there is none."},
+	},
 }
 
 // Predictions is a jobs table with each job's predicted remaining work and
@@ -212,7 +207,7 @@ var Predictions = &Table{
 		"configurations asked for with --at.",
 	Key:     "job",
 	Extends: "jobs",
-	Columns: append([]Column{
+	Columns: []Column{
 		{Name: "remaining_steps_p10", Type: Float64, Unit: "steps", Nullable: true, Min: zero, Doc: "Remaining steps, 10th percentile."},
 		{Name: "remaining_steps_p50", Type: Float64, Unit: "steps", Nullable: true, Min: zero, Doc: "Remaining steps, median: Q in the paper."},
 		{Name: "remaining_steps_p90", Type: Float64, Unit: "steps", Nullable: true, Min: zero, Doc: "Remaining steps, 90th percentile."},
@@ -222,14 +217,23 @@ var Predictions = &Table{
 		{Name: "remaining_source", Type: String, Nullable: true, Enum: []string{"budget", "schedule", "fit", "cap", "model", "unknown"},
 			Doc: "Where the remaining work comes from: the user's epoch budget, the declared schedule's end (schedule_end_steps), the job's own fit (leaning on finished jobs of its model by prior_weight), the epoch cap (the fit had not converged by then), " +
 				"the median of other jobs of the same model (the job's own fit is insufficient), or unknown."},
-	}, append(append([]Column{}, speedModelColumns...),
-		Column{Name: "prior_weight", Type: Float64, Nullable: true, Min: zero, Max: one,
+		{Name: "speed_theta0", Type: Float64, Nullable: true, Min: zero,
+			Doc: "Speed model coefficient theta0 (sync and allreduce: compute time per example, s; async: constant time per step, s)."},
+		{Name: "speed_theta1", Type: Float64, Nullable: true, Min: zero,
+			Doc: "Speed model coefficient theta1 (sync and allreduce: constant overhead per step, s; async: push/pull time x w/p)."},
+		{Name: "speed_theta2", Type: Float64, Nullable: true, Min: zero,
+			Doc: "Speed model coefficient theta2 (sync: push/pull time x w/p; async: per-worker overhead; allreduce: all-reduce time within a node)."},
+		{Name: "speed_theta3", Type: Float64, Nullable: true, Min: zero,
+			Doc: "Speed model coefficient theta3 (sync: per-worker overhead; async: per-PS overhead; allreduce: extra all-reduce time across nodes)."},
+		{Name: "speed_theta4", Type: Float64, Nullable: true, Min: zero,
+			Doc: "Speed model coefficient theta4 (sync: per-PS overhead; allreduce: across-node all-reduce time per worker beyond 2; null for async)."},
+		{Name: "prior_weight", Type: Float64, Nullable: true, Min: zero, Max: one,
 			Doc: "How much total_epochs lean on the job's model family (finished jobs' epochs): 0 for the job's own fit alone, 1 for the family alone; null for a budget, a declared schedule or unknown."},
-		Column{Name: "loss_quality", Type: String, Nullable: true, Enum: qualities, Doc: "Copied from models."},
-		Column{Name: "speed_quality", Type: String, Nullable: true, Enum: qualities, Doc: "Copied from models."},
-		Column{Name: "speed_now", Type: Float64, Unit: "steps/s", Nullable: true, Min: zero, Doc: "Predicted speed at the current ps and workers; null when not running."},
-		Column{Name: "eta_s", Type: Float64, Unit: "s", Nullable: true, Min: zero, Doc: "Predicted time to finish at the current allocation (remaining_steps_p50 / speed_now)."},
-	)...),
+		{Name: "loss_quality", Type: String, Nullable: true, Enum: qualities, Doc: "Copied from models."},
+		{Name: "speed_quality", Type: String, Nullable: true, Enum: qualities, Doc: "Copied from models."},
+		{Name: "speed_now", Type: Float64, Unit: "steps/s", Nullable: true, Min: zero, Doc: "Predicted speed at the current ps and workers; null when not running."},
+		{Name: "eta_s", Type: Float64, Unit: "s", Nullable: true, Min: zero, Doc: "Predicted time to finish at the current allocation (remaining_steps_p50 / speed_now)."},
+	},
 }
 
 // Allocation is a predictions table with the decided parameter servers and
@@ -243,7 +247,7 @@ var Allocation = &Table{
 	Key:     "job",
 	Extends: "predictions",
 	Columns: []Column{
-		{Name: "alloc_policy", Type: String, Nullable: true, Values: AllocPolicies,
+		{Name: "alloc_policy", Type: String, Nullable: true, Values: AllocPolicies, Enum: noAllocPolicy,
 			Doc: "Allocation policy that decided (optimus solve --policy; docs/solve-place.md describes each)."},
 		{Name: "alloc_ps", Type: Int64, Required: true, Min: zero, Doc: "Parameter servers decided (0 when waiting or done)."},
 		{Name: "alloc_workers", Type: Int64, Required: true, Min: zero, Doc: "Workers decided (0 when waiting or done)."},
@@ -293,7 +297,7 @@ var Plan = &Table{
 		{Name: "job_ps", Type: Int64, Default: "0", Min: zero, Doc: "Parameter servers of the job placed."},
 		{Name: "job_workers", Type: Int64, Default: "0", Min: zero, Doc: "Workers of the job placed."},
 		{Name: "job_servers", Type: Int64, Default: "0", Min: zero, Doc: "Distinct nodes the job's tasks use."},
-		{Name: "job_method", Type: String, Nullable: true, Values: PlaceMethods,
+		{Name: "job_method", Type: String, Nullable: true, Values: PlaceMethods, Enum: noPlaceMethod,
 			Doc: "How the job's tasks were placed: kept (left where they ran), solve (where solve's node-level check fitted them, alloc_nodes, when the optimus policy's own placement left a job waiting or short), or the method of the placement policy that placed them (optimus place --policy; docs/solve-place.md says which policy writes which); null when the job does not run."},
 		{Name: "job_even", Type: Bool, Default: "false",
 			Doc: "The job's tasks lie evenly: on each of its k nodes the same number of PS and the same number of workers, up to one where p/k or w/k is not whole."},
@@ -329,7 +333,7 @@ var Truth = &Table{
 	Version: 1,
 	Doc:     "Ground truth of a generated dataset, one row per job: the true convergence curve and speed model.",
 	Key:     "job",
-	Columns: append([]Column{
+	Columns: []Column{
 		{Name: "job", Type: String, Required: true, Unique: true, NonEmpty: true, Doc: "Job."},
 		{Name: "loss_b0", Type: Float64, Required: true, Min: zero, Unit: "1/steps", Doc: "True b0 of the (unnormalised) loss curve."},
 		{Name: "loss_b1", Type: Float64, Required: true, Min: zero, Doc: "True b1."},
@@ -337,5 +341,15 @@ var Truth = &Table{
 		{Name: "loss_noise", Type: Float64, Required: true, Min: zero, Doc: "Relative standard deviation of the observation noise."},
 		{Name: "converge_epoch", Type: Float64, Unit: "epochs", Required: true, Min: zero, Doc: "Epoch at which the true curve meets the convergence rule."},
 		{Name: "total_steps", Type: Float64, Unit: "steps", Required: true, Min: zero, Doc: "Steps to convergence (converge_epoch x epoch_steps)."},
-	}, speedModelColumns...),
+		{Name: "speed_theta0", Type: Float64, Nullable: true, Min: zero,
+			Doc: "Speed model coefficient theta0 (sync and allreduce: compute time per example, s; async: constant time per step, s)."},
+		{Name: "speed_theta1", Type: Float64, Nullable: true, Min: zero,
+			Doc: "Speed model coefficient theta1 (sync and allreduce: constant overhead per step, s; async: push/pull time x w/p)."},
+		{Name: "speed_theta2", Type: Float64, Nullable: true, Min: zero,
+			Doc: "Speed model coefficient theta2 (sync: push/pull time x w/p; async: per-worker overhead; allreduce: all-reduce time within a node)."},
+		{Name: "speed_theta3", Type: Float64, Nullable: true, Min: zero,
+			Doc: "Speed model coefficient theta3 (sync: per-worker overhead; async: per-PS overhead; allreduce: extra all-reduce time across nodes)."},
+		{Name: "speed_theta4", Type: Float64, Nullable: true, Min: zero,
+			Doc: "Speed model coefficient theta4 (sync: per-PS overhead; allreduce: across-node all-reduce time per worker beyond 2; null for async)."},
+	},
 }

@@ -1,7 +1,6 @@
 package schema
 
-// The tables of `optimus metrics`, listed after the others.
-func init() { All = append(All, Progress, ConfigChanges) }
+// The tables of `optimus metrics`: All lists them after the others.
 
 // Progress is what `optimus metrics` read of each job: how far it is and
 // which of its logged metrics is its convergence metric.

@@ -2,10 +2,7 @@ package schema
 
 // The simulator's tables (optimus simulate): its inputs (workload,
 // profiles) and outputs (sim_jobs, sim_allocations, sim_utilisation,
-// sim_summary, sim_comparison). They are registered after the pipeline's own tables.
-func init() {
-	All = append(All, Workload, Profiles, ProfileSpeeds, SimJobs, SimAllocations, SimUtilisation, SimSummary, SimComparison)
-}
+// sim_summary, sim_comparison). All lists them after the pipeline's own tables.
 
 var (
 	// Workload is the jobs a simulation replays.
@@ -86,40 +83,37 @@ var (
 		},
 	}
 
-	simRunColumns = []Column{
-		{Name: "policy", Type: String, Required: true, Values: AllocPolicies, Doc: "Allocation policy of the run (optimus simulate --policies)."},
-		{Name: "knowledge", Type: String, Required: true, Enum: []string{"fitted", "oracle"},
-			Doc: "What the scheduler knew: `fitted` (its fits of noisy observations) or `oracle` (the true remaining steps and speed)."},
-		{Name: "seed", Type: Int64, Required: true, Min: zero, Doc: "Seed of the run's observation noise."},
-	}
-
 	// SimJobs is what happened to every job in every run.
 	SimJobs = &Table{
 		Name:    "sim_jobs",
 		Version: 1,
 		Doc:     "One row per job per simulated run (policy, knowledge, seed).",
-		Columns: append(append([]Column{}, simRunColumns...),
-			Column{Name: "job", Type: String, Required: true, NonEmpty: true, Doc: "Job."},
-			Column{Name: "model", Type: String, Required: true, Doc: "Model family."},
-			Column{Name: "status", Type: String, Required: true, Enum: []string{"finished", "unfinished", "never_started"},
+		Columns: []Column{
+			{Name: "policy", Type: String, Required: true, Values: AllocPolicies, Enum: noAllocPolicy, Doc: "Allocation policy of the run (optimus simulate --policies)."},
+			{Name: "knowledge", Type: String, Required: true, Enum: []string{"fitted", "oracle"},
+				Doc: "What the scheduler knew: `fitted` (its fits of noisy observations) or `oracle` (the true remaining steps and speed)."},
+			{Name: "seed", Type: Int64, Required: true, Min: zero, Doc: "Seed of the run's observation noise."},
+			{Name: "job", Type: String, Required: true, NonEmpty: true, Doc: "Job."},
+			{Name: "model", Type: String, Required: true, Doc: "Model family."},
+			{Name: "status", Type: String, Required: true, Enum: []string{"finished", "unfinished", "never_started"},
 				Doc: "finished; unfinished (running or paused at the horizon); never_started."},
-			Column{Name: "reason", Type: String, Nullable: true, Doc: "Why a job did not finish (or never started)."},
-			Column{Name: "arrival_s", Type: Float64, Unit: "s", Required: true, Doc: "Submission time."},
-			Column{Name: "ready_s", Type: Float64, Unit: "s", Required: true, Doc: "When its profiling runs ended and it could be planned."},
-			Column{Name: "start_s", Type: Float64, Unit: "s", Nullable: true, Doc: "When it first got tasks."},
-			Column{Name: "finish_s", Type: Float64, Unit: "s", Nullable: true, Doc: "When it finished training."},
-			Column{Name: "jct_s", Type: Float64, Unit: "s", Nullable: true, Doc: "Job completion time: finish_s - arrival_s."},
-			Column{Name: "ideal_s", Type: Float64, Unit: "s", Nullable: true,
+			{Name: "reason", Type: String, Nullable: true, Doc: "Why a job did not finish (or never started)."},
+			{Name: "arrival_s", Type: Float64, Unit: "s", Required: true, Doc: "Submission time."},
+			{Name: "ready_s", Type: Float64, Unit: "s", Required: true, Doc: "When its profiling runs ended and it could be planned."},
+			{Name: "start_s", Type: Float64, Unit: "s", Nullable: true, Doc: "When it first got tasks."},
+			{Name: "finish_s", Type: Float64, Unit: "s", Nullable: true, Doc: "When it finished training."},
+			{Name: "jct_s", Type: Float64, Unit: "s", Nullable: true, Doc: "Job completion time: finish_s - arrival_s."},
+			{Name: "ideal_s", Type: Float64, Unit: "s", Nullable: true,
 				Doc: "Its total steps at its fastest allocation within the cluster's totals, no restarts or profiling: a lower bound of jct_s."},
-			Column{Name: "restarts", Type: Int64, Required: true, Min: zero, Doc: "Restarts: changes of its tasks while running, and resumptions after a preemption."},
-			Column{Name: "restart_lost_s", Type: Float64, Unit: "s", Required: true, Min: zero, Doc: "Seconds not training because of restarts (checkpoint, stop, restore) and of its first start (--start-cost)."},
-			Column{Name: "profiling_s", Type: Float64, Unit: "s", Required: true, Min: zero, Doc: "Seconds of profiling runs at arrival (fitted runs only)."},
-			Column{Name: "total_steps", Type: Float64, Unit: "steps", Required: true, Min: zero, Doc: "Steps it had to train (budget, or its true convergence)."},
-			Column{Name: "progress_steps", Type: Float64, Unit: "steps", Required: true, Min: zero, Doc: "Steps trained by the end."},
-			Column{Name: "pred_err", Type: Float64, Nullable: true, Min: zero,
+			{Name: "restarts", Type: Int64, Required: true, Min: zero, Doc: "Restarts: changes of its tasks while running, and resumptions after a preemption."},
+			{Name: "restart_lost_s", Type: Float64, Unit: "s", Required: true, Min: zero, Doc: "Seconds not training because of restarts (checkpoint, stop, restore) and of its first start (--start-cost)."},
+			{Name: "profiling_s", Type: Float64, Unit: "s", Required: true, Min: zero, Doc: "Seconds of profiling runs at arrival (fitted runs only)."},
+			{Name: "total_steps", Type: Float64, Unit: "steps", Required: true, Min: zero, Doc: "Steps it had to train (budget, or its true convergence)."},
+			{Name: "progress_steps", Type: Float64, Unit: "steps", Required: true, Min: zero, Doc: "Steps trained by the end."},
+			{Name: "pred_err", Type: Float64, Nullable: true, Min: zero,
 				Doc: "Median over the rounds it ran in of |predicted / true - 1| of its remaining time (predicted: the scheduler's Q/f at its allocation; true: to its actual finish)."},
-			Column{Name: "pred_rounds", Type: Int64, Required: true, Min: zero, Doc: "Rounds pred_err is taken over."},
-		),
+			{Name: "pred_rounds", Type: Int64, Required: true, Min: zero, Doc: "Rounds pred_err is taken over."},
+		},
 	}
 
 	// SimAllocations is every job's allocation in every round.
@@ -127,20 +121,24 @@ var (
 		Name:    "sim_allocations",
 		Version: 1,
 		Doc:     "One row per job planned per scheduling round per run: its allocation and what the scheduler predicted.",
-		Columns: append(append([]Column{}, simRunColumns...),
-			Column{Name: "time_s", Type: Float64, Unit: "s", Required: true, Min: zero, Doc: "Time of the round."},
-			Column{Name: "job", Type: String, Required: true, NonEmpty: true, Doc: "Job."},
-			Column{Name: "ps", Type: Int64, Required: true, Min: zero, Doc: "Parameter servers placed (0: waiting)."},
-			Column{Name: "workers", Type: Int64, Required: true, Min: zero, Doc: "Workers placed (0: waiting)."},
-			Column{Name: "nodes", Type: Int64, Required: true, Min: zero, Doc: "Distinct nodes its tasks run on."},
-			Column{Name: "restarted", Type: Bool, Required: true, Doc: "Its tasks changed this round: it pays a restart."},
-			Column{Name: "status", Type: String, Nullable: true, Doc: "Verdict of solve and place: running, waiting or done."},
-			Column{Name: "reason", Type: String, Nullable: true, Doc: "Why it waits or what limited it."},
-			Column{Name: "pred_remaining_s", Type: Float64, Unit: "s", Nullable: true, Min: zero, Doc: "Remaining time the scheduler predicted at this allocation."},
-			Column{Name: "true_remaining_s", Type: Float64, Unit: "s", Nullable: true, Min: zero, Doc: "Time from this round to the job's actual finish (null if it did not finish)."},
-			Column{Name: "pred_remaining_steps", Type: Float64, Unit: "steps", Nullable: true, Min: zero, Doc: "Remaining steps the scheduler planned with."},
-			Column{Name: "true_remaining_steps", Type: Float64, Unit: "steps", Required: true, Min: zero, Doc: "Remaining steps in truth."},
-		),
+		Columns: []Column{
+			{Name: "policy", Type: String, Required: true, Values: AllocPolicies, Enum: noAllocPolicy, Doc: "Allocation policy of the run (optimus simulate --policies)."},
+			{Name: "knowledge", Type: String, Required: true, Enum: []string{"fitted", "oracle"},
+				Doc: "What the scheduler knew: `fitted` (its fits of noisy observations) or `oracle` (the true remaining steps and speed)."},
+			{Name: "seed", Type: Int64, Required: true, Min: zero, Doc: "Seed of the run's observation noise."},
+			{Name: "time_s", Type: Float64, Unit: "s", Required: true, Min: zero, Doc: "Time of the round."},
+			{Name: "job", Type: String, Required: true, NonEmpty: true, Doc: "Job."},
+			{Name: "ps", Type: Int64, Required: true, Min: zero, Doc: "Parameter servers placed (0: waiting)."},
+			{Name: "workers", Type: Int64, Required: true, Min: zero, Doc: "Workers placed (0: waiting)."},
+			{Name: "nodes", Type: Int64, Required: true, Min: zero, Doc: "Distinct nodes its tasks run on."},
+			{Name: "restarted", Type: Bool, Required: true, Doc: "Its tasks changed this round: it pays a restart."},
+			{Name: "status", Type: String, Nullable: true, Doc: "Verdict of solve and place: running, waiting or done."},
+			{Name: "reason", Type: String, Nullable: true, Doc: "Why it waits or what limited it."},
+			{Name: "pred_remaining_s", Type: Float64, Unit: "s", Nullable: true, Min: zero, Doc: "Remaining time the scheduler predicted at this allocation."},
+			{Name: "true_remaining_s", Type: Float64, Unit: "s", Nullable: true, Min: zero, Doc: "Time from this round to the job's actual finish (null if it did not finish)."},
+			{Name: "pred_remaining_steps", Type: Float64, Unit: "steps", Nullable: true, Min: zero, Doc: "Remaining steps the scheduler planned with."},
+			{Name: "true_remaining_steps", Type: Float64, Unit: "steps", Required: true, Min: zero, Doc: "Remaining steps in truth."},
+		},
 	}
 
 	// SimUtilisation is the cluster's use in every round.
@@ -148,11 +146,15 @@ var (
 		Name:    "sim_utilisation",
 		Version: 1,
 		Doc:     "One row per scheduling round per run: jobs running and waiting, and the share of every resource allocated.",
-		Columns: append(append([]Column{}, simRunColumns...),
-			Column{Name: "time_s", Type: Float64, Unit: "s", Required: true, Min: zero, Doc: "Time of the round."},
-			Column{Name: "running", Type: Int64, Required: true, Min: zero, Doc: "Jobs with tasks."},
-			Column{Name: "waiting", Type: Int64, Required: true, Min: zero, Doc: "Jobs ready but without tasks."},
-		),
+		Columns: []Column{
+			{Name: "policy", Type: String, Required: true, Values: AllocPolicies, Enum: noAllocPolicy, Doc: "Allocation policy of the run (optimus simulate --policies)."},
+			{Name: "knowledge", Type: String, Required: true, Enum: []string{"fitted", "oracle"},
+				Doc: "What the scheduler knew: `fitted` (its fits of noisy observations) or `oracle` (the true remaining steps and speed)."},
+			{Name: "seed", Type: Int64, Required: true, Min: zero, Doc: "Seed of the run's observation noise."},
+			{Name: "time_s", Type: Float64, Unit: "s", Required: true, Min: zero, Doc: "Time of the round."},
+			{Name: "running", Type: Int64, Required: true, Min: zero, Doc: "Jobs with tasks."},
+			{Name: "waiting", Type: Int64, Required: true, Min: zero, Doc: "Jobs ready but without tasks."},
+		},
 		Patterns: []Pattern{{Prefix: "util_", Type: Float64, Min: zero, Doc: "Share of the cluster's `<resource>` allocated, 0 to 1."}},
 	}
 
@@ -161,23 +163,27 @@ var (
 		Name:    "sim_summary",
 		Version: 1,
 		Doc:     "One row per simulated run (policy, knowledge, seed). Ratios compare with the optimus run of the same knowledge and seed.",
-		Columns: append(append([]Column{}, simRunColumns...),
-			Column{Name: "jobs", Type: Int64, Required: true, Min: zero, Doc: "Jobs in the workload."},
-			Column{Name: "finished", Type: Int64, Required: true, Min: zero, Doc: "Jobs finished."},
-			Column{Name: "unfinished", Type: Int64, Required: true, Min: zero, Doc: "Jobs started but not finished by the horizon."},
-			Column{Name: "never_started", Type: Int64, Required: true, Min: zero, Doc: "Jobs that never got a task."},
-			Column{Name: "mean_jct_s", Type: Float64, Unit: "s", Nullable: true, Min: zero, Doc: "Mean JCT of the finished jobs."},
-			Column{Name: "median_jct_s", Type: Float64, Unit: "s", Nullable: true, Min: zero, Doc: "Median JCT."},
-			Column{Name: "p95_jct_s", Type: Float64, Unit: "s", Nullable: true, Min: zero, Doc: "95th percentile of the JCT."},
-			Column{Name: "makespan_s", Type: Float64, Unit: "s", Nullable: true, Min: zero, Doc: "First arrival to last finish (to the end, when a job is unfinished)."},
-			Column{Name: "jct_ratio", Type: Float64, Nullable: true, Min: zero, Doc: "mean_jct_s / the optimus run's: how much longer jobs take than under optimus."},
-			Column{Name: "makespan_ratio", Type: Float64, Nullable: true, Min: zero, Doc: "makespan_s / the optimus run's."},
-			Column{Name: "restarts", Type: Int64, Required: true, Min: zero, Doc: "Restarts over all jobs."},
-			Column{Name: "restart_lost_s", Type: Float64, Unit: "s", Required: true, Min: zero, Doc: "Seconds lost to restarts (and first starts) over all jobs."},
-			Column{Name: "profiling_s", Type: Float64, Unit: "s", Required: true, Min: zero, Doc: "Seconds of profiling over all jobs."},
-			Column{Name: "mean_pred_err", Type: Float64, Nullable: true, Min: zero, Doc: "Mean over finished jobs of pred_err (see sim_jobs)."},
-			Column{Name: "rounds", Type: Int64, Required: true, Min: zero, Doc: "Scheduling rounds simulated."},
-		),
+		Columns: []Column{
+			{Name: "policy", Type: String, Required: true, Values: AllocPolicies, Enum: noAllocPolicy, Doc: "Allocation policy of the run (optimus simulate --policies)."},
+			{Name: "knowledge", Type: String, Required: true, Enum: []string{"fitted", "oracle"},
+				Doc: "What the scheduler knew: `fitted` (its fits of noisy observations) or `oracle` (the true remaining steps and speed)."},
+			{Name: "seed", Type: Int64, Required: true, Min: zero, Doc: "Seed of the run's observation noise."},
+			{Name: "jobs", Type: Int64, Required: true, Min: zero, Doc: "Jobs in the workload."},
+			{Name: "finished", Type: Int64, Required: true, Min: zero, Doc: "Jobs finished."},
+			{Name: "unfinished", Type: Int64, Required: true, Min: zero, Doc: "Jobs started but not finished by the horizon."},
+			{Name: "never_started", Type: Int64, Required: true, Min: zero, Doc: "Jobs that never got a task."},
+			{Name: "mean_jct_s", Type: Float64, Unit: "s", Nullable: true, Min: zero, Doc: "Mean JCT of the finished jobs."},
+			{Name: "median_jct_s", Type: Float64, Unit: "s", Nullable: true, Min: zero, Doc: "Median JCT."},
+			{Name: "p95_jct_s", Type: Float64, Unit: "s", Nullable: true, Min: zero, Doc: "95th percentile of the JCT."},
+			{Name: "makespan_s", Type: Float64, Unit: "s", Nullable: true, Min: zero, Doc: "First arrival to last finish (to the end, when a job is unfinished)."},
+			{Name: "jct_ratio", Type: Float64, Nullable: true, Min: zero, Doc: "mean_jct_s / the optimus run's: how much longer jobs take than under optimus."},
+			{Name: "makespan_ratio", Type: Float64, Nullable: true, Min: zero, Doc: "makespan_s / the optimus run's."},
+			{Name: "restarts", Type: Int64, Required: true, Min: zero, Doc: "Restarts over all jobs."},
+			{Name: "restart_lost_s", Type: Float64, Unit: "s", Required: true, Min: zero, Doc: "Seconds lost to restarts (and first starts) over all jobs."},
+			{Name: "profiling_s", Type: Float64, Unit: "s", Required: true, Min: zero, Doc: "Seconds of profiling over all jobs."},
+			{Name: "mean_pred_err", Type: Float64, Nullable: true, Min: zero, Doc: "Mean over finished jobs of pred_err (see sim_jobs)."},
+			{Name: "rounds", Type: Int64, Required: true, Min: zero, Doc: "Scheduling rounds simulated."},
+		},
 		Patterns: []Pattern{{Prefix: "util_", Type: Float64, Min: zero, Doc: "Share of the cluster's `<resource>` allocated over the makespan, 0 to 1."}},
 	}
 
@@ -188,7 +194,9 @@ var (
 		Doc: "One row per policy and knowledge: its runs over every seed against the optimus run of the same knowledge and seed " +
 			"(optimus simulate --compare). Ratios above 1: jobs take longer than under optimus.",
 		Columns: []Column{
-			simRunColumns[0], simRunColumns[1],
+			{Name: "policy", Type: String, Required: true, Values: AllocPolicies, Enum: noAllocPolicy, Doc: "Allocation policy of the run (optimus simulate --policies)."},
+			{Name: "knowledge", Type: String, Required: true, Enum: []string{"fitted", "oracle"},
+				Doc: "What the scheduler knew: `fitted` (its fits of noisy observations) or `oracle` (the true remaining steps and speed)."},
 			{Name: "seeds", Type: Int64, Required: true, Min: zero, Doc: "Runs (seeds) summed up."},
 			{Name: "mean_jct_s", Type: Float64, Unit: "s", Nullable: true, Min: zero, Doc: "Mean over the seeds of the runs' mean JCT."},
 			{Name: "mean_jct_s_min", Type: Float64, Unit: "s", Nullable: true, Min: zero, Doc: "Smallest mean JCT of a seed (null for one seed)."},

@@ -37,6 +37,16 @@ var PlaceMethods = &ValueSet{Name: "placement method", Owner: "place"}
 // Sets lists the open enumerations.
 var Sets = []*ValueSet{AllocPolicies, PlaceMethods}
 
+// noAllocPolicy and noPlaceMethod are the Enum of the sets' columns until
+// their owner sets values: Unregistered(set) written out, so that the
+// tables are laid out by the linker rather than fixed up by code at every
+// start of the binary (TestUnsetValueSetAcceptsNothing checks that they
+// are Unregistered's text).
+var (
+	noAllocPolicy = []string{"(no allocation policy registered: the program does not link package solve)"}
+	noPlaceMethod = []string{"(no placement method registered: the program does not link package place)"}
+)
+
 // Set makes vs the set's values, in their order (the owner's registry calls
 // it from init as each entry registers, before any table is read or
 // written).
@@ -70,11 +80,5 @@ func (s *ValueSet) sync() {
 				t.Columns[i].Enum = enum
 			}
 		}
-	}
-}
-
-func init() {
-	for _, s := range Sets {
-		s.sync()
 	}
 }

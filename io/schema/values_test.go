@@ -21,6 +21,23 @@ func TestUnsetValueSetAcceptsNothing(t *testing.T) {
 			t.Errorf("%s.%s: enum %q, want %q", c.t.Name, c.col, col.Enum, want)
 		}
 	}
+	// Every column of a set starts with the set's Unregistered text (the
+	// tables write it out as a literal).
+	n := 0
+	for _, tab := range All {
+		for _, col := range tab.Columns {
+			if col.Values == nil {
+				continue
+			}
+			n++
+			if want := []string{Unregistered(col.Values)}; !slices.Equal(col.Enum, want) {
+				t.Errorf("%s.%s: enum %q, want %q", tab.Name, col.Name, col.Enum, want)
+			}
+		}
+	}
+	if n < 7 {
+		t.Errorf("%d columns of a value set, want allocation's, plan's and the 5 sim tables'", n)
+	}
 }
 
 // Set gives every column of the set, in every table, the values in order.
