@@ -12,7 +12,7 @@ GO      ?= go
 BIN     := bin/optimus
 OUT     ?= out
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
-LDFLAGS := -X github.com/optimus-sched/optimus/cli/versioncmd.Version=$(VERSION)
+LDFLAGS := -X github.com/optimus-sched/optimus/cli/cmdutil.Version=$(VERSION)
 
 .PHONY: build demo demo-current test gotest vet interop docs bench clean FORCE k8s-build k8s-up
 

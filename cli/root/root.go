@@ -96,37 +96,14 @@ decided when standard error is a terminal: -q/--quiet keeps errors only (for cro
   optimus convert -i testbed/jobs.parquet`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       versioncmd.String(),
+		Version:       cmdutil.VersionString(),
 	}
-	chart.Version = versioncmd.String() // the pages' footer names the version
-	var quiet, verbose bool
+	chart.Version = cmdutil.VersionString() // the pages' footer names the version
 	var maxMemory string
-	cmd.PersistentFlags().BoolVarP(&quiet, "quiet", "q", false, "print errors only on standard error (no warnings, summaries or progress)")
-	cmd.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "print what each step decided on standard error even when it is not a terminal")
 	cmd.PersistentFlags().StringVar(&maxMemory, "max-memory", "",
 		"the memory budget (`SIZE`: 512MB, 8GB): an input that needs more to decode is refused (exit 2) rather than exhausting the machine, "+
 			"and the Go runtime keeps its heap within it. Default: GOMEMLIMIT when set, else 4GB (a third of ulimit -v when that is less)")
-	cmd.PersistentPreRunE = func(c *cobra.Command, args []string) error {
-		cmdutil.StartCommand(versioncmd.String(), c, args)
-		if err := setMemoryBudget(maxMemory); err != nil {
-			return err
-		}
-		switch {
-		case quiet && verbose:
-			return cmdutil.Usagef("--quiet and --verbose contradict each other: give one")
-		case quiet:
-			ios.SetVerbosity(iostreams.Quiet)
-		case verbose:
-			ios.SetVerbosity(iostreams.Verbose)
-		}
-		return nil
-	}
-	cmd.SetOut(ios.Out)
-	cmd.SetErr(ios.ErrOut)
-	cmd.SetIn(ios.In)
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &cmdutil.UsageError{Msg: err.Error() + "\nRun '" + c.CommandPath() + " --help' for usage."}
-	})
+	cmdutil.SetupRoot(cmd, ios, func() error { return setMemoryBudget(maxMemory) })
 	cmd.AddGroup(
 		&cobra.Group{ID: "pipeline", Title: "Pipeline:"},
 		&cobra.Group{ID: "tables", Title: "Tables and data:"},
