@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -51,7 +52,7 @@ type restartState struct {
 // the file is of another pod of the same name (made again in the same
 // generation).
 func readRestarts(path string, uid types.UID) (restartState, error) {
-	b, err := os.ReadFile(path)
+	b, err := readSmall(path, maxRestartsFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return restartState{}, nil
 	}
@@ -70,6 +71,28 @@ func readRestarts(path string, uid types.UID) (restartState, error) {
 		return restartState{}, nil
 	}
 	return restartState{count: int32(n), ended: f[2] == "ended"}, nil
+}
+
+// maxRestartsFile bounds what readRestarts reads: the file holds one short
+// line, so anything longer is not one the source wrote.
+const maxRestartsFile = 512
+
+// readSmall reads the file at path if it holds at most max bytes; a larger
+// file is an error, read no further than max+1 bytes.
+func readSmall(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("longer than %d bytes: not a file the kubernetes source wrote", max)
+	}
+	return b, nil
 }
 
 // writeRestarts replaces the file at once (a new file renamed over it), so
