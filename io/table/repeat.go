@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // Columns of repeated values, such as the plan's job_* columns (one value
@@ -21,20 +24,47 @@ func (t *Table) SetStringsRepeated(name string, vals []string, valid []bool, run
 	for i, v := range vals {
 		bytes += len(v) * runs[i]
 	}
-	b := array.NewStringBuilder(mem)
-	b.Reserve(rows)
-	b.ReserveData(bytes)
-	for i, v := range vals {
-		ok := valid == nil || valid[i]
-		for range runs[i] {
-			if ok {
-				b.Append(v)
-			} else {
-				b.AppendNull()
+	if bytes > math.MaxInt32 {
+		b := array.NewStringBuilder(mem) // whose offsets overflow, with its error
+		b.Reserve(rows)
+		for i, v := range vals {
+			ok := valid == nil || valid[i]
+			for range runs[i] {
+				if ok {
+					b.Append(v)
+				} else {
+					b.AppendNull()
+				}
 			}
 		}
+		t.set(name, b.NewArray(), t.nullableFor(name))
+		return
 	}
-	t.set(name, b.NewArray(), t.nullableFor(name))
+	// The offsets, bytes and validity bitmap written as the builder's
+	// Append and AppendNull write them, without a call per row.
+	offsets := make([]int32, rows+1)
+	data := make([]byte, 0, bytes)
+	bitmap := builderBitmap(rows)
+	r, nulls := 0, 0
+	for i, v := range vals {
+		ok := valid == nil || valid[i]
+		if ok {
+			bitutil.SetBitsTo(bitmap, int64(r), int64(runs[i]), true)
+		} else {
+			nulls += runs[i]
+		}
+		for range runs[i] {
+			if ok {
+				data = append(data, v...)
+			}
+			r++
+			offsets[r] = int32(len(data))
+		}
+	}
+	a := array.NewData(arrow.BinaryTypes.String, rows, []*memory.Buffer{memory.NewBufferBytes(bitmap),
+		memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offsets)), memory.NewBufferBytes(data)}, nil, nulls, 0)
+	defer a.Release()
+	t.set(name, array.MakeFromData(a), t.nullableFor(name))
 }
 
 // SetInt64sRepeated sets an int64 column of repeated values.
@@ -46,7 +76,7 @@ func (t *Table) SetInt64sRepeated(name string, vals []int64, valid []bool, runs 
 			out = append(out, v)
 		}
 	}
-	t.SetInt64s(name, out, expandValid(valid, runs, rows))
+	t.AdoptInt64s(name, out, expandValid(valid, runs, rows))
 }
 
 // SetFloat64sRepeated sets a float64 column of repeated values.
@@ -58,7 +88,7 @@ func (t *Table) SetFloat64sRepeated(name string, vals []float64, valid []bool, r
 			out = append(out, v)
 		}
 	}
-	t.SetFloat64s(name, out, expandValid(valid, runs, rows))
+	t.AdoptFloat64s(name, out, expandValid(valid, runs, rows))
 }
 
 // SetFloat64sRepeatedNaNAsNull sets a float64 column of repeated values in

@@ -191,7 +191,7 @@ func PlanTable(prob *place.Problem, res *place.Result) (*table.Table, error) {
 	sets := []func(*table.Table){
 		func(t *table.Table) { t.SetStringsRepeated(col.Job, name, nil, runs) },
 		func(t *table.Table) { t.SetStrings(col.Role, role, roleOK) },
-		func(t *table.Table) { t.SetInt64s(col.Index, index, indexOK) },
+		func(t *table.Table) { t.AdoptInt64s(col.Index, index, indexOK) },
 		func(t *table.Table) { t.SetStrings(col.Node, node, nodeOK) },
 		func(t *table.Table) { t.SetBools(col.Kept, kept, nil) },
 		func(t *table.Table) { t.SetStringsRepeated(col.Status, status, nil, runs) },
@@ -204,7 +204,7 @@ func PlanTable(prob *place.Problem, res *place.Result) (*table.Table, error) {
 		func(t *table.Table) { t.SetFloat64sRepeatedNaNAsNull(col.JobCrossTraffic, cross, runs) },
 	}
 	for r, name := range prob.Resources {
-		sets = append(sets, func(t *table.Table) { t.SetFloat64s(name, use[r], nil) })
+		sets = append(sets, func(t *table.Table) { t.AdoptFloat64s(name, use[r], nil) })
 	}
 	// A task row per column: the columns are built side by side.
 	out.SetSideBySide(sets...)

@@ -117,13 +117,13 @@ func AllocationTable(pred *table.Table, res *solve.Result, nodes []string) (*tab
 		status[i], reason[i], reasonOK[i] = string(d.Status), d.Reason, d.Reason != ""
 	}
 	out.SetStrings(col.AllocPolicy, policy, nil)
-	out.SetInt64s(col.AllocPS, ps, nil)
-	out.SetInt64s(col.AllocWorkers, wk, nil)
+	out.AdoptInt64s(col.AllocPS, ps, nil)
+	out.AdoptInt64s(col.AllocWorkers, wk, nil)
 	out.SetFloat64sNaNAsNull(col.AllocSpeed, speed)
 	out.SetFloat64sNaNAsNull(col.AllocCompletionS, completion)
 	out.SetFloat64sNaNAsNull(col.AllocGain, gain)
 	out.SetFloat64sNaNAsNull(col.AllocNextGain, next)
-	out.SetFloat64s(col.AllocDominantShare, share, nil)
+	out.AdoptFloat64s(col.AllocDominantShare, share, nil)
 	out.SetBools(col.AllocChanged, changed, nil)
 	out.SetFloat64sNaNAsNull(col.AllocChangeSavesS, saves)
 	packing, packingOK := PackingColumn(res, nodes)

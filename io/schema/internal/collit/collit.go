@@ -21,6 +21,7 @@ var Accessors = map[string]int{
 	"Int64Values": 0, "Float64Values": 0, "StringValues": 0, "BoolValues": 0,
 	"NullCount": 0, "Validity": 0, "GroupBy": 0,
 	"SetStrings": 0, "SetInt64s": 0, "SetFloat64s": 0, "SetFloat64sNaNAsNull": 0, "SetBools": 0, "SetColumn": 0,
+	"AdoptInt64s": 0, "AdoptFloat64s": 0,
 	"SetStringsRepeated": 0, "SetInt64sRepeated": 0, "SetFloat64sRepeated": 0, "SetFloat64sRepeatedNaNAsNull": 0, "SetBoolsRepeated": 0,
 	"Column": 0, // schema.Table.Column (io/table's takes an index)
 	"Drop":   -1,
