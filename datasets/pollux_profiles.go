@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // PolluxApps are the applications whose profiles Pollux's simulator ships
@@ -312,8 +313,9 @@ func readPolluxCSV(fsys fs.FS, file string, cols []string, row func(r int, rec [
 // header 0) and returns how many there were. Data without quotes or
 // carriage returns (the embedded profiles) is split on newlines and commas
 // as encoding/csv would read it (empty lines skipped), into substrings of
-// one copy of data and one slice reused from record to record; anything
-// else is encoding/csv's to read.
+// data itself (not copied: the caller must not change data afterwards) and
+// one slice reused from record to record; anything else is encoding/csv's
+// to read.
 func eachCSVRecord(file string, data []byte, each func(int, []string) error) (int, error) {
 	if bytes.IndexByte(data, '"') >= 0 || bytes.IndexByte(data, '\r') >= 0 {
 		cr := csv.NewReader(bytes.NewReader(data))
@@ -329,7 +331,7 @@ func eachCSVRecord(file string, data []byte, each func(int, []string) error) (in
 		}
 		return len(recs), nil
 	}
-	text := string(data)
+	text := unsafe.String(unsafe.SliceData(data), len(data))
 	var fields []string
 	i := 0
 	for len(text) > 0 {
