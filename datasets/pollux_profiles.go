@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // PolluxApps are the applications whose profiles Pollux's simulator ships
@@ -144,8 +145,10 @@ func ReadPolluxProfile(fsys fs.FS, root, app string) (*PolluxProfile, error) {
 		sums[k][s.LocalBatch] = [3]float64{v[0] + s.StepTime, v[1] + s.SyncTime, v[2] + 1}
 	}
 	file := path.Join(dir, "placements.csv")
+	var perNodeBuf [32]int
+	var idBuf [64]byte
 	err := readPolluxCSV(fsys, file, []string{"placement", "local_bsz", "step_time", "sync_time"}, func(row int, rec []string, num func(col int) (float64, error)) error {
-		perNode, err := parsePlacement(rec[0])
+		perNode, err := appendPlacement(perNodeBuf[:0], rec[0])
 		if err != nil {
 			return fmt.Errorf("%s: column %q, row %d: %v", file, "placement", row, err)
 		}
@@ -155,8 +158,12 @@ func ReadPolluxProfile(fsys fs.FS, root, app string) (*PolluxProfile, error) {
 				return err
 			}
 		}
-		id := placementID(perNode)
-		p.Placements[id] = append(p.Placements[id], s)
+		idb := appendPlacementID(idBuf[:0], perNode)
+		if steps, ok := p.Placements[string(idb)]; ok {
+			p.Placements[string(idb)] = append(steps, s)
+		} else {
+			p.Placements[string(idb)] = []PolluxStep{s}
+		}
 		p.MinLocal, p.MaxLocal = math.Min(p.MinLocal, s.LocalBatch), math.Max(p.MaxLocal, s.LocalBatch)
 		add(key{len(perNode), sum(perNode)}, s)
 		return nil
@@ -306,8 +313,9 @@ func readPolluxCSV(fsys fs.FS, file string, cols []string, row func(r int, rec [
 // header 0) and returns how many there were. Data without quotes or
 // carriage returns (the embedded profiles) is split on newlines and commas
 // as encoding/csv would read it (empty lines skipped), into substrings of
-// one copy of data and one slice reused from record to record; anything
-// else is encoding/csv's to read.
+// data itself (not copied: the caller must not change data afterwards) and
+// one slice reused from record to record; anything else is encoding/csv's
+// to read.
 func eachCSVRecord(file string, data []byte, each func(int, []string) error) (int, error) {
 	if bytes.IndexByte(data, '"') >= 0 || bytes.IndexByte(data, '\r') >= 0 {
 		cr := csv.NewReader(bytes.NewReader(data))
@@ -323,7 +331,7 @@ func eachCSVRecord(file string, data []byte, each func(int, []string) error) (in
 		}
 		return len(recs), nil
 	}
-	text := string(data)
+	text := unsafe.String(unsafe.SliceData(data), len(data))
 	var fields []string
 	i := 0
 	for len(text) > 0 {
@@ -351,11 +359,15 @@ func eachCSVRecord(file string, data []byte, each func(int, []string) error) (in
 
 // parsePlacement reads a placement's digits (GPUs per node).
 func parsePlacement(s string) ([]int, error) {
+	return appendPlacement(nil, s)
+}
+
+// appendPlacement is parsePlacement appending to out.
+func appendPlacement(out []int, s string) ([]int, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return nil, fmt.Errorf("empty placement")
 	}
-	out := make([]int, 0, len(s))
 	for _, c := range s {
 		if c < '1' || c > '9' {
 			return nil, fmt.Errorf("placement %q: each character must be a digit 1-9 (GPUs on one node)", s)
@@ -369,6 +381,13 @@ func parsePlacement(s string) ([]int, error) {
 // the empty nodes left out, as digits (Pollux's normalisation; more than
 // 9 GPUs on a node has no profile and is written with a separator).
 func placementID(perNode []int) string {
+	var buf [64]byte
+	return string(appendPlacementID(buf[:0], perNode))
+}
+
+// appendPlacementID appends placementID's digits to dst: with a buffer on
+// the caller's stack, a map lookup by string(...) of it allocates nothing.
+func appendPlacementID(dst []byte, perNode []int) []byte {
 	var buf [32]int
 	p := buf[:0]
 	for _, x := range perNode {
@@ -389,17 +408,17 @@ func placementID(perNode []int) string {
 			}
 		}
 	}
-	var b strings.Builder
-	b.Grow(len(p))
 	for k := range len(p) {
 		x := p[(start+k)%len(p)]
 		if x > 9 {
-			b.WriteString("/" + strconv.Itoa(x) + "/")
+			dst = append(dst, '/')
+			dst = strconv.AppendInt(dst, int64(x), 10)
+			dst = append(dst, '/')
 		} else {
-			b.WriteByte(byte('0' + x))
+			dst = append(dst, byte('0'+x))
 		}
 	}
-	return b.String()
+	return dst
 }
 
 func sum(xs []int) int {
@@ -474,7 +493,8 @@ func (p *PolluxProfile) StepTime(perNode []int, batch float64) float64 {
 // the placement interpolated over the micro-batch, else the interpolation
 // of the profiled groups StepTime describes (Pollux's get_throughput).
 func (p *PolluxProfile) Throughput(perNode []int, atomic float64) (step, sync float64) {
-	if steps, ok := p.Placements[placementID(perNode)]; ok {
+	var id [64]byte
+	if steps, ok := p.Placements[string(appendPlacementID(id[:0], perNode))]; ok {
 		return interpSteps(steps, atomic)
 	}
 	nodes := 0
@@ -626,7 +646,8 @@ func (p *PolluxProfile) Steps(batch float64, epochs int) (float64, error) {
 // zeros ignored, any rotation): StepTime interpolates between profiled
 // placements for one it did not.
 func (p *PolluxProfile) Profiled(perNode []int) bool {
-	_, ok := p.Placements[placementID(perNode)]
+	var id [64]byte
+	_, ok := p.Placements[string(appendPlacementID(id[:0], perNode))]
 	return ok
 }
 

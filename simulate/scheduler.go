@@ -33,9 +33,7 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 		return s.schedulePollux(active)
 	}
 	n := len(active)
-	pl := &plan{remaining: make([]float64, n), speed: make([]*fit.SpeedModel, n),
-		status: make([]string, n), reason: make([]string, n)}
-	reqs := make([]pipeline.Request, n)
+	pl, reqs, speeds := s.roundBuffers(n)
 	var preds []pipeline.Prediction
 	if !s.cfg.Oracle {
 		states := make([]pipeline.JobState, n)
@@ -103,8 +101,8 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 		reqs[i] = r
 		pl.remaining[i] = r.Remaining
 		if r.SpeedMissing == "" {
-			sp := r.Speed
-			pl.speed[i] = &sp
+			speeds[i] = r.Speed
+			pl.speed[i] = &speeds[i]
 		}
 	}
 	if s.cfg.SRTFWeight > 0 && s.cfg.Solve.Policy == solve.Optimus {
@@ -119,8 +117,7 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 	prob := pipeline.SolveProblem(s.in.Cluster, reqs)
 	for i := range active {
 		if pl.speed[i] != nil {
-			sp := prob.Jobs[i].Speed // with the cluster's workers per node, for all-reduce
-			pl.speed[i] = &sp
+			speeds[i] = prob.Jobs[i].Speed // with the cluster's workers per node, for all-reduce
 		}
 	}
 	// Tiresias' decisions, through the memo: what follows reads only the
@@ -168,6 +165,27 @@ func (s *sim) schedule(active []*jobRun) (*plan, error) {
 		s.allOrNothing(active, reqs, pl)
 	}
 	return pl, nil
+}
+
+// roundBuffers is a round's plan, requests and the speed models plan.speed
+// points at, in buffers reused from round to round: a plan lives only
+// through its round's apply, and pipeline.SolveProblem copies the requests.
+// Every element is reset (zero, speed nil), as freshly made.
+func (s *sim) roundBuffers(n int) (*plan, []pipeline.Request, []fit.SpeedModel) {
+	b := &s.round
+	if cap(b.reqs) < n {
+		b.remaining, b.speed, b.status, b.reason = make([]float64, n), make([]*fit.SpeedModel, n), make([]string, n), make([]string, n)
+		b.reqs, b.speeds = make([]pipeline.Request, n), make([]fit.SpeedModel, n)
+	}
+	b.pl = plan{remaining: b.remaining[:n], speed: b.speed[:n], status: b.status[:n], reason: b.reason[:n]}
+	clear(b.pl.remaining)
+	clear(b.pl.speed)
+	clear(b.pl.status)
+	clear(b.pl.reason)
+	reqs, speeds := b.reqs[:n], b.speeds[:n]
+	clear(reqs)
+	clear(speeds)
+	return &b.pl, reqs, speeds
 }
 
 // waited is how long a job not running now has waited since it last ran

@@ -87,6 +87,14 @@ type sim struct {
 	polluxPrev  *polluxSeeds
 	bestPlaced  map[placedKey]float64 // idealPlacedCached's
 	lastPlace   *placeMemo            // placeMemoised's
+	round       struct {              // schedule's buffers (roundBuffers)
+		pl             plan
+		remaining      []float64
+		speed          []*fit.SpeedModel
+		status, reason []string
+		reqs           []pipeline.Request
+		speeds         []fit.SpeedModel
+	}
 	// tiresiasMemo spares solving a Tiresias round again (schedule).
 	tiresiasMemo solve.TiresiasMemo
 }

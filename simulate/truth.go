@@ -264,12 +264,27 @@ func idealFrom(best, total float64) float64 {
 func bestPlaced(j *Job, ps *PlacedSpeed, c *pipeline.Cluster) float64 {
 	best := 0.0
 	per := workersPerNode(c, j)
+	buf := make([]int, len(c.Nodes)) // one placement at a time: StepTime only reads it
 	for w := 1; fitsTotals(j, 0, w, c) && (j.MaxWorkers == 0 || w <= j.MaxWorkers); w++ {
 		for n := (w + per - 1) / per; n <= min(w, len(c.Nodes)); n++ {
-			best = math.Max(best, 1/ps.StepTime(layout.SpreadEvenly(w, n), float64(j.GlobalBatch)))
+			best = math.Max(best, 1/ps.StepTime(spreadEvenlyInto(buf, w, n), float64(j.GlobalBatch)))
 		}
 	}
 	return best
+}
+
+// spreadEvenlyInto is layout.SpreadEvenly(w, n) written into buf (which
+// must hold min(n, w) nodes).
+func spreadEvenlyInto(buf []int, w, n int) []int {
+	n = max(1, min(n, w))
+	out := buf[:n]
+	for i := range out {
+		out[i] = w / n
+		if i < w%n {
+			out[i]++
+		}
+	}
+	return out
 }
 
 // placedKey is what bestPlaced reads of a job (a worker demand of up to
