@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/optimus-sched/optimus/cli/clitest"
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
@@ -49,6 +51,57 @@ func readConvergenceEval(t *testing.T, out []byte, frac float64) convergenceFigu
 	return f
 }
 
+// curvesFixture is the dataset exported once per test binary (datasets
+// export NAME --seed SEED); the convergence tests share these exports.
+func curvesFixture(name, seed string) *clitest.Fixture {
+	return clitest.NewFixture(strings.TrimSuffix(name+"-"+seed, "-"), func(dir string) error {
+		args := []string{"datasets", "export", name, "-o", dir}
+		if seed != "" {
+			args = append(args, "--seed", seed)
+		}
+		return clitest.Command(NewCmd).RunAll([][]string{args})
+	})
+}
+
+var (
+	polluxCurves   = curvesFixture("pollux-curves", "")
+	scheduleCurves = map[string]*clitest.Fixture{"2": curvesFixture("schedule-curves", "2"), "3": curvesFixture("schedule-curves", "3")}
+	stepCurves     = map[string]*clitest.Fixture{"1": curvesFixture("step-curves", "1"), "2": curvesFixture("step-curves", "2")}
+)
+
+// convergenceRuns holds each eval convergence command line's results, run
+// once per test binary: several tests check their bars on the same run
+// (the same curves, the same flags).
+var convergenceRuns struct {
+	sync.Mutex
+	m map[string]convergenceRun
+}
+
+type convergenceRun struct {
+	code   int
+	out    []byte
+	stderr string
+}
+
+// evalConvergence runs eval convergence on the loss and jobs tables of dir
+// with args, or returns the results of the same command line run before.
+func evalConvergence(t *testing.T, dir string, args ...string) (int, []byte, string) {
+	t.Helper()
+	line := append([]string{"eval", "convergence", "-i", filepath.Join(dir, "loss.parquet"), "--jobs", filepath.Join(dir, "jobs.parquet")}, args...)
+	key := strings.Join(line, "\x00")
+	convergenceRuns.Lock()
+	defer convergenceRuns.Unlock()
+	if r, ok := convergenceRuns.m[key]; ok {
+		return r.code, r.out, r.stderr
+	}
+	code, out, stderr := run(t, nil, line...)
+	if convergenceRuns.m == nil {
+		convergenceRuns.m = map[string]convergenceRun{}
+	}
+	convergenceRuns.m[key] = convergenceRun{code, out, stderr}
+	return code, out, stderr
+}
+
 // The issue's bars on curves of shapes 1/k cannot follow (step, cosine and
 // linear-cooldown schedules, with noise, logged every 2 epochs, per step
 // and irregularly), from seeds the method was not developed on (it was on
@@ -58,11 +111,7 @@ func readConvergenceEval(t *testing.T, out []byte, frac float64) convergenceFigu
 func TestEvalConvergenceOnSchedules(t *testing.T) {
 	for _, seed := range []string{"2", "3"} {
 		t.Run("seed "+seed, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "curves")
-			if code, _, stderr := run(t, nil, "datasets", "export", "schedule-curves", "--seed", seed, "-o", dir); code != 0 {
-				t.Fatal(stderr)
-			}
-			code, out, stderr := run(t, nil, "eval", "convergence", "-i", filepath.Join(dir, "loss.parquet"), "--jobs", filepath.Join(dir, "jobs.parquet"), "--schedules=false")
+			code, out, stderr := evalConvergence(t, scheduleCurves[seed].Dir(t), "--schedules=false")
 			if code != 0 {
 				t.Fatal(stderr)
 			}
@@ -96,13 +145,9 @@ func TestEvalConvergenceOnSchedules(t *testing.T) {
 // prior, and scored leave-one-family-out (the prior from the other five
 // applications only).
 func TestEvalConvergencePolluxNotWorse(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "curves")
-	if code, _, stderr := run(t, nil, "datasets", "export", "pollux-curves", "-o", dir); code != 0 {
-		t.Fatal(stderr)
-	}
 	for _, mode := range []string{"--prior=true", "--prior=false", "--leave-family-out"} {
 		t.Run(mode, func(t *testing.T) {
-			code, out, stderr := run(t, nil, "eval", "convergence", "-i", filepath.Join(dir, "loss.parquet"), "--jobs", filepath.Join(dir, "jobs.parquet"), mode)
+			code, out, stderr := evalConvergence(t, polluxCurves.Dir(t), mode)
 			if code != 0 {
 				t.Fatal(stderr)
 			}
@@ -178,11 +223,7 @@ func TestEvalConvergenceInputs(t *testing.T) {
 func TestEvalConvergenceOnStepSchedules(t *testing.T) {
 	for _, c := range []struct{ seed, budgets string }{{"1", "--budgets=false"}, {"2", "--budgets=false"}, {"2", "--budgets"}} {
 		t.Run("step-curves seed "+c.seed+" "+c.budgets, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "curves")
-			if code, _, stderr := run(t, nil, "datasets", "export", "step-curves", "--seed", c.seed, "-o", dir); code != 0 {
-				t.Fatal(stderr)
-			}
-			code, out, stderr := run(t, nil, "eval", "convergence", "-i", filepath.Join(dir, "loss.parquet"), "--jobs", filepath.Join(dir, "jobs.parquet"), "--cap", "200", "--leave-family-out", c.budgets)
+			code, out, stderr := evalConvergence(t, stepCurves[c.seed].Dir(t), "--cap", "200", "--leave-family-out", c.budgets)
 			if code != 0 {
 				t.Fatal(stderr)
 			}
@@ -198,17 +239,13 @@ func TestEvalConvergenceOnStepSchedules(t *testing.T) {
 			}
 		})
 	}
-	dir := filepath.Join(t.TempDir(), "pollux")
-	if code, _, stderr := run(t, nil, "datasets", "export", "pollux-curves", "-o", dir); code != 0 {
-		t.Fatal(stderr)
-	}
 	// Pollux at 50% observed, families left out: 24 of 25 covered with
 	// and without the budgets since a still-falling log's p10 reaches
 	// where it would converge if it stopped falling now (22 before); with
 	// the budgets 25 of 25 at 25% (23 without), the median error 32% of
 	// the truth (44% without).
 	for _, mode := range [][]string{{"--prior=true"}, {"--leave-family-out"}, {"--leave-family-out", "--budgets"}} {
-		code, out, stderr := run(t, nil, append([]string{"eval", "convergence", "-i", filepath.Join(dir, "loss.parquet"), "--jobs", filepath.Join(dir, "jobs.parquet")}, mode...)...)
+		code, out, stderr := evalConvergence(t, polluxCurves.Dir(t), mode...)
 		if code != 0 {
 			t.Fatal(stderr)
 		}
@@ -271,24 +308,14 @@ func TestEvalConvergenceNotWorseThanBeforeIssue24(t *testing.T) {
 		{"schedule-curves", "2", []string{"--schedules=false", "--leave-family-out"}, []before{{0.25, 30, 6}, {0.5, 23, 15}}},
 		{"schedule-curves", "3", []string{"--schedules=false", "--leave-family-out"}, []before{{0.25, 29, 8}, {0.5, 27, 12}}},
 	}
-	dirs, tmp := map[string]string{}, t.TempDir()
 	for _, c := range cases {
 		name := c.dataset + " " + c.seed + " " + strings.Join(c.args, " ")
 		t.Run(name, func(t *testing.T) {
-			key := c.dataset + c.seed
-			if dirs[key] == "" {
-				dirs[key] = filepath.Join(tmp, key)
-				args := []string{"datasets", "export", c.dataset, "-o", dirs[key]}
-				if c.seed != "" {
-					args = append(args, "--seed", c.seed)
-				}
-				if code, _, stderr := run(t, nil, args...); code != 0 {
-					t.Fatal(stderr)
-				}
+			curves := polluxCurves
+			if c.dataset == "schedule-curves" {
+				curves = scheduleCurves[c.seed]
 			}
-			dir := dirs[key]
-			args := append([]string{"eval", "convergence", "-i", filepath.Join(dir, "loss.parquet"), "--jobs", filepath.Join(dir, "jobs.parquet")}, c.args...)
-			code, out, stderr := run(t, nil, args...)
+			code, out, stderr := evalConvergence(t, curves.Dir(t), c.args...)
 			if code != 0 {
 				t.Fatal(stderr)
 			}
