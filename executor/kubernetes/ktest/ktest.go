@@ -14,6 +14,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -293,6 +294,7 @@ func launch(dir, name, bin string, args ...string) (*exec.Cmd, chan error, error
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Env = append(os.Environ(), "GOGC="+serverGOGC())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlive the test
 	if err := cmd.Start(); err != nil {
 		logf.Close()
@@ -301,6 +303,18 @@ func launch(dir, name, bin string, args ...string) (*exec.Cmd, chan error, error
 	exit := make(chan error, 1)
 	go func() { exit <- cmd.Wait(); logf.Close() }()
 	return cmd, exit, nil
+}
+
+// serverGOGC is the Go garbage collector's target for etcd and
+// kube-apiserver: their heaps in a test are small, so collecting less often
+// (400: a heap up to five times the live one) trades memory the machine has
+// for CPU the tests share (benchmarks/test-time.md, session 5).
+// OPTIMUS_KTEST_GOGC overrides it, for measuring.
+func serverGOGC() string {
+	if v := os.Getenv("OPTIMUS_KTEST_GOGC"); v != "" {
+		return v
+	}
+	return "400"
 }
 
 // waitHTTP waits for url to answer 200, failing early when the process exits.
@@ -343,6 +357,9 @@ func (s *Server) logTail(name string) string {
 // system CPU seconds to it ("kube-apiserver 3.16 u 0.89 s"): how a test
 // binary's CPU splits between itself and the servers it waited for.
 func (s *Server) Stop() {
+	if f := os.Getenv("OPTIMUS_KTEST_REQUESTS"); f != "" && s.ca != nil {
+		s.writeRequestCounts(f)
+	}
 	for _, p := range []struct {
 		cmd  *exec.Cmd
 		exit chan error
@@ -366,6 +383,30 @@ func (s *Server) Stop() {
 	}
 	if s.Dir != "" {
 		os.RemoveAll(s.Dir)
+	}
+}
+
+// writeRequestCounts appends the API server's request counts
+// (apiserver_request_total, by verb, resource and subresource) to file f:
+// which requests a test binary's server spent its CPU on.
+func (s *Server) writeRequestCounts(f string) {
+	req, _ := http.NewRequest(http.MethodGet, s.Host+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+AdminToken)
+	resp, err := (&http.Client{Transport: &http.Transport{TLSClientConfig: insecureTLS()}, Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	out, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer out.Close()
+	for _, line := range strings.Split(string(body), "\n") {
+		if strings.HasPrefix(line, "apiserver_request_total{") {
+			fmt.Fprintln(out, line)
+		}
 	}
 }
 

@@ -123,6 +123,10 @@ func (k *kubelet) pod(ctx context.Context, p *corev1.Pod) bool {
 	node := p.Spec.NodeName
 	delete(k.pending[node], p.UID)
 	switch {
+	case p.DeletionTimestamp != nil && p.DeletionGracePeriodSeconds != nil && *p.DeletionGracePeriodSeconds == 0:
+		// A delete with no grace period: the server marks the pod (the
+		// change seen here) and removes it itself, as it would with a real
+		// kubelet; deleting it again would only be answered 404.
 	case p.DeletionTimestamp != nil:
 		zero := int64(0)
 		uid := p.UID
