@@ -117,11 +117,19 @@ type Table struct {
 }
 
 // Column returns the declared column called name, including those inherited
-// from the tables this one extends.
+// from the tables this one extends (which come first, as in AllColumns). It
+// walks the declarations in place rather than through AllColumns, whose copy
+// of every column made each lookup an allocation: tables are checked one
+// lookup per column.
 func (t *Table) Column(name string) (Column, bool) {
-	for _, c := range t.AllColumns() {
-		if c.Name == name {
+	if t.Extends != "" {
+		if c, ok := Lookup(t.Extends).Column(name); ok {
 			return c, true
+		}
+	}
+	for i := range t.Columns {
+		if t.Columns[i].Name == name {
+			return t.Columns[i], true
 		}
 	}
 	return Column{}, false
@@ -149,15 +157,29 @@ func (t *Table) AllPatterns() []Pattern {
 // longest matching prefix wins, so "worker_gpu" matches "worker_" rather
 // than the catch-all "".
 func (t *Table) MatchPattern(name string) (Pattern, bool) {
-	best, found := Pattern{}, false
-	for _, p := range t.AllPatterns() {
+	var best *Pattern
+	t.matchPattern(name, &best)
+	if best == nil {
+		return Pattern{}, false
+	}
+	return *best, true
+}
+
+// matchPattern is MatchPattern over the declarations in place (inherited
+// ones first, so that of equal prefixes the inherited pattern wins, as in
+// AllPatterns order), without copying them.
+func (t *Table) matchPattern(name string, best **Pattern) {
+	if t.Extends != "" {
+		Lookup(t.Extends).matchPattern(name, best)
+	}
+	for i := range t.Patterns {
+		p := &t.Patterns[i]
 		if strings.HasPrefix(name, p.Prefix) && len(name) > len(p.Prefix) {
-			if !found || len(p.Prefix) > len(best.Prefix) {
-				best, found = p, true
+			if *best == nil || len(p.Prefix) > len((*best).Prefix) {
+				*best = p
 			}
 		}
 	}
-	return best, found
 }
 
 // IsA reports whether a table named name is t or extends t, so that it can be

@@ -188,8 +188,9 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 
 	if s != nil {
 		out.Name, out.Version = s.Name, s.Version
+		declared := s.AllColumns()
 		var missing []string
-		for _, c := range s.AllColumns() {
+		for _, c := range declared {
 			if c.Required && find(c.Name) == nil {
 				missing = append(missing, strconv.Quote(c.Name))
 			}
@@ -201,7 +202,7 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 			}
 			return nil, Errorf(source, "missing required %s %s of the %s table", noun, strings.Join(missing, ", "), s.Name)
 		}
-		for _, c := range s.AllColumns() {
+		for _, c := range declared {
 			in := find(c.Name)
 			key := ruleKey(c)
 			var v *values
