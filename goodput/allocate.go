@@ -104,6 +104,7 @@ type search struct {
 	p          *AllocProblem
 	nj, nn, nr int
 	rng        *rand.Rand
+	src        *rand.PCG // rng's source, for float64 without the interface call
 	scale      []float64 // d_j · N
 	perNode    [][]int   // the most replicas of job j node n holds
 	current    []int
@@ -117,11 +118,13 @@ type search struct {
 	taken []bool
 	perm  []int
 	room  []float64
+	spare [][]int // allocations of discarded candidates, to reuse
 }
 
 func newSearch(p *AllocProblem) *search {
+	src := rand.NewPCG(p.Seed1, p.Seed2)
 	s := &search{p: p, nj: len(p.Jobs), nn: len(p.Capacity), popSize: p.PopSize, gens: p.Generations,
-		rng: rand.New(rand.NewPCG(p.Seed1, p.Seed2))}
+		rng: rand.New(src), src: src}
 	if s.popSize <= 0 {
 		s.popSize = DefaultPopSize
 	}
@@ -169,6 +172,20 @@ func newSearch(p *AllocProblem) *search {
 		copy(s.current[j*s.nn:(j+1)*s.nn], job.Current)
 	}
 	return s
+}
+
+// uniform is s.rng.Float64(), the same draw from the same stream.
+func (s *search) uniform() float64 { return float64(s.src.Uint64()<<11>>11) / (1 << 53) }
+
+// clone is a copy of x, in a spare slice if there is one.
+func (s *search) clone(x []int) []int {
+	if k := len(s.spare); k > 0 {
+		y := s.spare[k-1]
+		s.spare = s.spare[:k-1]
+		copy(y, x)
+		return y
+	}
+	return slices.Clone(x)
 }
 
 // row is job j's part of x.
@@ -303,8 +320,8 @@ func (s *search) generation(pop []member) []member {
 	var kids []member
 	for tries := 0; len(kids) < s.popSize && tries < 4*s.popSize; tries++ {
 		a, b := s.tournament(pop), s.tournament(pop)
-		x, y := slices.Clone(a.x), slices.Clone(b.x)
-		if s.rng.Float64() < crossoverProb {
+		x, y := s.clone(a.x), s.clone(b.x)
+		if s.uniform() < crossoverProb {
 			point := s.rng.IntN(max(s.nj, 1))
 			for j := range point {
 				ra, rb := s.row(x, j), s.row(y, j)
@@ -313,17 +330,23 @@ func (s *search) generation(pop []member) []member {
 				}
 			}
 		}
-		for _, z := range [][]int{x, y} {
+		for _, z := range [2][]int{x, y} {
 			s.mutate(z)
 			s.repair(z)
 			if s.fresh(z) && len(kids) < s.popSize {
 				kids = append(kids, member{z, s.fitness(z)})
+			} else {
+				s.spare = append(s.spare, z)
 			}
 		}
 	}
 	pop = append(pop, kids...)
 	sortPop(pop)
 	if len(pop) > s.popSize {
+		// Nothing else holds the dropped members' allocations.
+		for _, m := range pop[s.popSize:] {
+			s.spare = append(s.spare, m.x)
+		}
 		pop = pop[:s.popSize]
 	}
 	return pop
@@ -344,12 +367,12 @@ func (s *search) tournament(pop []member) member {
 func (s *search) mutate(x []int) {
 	for j := range s.nj {
 		row := s.row(x, j)
-		if s.rng.Float64() < resetProb {
+		if s.uniform() < resetProb {
 			copy(row, s.row(s.current, j))
 		}
-		if s.rng.Float64() < zeroRowProb {
+		if s.uniform() < zeroRowProb {
 			for n := range row {
-				if s.rng.Float64() < zeroElemProb {
+				if s.uniform() < zeroElemProb {
 					row[n] = 0
 				}
 			}
@@ -396,7 +419,7 @@ func (s *search) mutate(x []int) {
 					p2 = 1 / float64(n2)
 				}
 			}
-			if s.rng.Float64() < p1+p2-p1*p2 {
+			if s.uniform() < p1+p2-p1*p2 {
 				hi := s.perNode[j][n]
 				if row[n] <= hi {
 					row[n] += s.rng.IntN(hi - row[n] + 1)
