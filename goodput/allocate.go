@@ -113,7 +113,8 @@ type search struct {
 	total      []float64
 	seen       map[uint64]bool
 	// scratch of mutate and repair
-	free  [][]float64
+	free  []float64 // node by node, resource by resource
+	capac []float64 // Capacity, flat as free
 	fits  []bool
 	taken []bool
 	perm  []int
@@ -134,11 +135,11 @@ func newSearch(p *AllocProblem) *search {
 	if s.nn > 0 {
 		s.nr = len(p.Capacity[0])
 	}
-	s.free = make([][]float64, s.nn)
-	for n := range s.free {
-		s.free[n] = make([]float64, s.nr)
+	s.free, s.capac, s.room = make([]float64, s.nn*s.nr), make([]float64, s.nn*s.nr), make([]float64, s.nn*s.nr)
+	for n, c := range p.Capacity {
+		copy(s.capac[n*s.nr:(n+1)*s.nr], c)
 	}
-	s.fits, s.taken, s.perm, s.room = make([]bool, s.nn), make([]bool, s.nn), make([]int, s.nn), make([]float64, s.nr)
+	s.fits, s.taken, s.perm = make([]bool, s.nn), make([]bool, s.nn), make([]int, s.nn)
 	s.total = make([]float64, s.nr)
 	for _, c := range p.Capacity {
 		for r, x := range c {
@@ -378,13 +379,17 @@ func (s *search) mutate(x []int) {
 			}
 		}
 	}
-	free := s.free
-	for n := range free {
-		copy(free[n], s.p.Capacity[n])
-		for j := range s.nj {
-			if c := x[j*s.nn+n]; c > 0 {
-				for r, d := range s.p.Jobs[j].Demand {
-					free[n][r] -= float64(c) * d
+	// Each node's free capacity, the jobs' demands taken in job order (as
+	// node by node).
+	free, nr := s.free, s.nr
+	copy(free, s.capac)
+	for j := range s.nj {
+		dem := s.p.Jobs[j].Demand
+		for n, c := range s.row(x, j) {
+			if c > 0 {
+				f := free[n*nr : (n+1)*nr]
+				for r, d := range dem {
+					f[r] -= float64(c) * d
 				}
 			}
 		}
@@ -392,16 +397,19 @@ func (s *search) mutate(x []int) {
 	fits := s.fits
 	for j := range s.nj {
 		row := s.row(x, j)
+		dem := s.p.Jobs[j].Demand
 		n1, n2 := 0, 0
 		for n := range s.nn {
-			fits[n] = true
-			for r, d := range s.p.Jobs[j].Demand {
-				if d > free[n][r] {
-					fits[n] = false
+			f := free[n*nr : (n+1)*nr]
+			fit := true
+			for r, d := range dem {
+				if d > f[r] {
+					fit = false
 					break
 				}
 			}
-			if fits[n] {
+			fits[n] = fit
+			if fit {
 				n1++
 				if row[n] > 0 {
 					n2++
@@ -477,24 +485,28 @@ func (s *search) repair(x []int) {
 			left -= row[n]
 		}
 	}
-	for n := range s.nn {
-		free := s.room
-		copy(free, s.p.Capacity[n])
-		for j := range s.nj {
-			c := x[j*s.nn+n]
+	// Each node's capacity to the jobs in order (nodes are independent:
+	// job by job, node by node is the same).
+	room, nr := s.room, s.nr
+	copy(room, s.capac)
+	for j := range s.nj {
+		row := s.row(x, j)
+		dem := s.p.Jobs[j].Demand
+		for n, c := range row {
 			if c <= 0 {
-				x[j*s.nn+n] = 0
+				row[n] = 0
 				continue
 			}
-			for r, d := range s.p.Jobs[j].Demand {
+			free := room[n*nr : (n+1)*nr]
+			for r, d := range dem {
 				if d > 0 {
 					c = min(c, int(math.Floor(math.Max(free[r], 0)/d+1e-9)))
 				}
 			}
-			for r, d := range s.p.Jobs[j].Demand {
+			for r, d := range dem {
 				free[r] -= float64(c) * d
 			}
-			x[j*s.nn+n] = c
+			row[n] = c
 		}
 	}
 }
