@@ -113,9 +113,12 @@ type search struct {
 	total      []float64
 	seen       map[uint64]bool
 	// scratch of mutate and repair
-	free  []float64 // node by node, resource by resource
-	capac []float64 // Capacity, flat as free
-	fits  []bool
+	free  []float64   // node by node, resource by resource
+	capac []float64   // Capacity, flat as free
+	fits  []bool      // by demand class, node by node
+	class []int       // job j's demand class: jobs of equal Demand share one
+	kinds [][]float64 // each class's Demand
+	fitN  []int       // how many nodes each class fits on
 	taken []bool
 	perm  []int
 	room  []float64
@@ -139,7 +142,17 @@ func newSearch(p *AllocProblem) *search {
 	for n, c := range p.Capacity {
 		copy(s.capac[n*s.nr:(n+1)*s.nr], c)
 	}
-	s.fits, s.taken, s.perm = make([]bool, s.nn), make([]bool, s.nn), make([]int, s.nn)
+	s.taken, s.perm = make([]bool, s.nn), make([]int, s.nn)
+	s.class = make([]int, s.nj)
+	for j, job := range p.Jobs {
+		k := slices.IndexFunc(s.kinds, func(d []float64) bool { return slices.Equal(d, job.Demand) })
+		if k < 0 {
+			k = len(s.kinds)
+			s.kinds = append(s.kinds, job.Demand)
+		}
+		s.class[j] = k
+	}
+	s.fits, s.fitN = make([]bool, len(s.kinds)*s.nn), make([]int, len(s.kinds))
 	s.total = make([]float64, s.nr)
 	for _, c := range p.Capacity {
 		for r, x := range c {
@@ -394,11 +407,10 @@ func (s *search) mutate(x []int) {
 			}
 		}
 	}
-	fits := s.fits
-	for j := range s.nj {
-		row := s.row(x, j)
-		dem := s.p.Jobs[j].Demand
-		n1, n2 := 0, 0
+	// Where a replica fits is the same for jobs of the same demand (free
+	// does not change below).
+	for k, dem := range s.kinds {
+		fits, n1 := s.fits[k*s.nn:(k+1)*s.nn], 0
 		for n := range s.nn {
 			f := free[n*nr : (n+1)*nr]
 			fit := true
@@ -411,13 +423,21 @@ func (s *search) mutate(x []int) {
 			fits[n] = fit
 			if fit {
 				n1++
-				if row[n] > 0 {
-					n2++
-				}
 			}
 		}
+		s.fitN[k] = n1
+	}
+	for j := range s.nj {
+		row := s.row(x, j)
+		k := s.class[j]
+		fits, n1, n2 := s.fits[k*s.nn:(k+1)*s.nn], s.fitN[k], 0
 		if n1 == 0 {
 			continue
+		}
+		for n, fit := range fits {
+			if fit && row[n] > 0 {
+				n2++
+			}
 		}
 		for n := range s.nn {
 			var p1, p2 float64
