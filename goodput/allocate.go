@@ -104,6 +104,7 @@ type search struct {
 	p          *AllocProblem
 	nj, nn, nr int
 	rng        *rand.Rand
+	src        *rand.PCG // rng's source, for float64 without the interface call
 	scale      []float64 // d_j · N
 	perNode    [][]int   // the most replicas of job j node n holds
 	current    []int
@@ -112,16 +113,22 @@ type search struct {
 	total      []float64
 	seen       map[uint64]bool
 	// scratch of mutate and repair
-	free  [][]float64
-	fits  []bool
+	free  []float64   // node by node, resource by resource
+	capac []float64   // Capacity, flat as free
+	fits  []bool      // by demand class, node by node
+	class []int       // job j's demand class: jobs of equal Demand share one
+	kinds [][]float64 // each class's Demand
+	fitN  []int       // how many nodes each class fits on
 	taken []bool
 	perm  []int
 	room  []float64
+	spare [][]int // allocations of discarded candidates, to reuse
 }
 
 func newSearch(p *AllocProblem) *search {
+	src := rand.NewPCG(p.Seed1, p.Seed2)
 	s := &search{p: p, nj: len(p.Jobs), nn: len(p.Capacity), popSize: p.PopSize, gens: p.Generations,
-		rng: rand.New(rand.NewPCG(p.Seed1, p.Seed2))}
+		rng: rand.New(src), src: src}
 	if s.popSize <= 0 {
 		s.popSize = DefaultPopSize
 	}
@@ -131,11 +138,21 @@ func newSearch(p *AllocProblem) *search {
 	if s.nn > 0 {
 		s.nr = len(p.Capacity[0])
 	}
-	s.free = make([][]float64, s.nn)
-	for n := range s.free {
-		s.free[n] = make([]float64, s.nr)
+	s.free, s.capac, s.room = make([]float64, s.nn*s.nr), make([]float64, s.nn*s.nr), make([]float64, s.nn*s.nr)
+	for n, c := range p.Capacity {
+		copy(s.capac[n*s.nr:(n+1)*s.nr], c)
 	}
-	s.fits, s.taken, s.perm, s.room = make([]bool, s.nn), make([]bool, s.nn), make([]int, s.nn), make([]float64, s.nr)
+	s.taken, s.perm = make([]bool, s.nn), make([]int, s.nn)
+	s.class = make([]int, s.nj)
+	for j, job := range p.Jobs {
+		k := slices.IndexFunc(s.kinds, func(d []float64) bool { return slices.Equal(d, job.Demand) })
+		if k < 0 {
+			k = len(s.kinds)
+			s.kinds = append(s.kinds, job.Demand)
+		}
+		s.class[j] = k
+	}
+	s.fits, s.fitN = make([]bool, len(s.kinds)*s.nn), make([]int, len(s.kinds))
 	s.total = make([]float64, s.nr)
 	for _, c := range p.Capacity {
 		for r, x := range c {
@@ -169,6 +186,20 @@ func newSearch(p *AllocProblem) *search {
 		copy(s.current[j*s.nn:(j+1)*s.nn], job.Current)
 	}
 	return s
+}
+
+// uniform is s.rng.Float64(), the same draw from the same stream.
+func (s *search) uniform() float64 { return float64(s.src.Uint64()<<11>>11) / (1 << 53) }
+
+// clone is a copy of x, in a spare slice if there is one.
+func (s *search) clone(x []int) []int {
+	if k := len(s.spare); k > 0 {
+		y := s.spare[k-1]
+		s.spare = s.spare[:k-1]
+		copy(y, x)
+		return y
+	}
+	return slices.Clone(x)
 }
 
 // row is job j's part of x.
@@ -303,8 +334,8 @@ func (s *search) generation(pop []member) []member {
 	var kids []member
 	for tries := 0; len(kids) < s.popSize && tries < 4*s.popSize; tries++ {
 		a, b := s.tournament(pop), s.tournament(pop)
-		x, y := slices.Clone(a.x), slices.Clone(b.x)
-		if s.rng.Float64() < crossoverProb {
+		x, y := s.clone(a.x), s.clone(b.x)
+		if s.uniform() < crossoverProb {
 			point := s.rng.IntN(max(s.nj, 1))
 			for j := range point {
 				ra, rb := s.row(x, j), s.row(y, j)
@@ -313,17 +344,23 @@ func (s *search) generation(pop []member) []member {
 				}
 			}
 		}
-		for _, z := range [][]int{x, y} {
+		for _, z := range [2][]int{x, y} {
 			s.mutate(z)
 			s.repair(z)
 			if s.fresh(z) && len(kids) < s.popSize {
 				kids = append(kids, member{z, s.fitness(z)})
+			} else {
+				s.spare = append(s.spare, z)
 			}
 		}
 	}
 	pop = append(pop, kids...)
 	sortPop(pop)
 	if len(pop) > s.popSize {
+		// Nothing else holds the dropped members' allocations.
+		for _, m := range pop[s.popSize:] {
+			s.spare = append(s.spare, m.x)
+		}
 		pop = pop[:s.popSize]
 	}
 	return pop
@@ -344,49 +381,63 @@ func (s *search) tournament(pop []member) member {
 func (s *search) mutate(x []int) {
 	for j := range s.nj {
 		row := s.row(x, j)
-		if s.rng.Float64() < resetProb {
+		if s.uniform() < resetProb {
 			copy(row, s.row(s.current, j))
 		}
-		if s.rng.Float64() < zeroRowProb {
+		if s.uniform() < zeroRowProb {
 			for n := range row {
-				if s.rng.Float64() < zeroElemProb {
+				if s.uniform() < zeroElemProb {
 					row[n] = 0
 				}
 			}
 		}
 	}
-	free := s.free
-	for n := range free {
-		copy(free[n], s.p.Capacity[n])
-		for j := range s.nj {
-			if c := x[j*s.nn+n]; c > 0 {
-				for r, d := range s.p.Jobs[j].Demand {
-					free[n][r] -= float64(c) * d
+	// Each node's free capacity, the jobs' demands taken in job order (as
+	// node by node).
+	free, nr := s.free, s.nr
+	copy(free, s.capac)
+	for j := range s.nj {
+		dem := s.p.Jobs[j].Demand
+		for n, c := range s.row(x, j) {
+			if c > 0 {
+				f := free[n*nr : (n+1)*nr]
+				for r, d := range dem {
+					f[r] -= float64(c) * d
 				}
 			}
 		}
 	}
-	fits := s.fits
-	for j := range s.nj {
-		row := s.row(x, j)
-		n1, n2 := 0, 0
+	// Where a replica fits is the same for jobs of the same demand (free
+	// does not change below).
+	for k, dem := range s.kinds {
+		fits, n1 := s.fits[k*s.nn:(k+1)*s.nn], 0
 		for n := range s.nn {
-			fits[n] = true
-			for r, d := range s.p.Jobs[j].Demand {
-				if d > free[n][r] {
-					fits[n] = false
+			f := free[n*nr : (n+1)*nr]
+			fit := true
+			for r, d := range dem {
+				if d > f[r] {
+					fit = false
 					break
 				}
 			}
-			if fits[n] {
+			fits[n] = fit
+			if fit {
 				n1++
-				if row[n] > 0 {
-					n2++
-				}
 			}
 		}
+		s.fitN[k] = n1
+	}
+	for j := range s.nj {
+		row := s.row(x, j)
+		k := s.class[j]
+		fits, n1, n2 := s.fits[k*s.nn:(k+1)*s.nn], s.fitN[k], 0
 		if n1 == 0 {
 			continue
+		}
+		for n, fit := range fits {
+			if fit && row[n] > 0 {
+				n2++
+			}
 		}
 		for n := range s.nn {
 			var p1, p2 float64
@@ -396,7 +447,7 @@ func (s *search) mutate(x []int) {
 					p2 = 1 / float64(n2)
 				}
 			}
-			if s.rng.Float64() < p1+p2-p1*p2 {
+			if s.uniform() < p1+p2-p1*p2 {
 				hi := s.perNode[j][n]
 				if row[n] <= hi {
 					row[n] += s.rng.IntN(hi - row[n] + 1)
@@ -454,24 +505,28 @@ func (s *search) repair(x []int) {
 			left -= row[n]
 		}
 	}
-	for n := range s.nn {
-		free := s.room
-		copy(free, s.p.Capacity[n])
-		for j := range s.nj {
-			c := x[j*s.nn+n]
+	// Each node's capacity to the jobs in order (nodes are independent:
+	// job by job, node by node is the same).
+	room, nr := s.room, s.nr
+	copy(room, s.capac)
+	for j := range s.nj {
+		row := s.row(x, j)
+		dem := s.p.Jobs[j].Demand
+		for n, c := range row {
 			if c <= 0 {
-				x[j*s.nn+n] = 0
+				row[n] = 0
 				continue
 			}
-			for r, d := range s.p.Jobs[j].Demand {
+			free := room[n*nr : (n+1)*nr]
+			for r, d := range dem {
 				if d > 0 {
 					c = min(c, int(math.Floor(math.Max(free[r], 0)/d+1e-9)))
 				}
 			}
-			for r, d := range s.p.Jobs[j].Demand {
+			for r, d := range dem {
 				free[r] -= float64(c) * d
 			}
-			x[j*s.nn+n] = c
+			row[n] = c
 		}
 	}
 }

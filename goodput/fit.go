@@ -80,7 +80,8 @@ func Fit(samples []Sample) PerfParams {
 		}
 		return PerfParams{v[0], v[1], v[2], v[3], v[4], v[5], v[6]}
 	}
-	obj := func(z []float64) float64 { return objective(toParams(z), samples) }
+	logs := sampleLogs(samples)
+	obj := func(z []float64) float64 { return objective(toParams(z), samples, logs) }
 	z0 := make([]float64, len(idx))
 	for k, i := range idx {
 		if i == 6 {
@@ -110,13 +111,23 @@ func Fit(samples []Sample) PerfParams {
 	return best
 }
 
-// objective is Fit's loss of p on samples.
-func objective(p PerfParams, samples []Sample) float64 {
+// sampleLogs is log GradTime and log StepTime of each sample, which every
+// evaluation of the objective needs.
+func sampleLogs(samples []Sample) [][2]float64 {
+	logs := make([][2]float64, len(samples))
+	for i, s := range samples {
+		logs[i] = [2]float64{math.Log(s.GradTime), math.Log(s.StepTime)}
+	}
+	return logs
+}
+
+// objective is Fit's loss of p on samples, logs their sampleLogs.
+func objective(p PerfParams, samples []Sample, logs [][2]float64) float64 {
 	var e1, e2 float64
-	for _, s := range samples {
+	for i, s := range samples {
 		grad := p.GradTime(s.Atomic)
-		d1 := math.Log(grad) - math.Log(s.GradTime)
-		d2 := math.Log(p.optimTime(grad, p.SyncTime(s.Nodes, s.Replicas))) - math.Log(s.StepTime)
+		d1 := math.Log(grad) - logs[i][0]
+		d2 := math.Log(p.optimTime(grad, p.SyncTime(s.Nodes, s.Replicas))) - logs[i][1]
 		e1 += d1 * d1
 		e2 += d2 * d2
 	}

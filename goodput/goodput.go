@@ -171,8 +171,22 @@ func (f *Function) Optimize(nodes, replicas int, lim Limits) Choice {
 	r := float64(replicas)
 	lo := math.Max(f.InitBatch, minAtomic*r)
 	best := Choice{Goodput: math.Inf(-1)}
+	// The terms that do not depend on the candidate, computed once: the
+	// same operations as Evaluate and as numpy's geomspace (lo and hi exactly
+	// at the ends), so the same bits.
+	ev := f.evaluator(nodes, replicas)
+	logLo := math.Log(lo)
+	logSpan := math.Log(maxBatch) - logLo
+	lastAtomic, lastAccum := math.NaN(), -1
 	for i := range candidates {
-		batch := geom(lo, maxBatch, i)
+		batch := lo
+		switch i {
+		case 0:
+		case candidates - 1:
+			batch = maxBatch
+		default:
+			batch = math.Exp(logLo + logSpan*float64(i)/float64(candidates-1))
+		}
 		local := batch / r
 		accum := 0
 		if lim.Accumulation {
@@ -182,9 +196,13 @@ func (f *Function) Optimize(nodes, replicas int, lim Limits) Choice {
 			}
 		}
 		atomic := math.Ceil(local/float64(accum+1) - 1e-8)
+		if atomic == lastAtomic && accum == lastAccum {
+			continue // the same goodput as the previous one: not better
+		}
+		lastAtomic, lastAccum = atomic, accum
 		g := 0.0
 		if minAtomic <= atomic && atomic <= maxAtomic {
-			g = f.Evaluate(nodes, replicas, atomic, accum)
+			g = ev.evaluate(atomic, accum)
 		}
 		if g > best.Goodput {
 			best = Choice{Goodput: g, Atomic: atomic, Accum: accum}
@@ -193,14 +211,27 @@ func (f *Function) Optimize(nodes, replicas int, lim Limits) Choice {
 	return best
 }
 
-// geom is the i-th of candidates points spaced geometrically from lo to hi
-// (numpy's geomspace: lo and hi exactly at the ends).
-func geom(lo, hi float64, i int) float64 {
-	switch i {
-	case 0:
-		return lo
-	case candidates - 1:
-		return hi
-	}
-	return math.Exp(math.Log(lo) + (math.Log(hi)-math.Log(lo))*float64(i)/float64(candidates-1))
+// evaluator is Evaluate on fixed (nodes, replicas), with the powers that
+// do not depend on the batch computed once.
+type evaluator struct {
+	f        *Function
+	replicas float64
+	syncPow  float64 // T_sync^γ
+	invGamma float64 // 1/γ
+}
+
+func (f *Function) evaluator(nodes, replicas int) evaluator {
+	g := f.Perf.Gamma
+	return evaluator{f: f, replicas: float64(replicas),
+		syncPow: math.Pow(f.Perf.SyncTime(nodes, replicas), g), invGamma: 1 / g}
+}
+
+// evaluate is f.Evaluate(nodes, replicas, atomic, accum), operation for
+// operation.
+func (e *evaluator) evaluate(atomic float64, accum int) float64 {
+	p := &e.f.Perf
+	batch := e.replicas * atomic * float64(accum+1)
+	grad := p.GradTime(atomic)
+	step := float64(accum)*grad + math.Pow(math.Pow(grad, p.Gamma)+e.syncPow, e.invGamma)
+	return batch / step * e.f.Grad.Efficiency(batch, e.f.InitBatch)
 }
