@@ -30,6 +30,11 @@ command -v node >/dev/null && command -v npm >/dev/null || missing "Node.js and 
 major=$(node -p 'process.versions.node.split(".")[0]')
 [ "$major" -ge 18 ] || missing "Node.js 18 or later is required, found $(node --version)"
 [ -x "$chromium" ] || missing "Chromium is required at $chromium (Debian: apt-get install chromium)"
+# echarts measures every label's line height as the width of a CJK character; without a font
+# that has one, heights come out about a third too small and overlaps go unseen.
+if command -v fc-list >/dev/null && ! fc-list ':charset=56fd' | grep -q .; then
+  missing "a font with CJK characters is required for echarts' label heights (Debian: apt-get install fonts-wqy-microhei)"
+fi
 [ -x "$bin" ] || { echo "browser: no optimus binary at $bin (run 'make build')" >&2; exit 1; }
 
 tmp=$(mktemp -d)
