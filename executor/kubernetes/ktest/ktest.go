@@ -292,9 +292,14 @@ func launch(dir, name, bin string, args ...string) (*exec.Cmd, chan error, error
 	if err != nil {
 		return nil, nil, err
 	}
+	gogc, err := serverGOGC()
+	if err != nil {
+		logf.Close()
+		return nil, nil, err
+	}
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.Env = append(os.Environ(), "GOGC="+serverGOGC())
+	cmd.Env = append(os.Environ(), "GOGC="+gogc)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlive the test
 	if err := cmd.Start(); err != nil {
 		logf.Close()
@@ -309,12 +314,17 @@ func launch(dir, name, bin string, args ...string) (*exec.Cmd, chan error, error
 // kube-apiserver: their heaps in a test are small, so collecting less often
 // (400: a heap up to five times the live one) trades memory the machine has
 // for CPU the tests share (benchmarks/test-time.md, session 5).
-// OPTIMUS_KTEST_GOGC overrides it, for measuring.
-func serverGOGC() string {
-	if v := os.Getenv("OPTIMUS_KTEST_GOGC"); v != "" {
-		return v
+// OPTIMUS_KTEST_GOGC overrides it, for measuring: "off" or a percentage
+// (the Go runtime would ignore anything else silently, so it is an error).
+func serverGOGC() (string, error) {
+	v := os.Getenv("OPTIMUS_KTEST_GOGC")
+	if v == "" {
+		return "400", nil
 	}
-	return "400"
+	if n, err := strconv.Atoi(v); v != "off" && (err != nil || n < 0) {
+		return "", fmt.Errorf("OPTIMUS_KTEST_GOGC=%q: want off or a non-negative integer", v)
+	}
+	return v, nil
 }
 
 // waitHTTP waits for url to answer 200, failing early when the process exits.
