@@ -1,0 +1,96 @@
+package eval
+
+import (
+	"testing"
+
+	"github.com/optimus-sched/optimus/fit"
+)
+
+// TestShareWeight: with families left out the budget shares weigh the
+// share of the budget still unseen (alike half-way); otherwise, and
+// without a budget, every epoch of the prior weighs alike.
+func TestShareWeight(t *testing.T) {
+	for _, c := range []struct {
+		epochs int
+		budget float64
+		cross  bool
+		want   float64
+	}{{25, 100, true, 0.75}, {50, 100, true, 0.5}, {120, 100, true, 0}, {25, 100, false, -1}, {25, 0, true, -1}} {
+		if got := shareWeight(c.epochs, c.budget, c.cross); got != c.want {
+			t.Errorf("shareWeight(%d, %v, %v) = %v, want %v", c.epochs, c.budget, c.cross, got, c.want)
+		}
+	}
+	p := weighted([]float64{10, 20}, []float64{30, 40, 50}, 0.75)
+	want := []float64{0.125, 0.125, 0.25, 0.25, 0.25}
+	if len(p.Epochs) != 5 || len(p.Weights) != 5 {
+		t.Fatalf("weighted: %+v", p)
+	}
+	for k := range want {
+		if d := p.Weights[k] - want[k]; d > 1e-12 || d < -1e-12 {
+			t.Errorf("weights %v, want %v", p.Weights, want)
+			break
+		}
+	}
+	if p := weighted([]float64{10, 20}, nil, 0.75); p.Weights != nil || len(p.Epochs) != 2 {
+		t.Errorf("no shares: %+v, want the shape part alone, weighed alike", p)
+	}
+	if p := weighted([]float64{10}, []float64{30}, -1); p.Weights != nil {
+		t.Errorf("a < 0: %+v, want every epoch alike", p)
+	}
+}
+
+// TestBeforeFirstCut: a falling log without a drop, at a smaller share of
+// its budget than any finished member's first cut, is in its first phase;
+// a log past a cut, one flat by the rule, one later in its budget than a
+// member's first cut, or one without a budget, are not. Members that never
+// cut leave it to the job's own log.
+func TestBeforeFirstCut(t *testing.T) {
+	rule := fit.Rule{Threshold: 0.02, Window: 10, Cap: 200}
+	// A step schedule over 100 epochs: lr cut at 40.
+	step := func(n int) []float64 {
+		var y []float64
+		for e := 1; e <= n; e++ {
+			v := 1/(0.1*float64(e)+1) + 0.5
+			if e > 40 {
+				v -= 0.3
+			}
+			y = append(y, v)
+		}
+		return y
+	}
+	smooth := func(n int) []float64 {
+		var y []float64
+		for e := 1; e <= n; e++ {
+			y = append(y, 1/(0.05*float64(e)+1)+0.2)
+		}
+		return y
+	}
+	cut := familyMember{y: step(100), curve: Curve{Budget: 100}}
+	never := familyMember{y: smooth(100), curve: Curve{Budget: 100}}
+	if len(fit.StepDrops(cut.y, rule)) == 0 {
+		t.Fatal("the member's cut is not seen as a drop")
+	}
+	obs := smooth(25)
+	if !beforeFirstCut(obs, 25, 100, []familyMember{cut, never}, rule) {
+		t.Error("25 of 100 epochs, falling, the member cut at 40%: want the first phase")
+	}
+	if beforeFirstCut(smooth(45), 45, 100, []familyMember{cut}, rule) {
+		t.Error("45 of 100 epochs, past the member's cut at 40%: want not")
+	}
+	if beforeFirstCut(step(60), 60, 200, []familyMember{cut}, rule) {
+		t.Error("a log that dropped: want not")
+	}
+	flat := make([]float64, 30)
+	for i := range flat {
+		flat[i] = 1
+	}
+	if beforeFirstCut(flat, 30, 200, []familyMember{cut}, rule) {
+		t.Error("a flat log (a plateau): want not")
+	}
+	if beforeFirstCut(obs, 25, 0, []familyMember{cut}, rule) {
+		t.Error("no budget: want not")
+	}
+	if !beforeFirstCut(obs, 25, 100, []familyMember{never}, rule) {
+		t.Error("members that never cut, the log falling without a drop: want the first phase")
+	}
+}
