@@ -1,6 +1,10 @@
 package eval
 
 import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/optimus-sched/optimus/fit"
@@ -92,5 +96,52 @@ func TestBeforeFirstCut(t *testing.T) {
 	}
 	if !beforeFirstCut(obs, 25, 100, []familyMember{never}, rule) {
 		t.Error("members that never cut, the log falling without a drop: want the first phase")
+	}
+}
+
+// Three step recipes as families (cuts at 30/60/80%, halves, thirds; 6
+// runs each, 120-200 epochs, each declaring its length as its budget),
+// observed for 25% of their epochs with the families left out: in their
+// first phase, so most are predicted by the prior alone (its budget
+// shares weighing three quarters), covering at least 80% with a median
+// error of at most 13% of the truth (before these rules: 16 of 18 covered,
+// 12.1%; after: 17 of 18, 12.2%; without the budgets 16 of 18, 17.4%).
+func TestBudgetFirstPhaseLeaveFamilyOut(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 1))
+	recipes := []struct {
+		name   string
+		cuts   []float64
+		factor float64
+	}{{"cifar", []float64{0.3, 0.6, 0.8}, 0.2}, {"halves", []float64{0.5, 0.75}, 0.1}, {"thirds", []float64{1.0 / 3, 2.0 / 3}, 0.3}}
+	var curves []Curve
+	for _, r := range recipes {
+		for i := 0; i < 6; i++ {
+			n := 120 + rng.IntN(81)
+			c := stepCurve(fmt.Sprintf("%s-%d", r.name, i), n, r.cuts, r.factor, rng)
+			c.Family, c.Budget = r.name, float64(n)
+			curves = append(curves, c)
+		}
+	}
+	rule := fit.Rule{Threshold: 0.02, Window: 10, Cap: 200}
+	res := ConvergenceWith(curves, []float64{0.25}, rule, fit.DefaultLossOptions, ConvergenceConfig{FamilyPrior: true, OtherFamilies: true, Budgets: true})
+	var rel []float64
+	covered, alone := 0, 0
+	for _, r := range res {
+		if r.Err != "" || r.Censored {
+			t.Fatalf("%s: %+v", r.Curve, r)
+		}
+		rel = append(rel, math.Abs(float64(r.P50-r.TrueEpoch))/float64(r.TrueEpoch))
+		if r.Covered {
+			covered++
+		}
+		if r.PriorWeight == 1 {
+			alone++
+		}
+	}
+	slices.Sort(rel)
+	med := (rel[len(rel)/2-1] + rel[len(rel)/2]) / 2
+	t.Logf("%d of %d covered, median error %.1f%%, %d from the prior alone", covered, len(rel), 100*med, alone)
+	if float64(covered) < 0.8*float64(len(rel)) || med > 0.13 || alone < len(rel)/2 {
+		t.Errorf("%d of %d covered (want 80%%), median error %.1f%% (want at most 13%%), %d from the prior alone (want most)", covered, len(rel), 100*med, alone)
 	}
 }
