@@ -397,7 +397,8 @@ func ConvergenceWith(curves []Curve, fractions []float64, rule fit.Rule, opt fit
 			var prior fit.FamilyPrior
 			if len(members) > 0 {
 				if obs := filled(complemented(c.Values[:r.Observed], c.HigherIsBetter)); obs != nil {
-					prior.Epochs = priorEpochs(obs, budgetOf(c, cfg), members, cfg.Budgets)
+					warp, share := priorParts(obs, budgetOf(c, cfg), members, cfg.Budgets)
+					prior = weighted(warp, share, shareWeight(r.Observed, budgetOf(c, cfg), cfg.OtherFamilies))
 				}
 				prior.Fit = fitRecord(members, r.Observed, opt, rule)
 				prior.Prior = priorRecord(members, r.Observed, cfg.OtherFamilies, cfg.Budgets, rule)
@@ -415,6 +416,18 @@ func ConvergenceWith(curves []Curve, fractions []float64, rule fit.Rule, opt fit
 				r.Capped, r.PredFinal = p.Capped, p.Final
 			}
 			b := fit.Blend(p, fitted, f.Quality, prior, ev, rule)
+			if fitted && cfg.OtherFamilies && len(prior.Epochs) > 0 {
+				// Before the first cut, with families left out, the fit's
+				// median says nothing of where the schedule ends: the
+				// prior alone, but the fit's lower end (the job may yet
+				// converge early) is kept.
+				if obs := filled(complemented(c.Values[:r.Observed], c.HigherIsBetter)); obs != nil && beforeFirstCut(obs, r.Observed, budgetOf(c, cfg), members, rule) {
+					if bp := fit.Blend(p, false, f.Quality, prior, ev, rule); bp.P50 >= 0 {
+						bp.P10 = min(bp.P10, b.P10)
+						b = bp
+					}
+				}
+			}
 			if b.P50 < 0 {
 				r.Err = "too few points"
 				out = append(out, r)

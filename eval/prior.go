@@ -52,7 +52,8 @@ func fitRecord(members []familyMember, epochs int, opt fit.LossOptions, rule fit
 // compared with the member's convergence. With crossFamily the other
 // members are those of other families than the member's own, so that the
 // record says how far curves carry over between families, as they must
-// for a job whose own family is left out.
+// for a job whose own family is left out. The prior's two parts are
+// weighed for each member as for the job (shareWeight).
 func priorRecord(members []familyMember, epochs int, crossFamily, budgets bool, rule fit.Rule) fit.Record {
 	var r fit.Record
 	for i, m := range members {
@@ -72,7 +73,8 @@ func priorRecord(members []familyMember, epochs int, crossFamily, budgets bool, 
 		if budgets {
 			budget = m.curve.Budget
 		}
-		prior := fit.FamilyPrior{Epochs: priorEpochs(m.y[:epochs], budget, pool, budgets)}
+		warp, share := priorParts(m.y[:epochs], budget, pool, budgets)
+		prior := weighted(warp, share, shareWeight(epochs, budget, crossFamily))
 		b := fit.Blend(fit.ConvergencePrediction{}, false, fit.QualityInsufficient, prior, fit.Evidence{Budget: budget}, rule)
 		r.Add(b.P50, int(m.epoch), m.censored)
 	}
@@ -87,27 +89,33 @@ func budgetOf(c Curve, cfg ConvergenceConfig) float64 {
 	return 0
 }
 
-// priorEpochs is the family prior over a job's convergence epoch: each
-// finished member's epoch matched by shape (warpedEpochs), and, with
-// budgets and the job's budget known, each member that declared one lends
-// its epoch a second time, as the same share of the job's budget
-// (budgetEpochs). Both are kept because neither is right for every
-// recipe: a schedule laid out in shares of its budget converges at the
-// same share, one cutting every so many epochs at the same epoch; the
-// mixture leaves the choice to the job's fit and the prior's record.
+// priorParts is the family prior over a job's convergence epoch in two
+// parts: each finished member's epoch matched by shape (warpedEpochs),
+// and, with budgets and the job's budget known, each member that declared
+// one lends its epoch a second time, as the same share of the job's budget
+// (budgetEpochs; nil otherwise). Both are kept because neither is right
+// for every recipe: a schedule laid out in shares of its budget converges
+// at the same share, one cutting every so many epochs at the same epoch;
+// the mixture leaves the choice to the job's fit and the prior's record.
 // (Measured: the share alone lost coverage at 50% observed on step-curves
 // with families left out, 30 -> 27 of 31 on seed 2; both kept 28.)
-func priorEpochs(obs []float64, budget float64, members []familyMember, budgets bool) []float64 {
-	out := warpedEpochs(obs, members)
+func priorParts(obs []float64, budget float64, members []familyMember, budgets bool) (warp, share []float64) {
+	warp = warpedEpochs(obs, members)
 	if !budgets || budget <= 0 {
-		return out
+		return warp, nil
 	}
 	for _, m := range members {
 		if m.curve.Budget > 0 {
-			out = append(out, budgetEpochs(m, budget))
+			share = append(share, budgetEpochs(m, budget))
 		}
 	}
-	return out
+	return warp, share
+}
+
+// priorEpochs is every epoch of the prior, both parts.
+func priorEpochs(obs []float64, budget float64, members []familyMember, budgets bool) []float64 {
+	warp, share := priorParts(obs, budget, members, budgets)
+	return append(warp, share...)
 }
 
 // budgetEpochs is a finished member's convergence epoch stretched to a job

@@ -9,6 +9,9 @@ import (
 // job's convergence: the epoch at which each of them converged (or stopped).
 type FamilyPrior struct {
 	Epochs []float64
+	// Weights, when set (one per epoch), are the epochs' relative shares
+	// of the prior; nil weighs them alike.
+	Weights []float64
 	// Fit, when Fit.Tried > 0, says how the 1/k fit fared on the family's
 	// finished jobs when it saw as many epochs of each as the job has run.
 	// A family on which the fit fails lends the prior more weight than the
@@ -75,6 +78,27 @@ func (p FamilyPrior) weight(quality string) float64 {
 		w *= math.Min(1, fitErr/priorErr)
 	}
 	return w
+}
+
+// shares are the prior's epochs' shares of its mass, summing to 1; nil
+// (equal shares) without Weights, or when they do not sum to a positive
+// number.
+func (p FamilyPrior) shares() []float64 {
+	if len(p.Weights) != len(p.Epochs) {
+		return nil
+	}
+	total := 0.0
+	for _, v := range p.Weights {
+		total += math.Max(v, 0)
+	}
+	if !(total > 0) || math.IsInf(total, 0) {
+		return nil
+	}
+	out := make([]float64, len(p.Epochs))
+	for k, v := range p.Weights {
+		out[k] = math.Max(v, 0) / total
+	}
+	return out
 }
 
 // Evidence is what a job's own log says for certain about its convergence.
@@ -217,10 +241,15 @@ func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPri
 	}
 	if w > 0 {
 		per := max(n/len(prior.Epochs), 5)
-		for _, e := range prior.Epochs {
+		share := prior.shares()
+		for k, e := range prior.Epochs {
 			for i := 0; i < per; i++ {
 				u := (float64(i)+0.5)/float64(per)*0.2 - 0.1
-				kept = append(kept, sample{math.Max(e*(1+u), floor), w / float64(len(prior.Epochs)*per)})
+				wt := w / float64(len(prior.Epochs)*per)
+				if share != nil {
+					wt = w * share[k] / float64(per)
+				}
+				kept = append(kept, sample{math.Max(e*(1+u), floor), wt})
 			}
 		}
 	}

@@ -119,3 +119,24 @@ func TestBlendBudget(t *testing.T) {
 		t.Errorf("budget spent: %+v, want no plateau and nothing past 45", b)
 	}
 }
+
+// TestBlendPriorWeights: the prior's epochs weigh as their Weights say
+// (nil, the wrong length or no positive total: alike).
+func TestBlendPriorWeights(t *testing.T) {
+	rule := DefaultRule
+	epochs := []float64{30, 30, 30, 80}
+	p50 := func(w []float64) int {
+		return Blend(ConvergencePrediction{}, false, QualityInsufficient, FamilyPrior{Epochs: epochs, Weights: w}, Evidence{}, rule).P50
+	}
+	if got := p50(nil); got < 27 || got > 33 {
+		t.Errorf("alike: p50 %d, want near 30 (three of four epochs)", got)
+	}
+	if got := p50([]float64{1, 1, 1, 9}); got < 72 || got > 88 {
+		t.Errorf("80 weighing three quarters: p50 %d, want near 80", got)
+	}
+	for _, w := range [][]float64{{1, 1}, {0, 0, 0, 0}, {-1, 0, 0, 0}} {
+		if got := p50(w); got != p50(nil) {
+			t.Errorf("weights %v: p50 %d, want %d (alike)", w, got, p50(nil))
+		}
+	}
+}
