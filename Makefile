@@ -1,5 +1,7 @@
 # optimus: build, test, run.
-#   make build   build bin/optimus
+#   make build   build bin/optimus and bin/optimus-kubernetes (the same CLI with client-go:
+#                optimus runs it for the commands that reach a cluster; README "Install")
+#   make install install both into $GOBIN (go install ./cmd/...)
 #   make demo    run the pipeline over the embedded testbed into out/
 #   make test    vet and test everything (interop checks need Node.js; see below),
 #                ending with a line that says which suites ran and which were skipped
@@ -14,12 +16,17 @@ OUT     ?= out
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X github.com/optimus-sched/optimus/cli/cmdutil.Version=$(VERSION)
 
-.PHONY: build demo demo-current test gotest vet interop docs bench clean FORCE k8s-build k8s-up
+.PHONY: build install demo demo-current test gotest vet interop docs bench clean FORCE k8s-build k8s-up
 
 build: $(BIN)
 
+# Both binaries in one go build (one link each); bin/optimus finds
+# bin/optimus-kubernetes next to itself.
 $(BIN): FORCE
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/optimus
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/optimus ./cmd/optimus-kubernetes
+
+install: assets
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/...
 
 # The demo's outputs are deterministic: the same binary and scripts/demo.sh
 # give the same files. A stamp of both, written after a demo that succeeded,

@@ -1,6 +1,7 @@
 // Package applycmd implements `optimus apply`: carry a plan out through an
-// executor (those registered in package executor: print, exec, kubernetes)
-// and record what was done.
+// executor (those registered in package executor: print, exec, kubernetes;
+// the main package links them, executor/all or executor/allkube) and record
+// what was done.
 package applycmd
 
 import (
@@ -19,8 +20,8 @@ import (
 	"github.com/optimus-sched/optimus/apply"
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/kubebin"
 	"github.com/optimus-sched/optimus/executor"
-	_ "github.com/optimus-sched/optimus/executor/all" // every executor kind
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline/adapt"
@@ -227,6 +228,11 @@ func (v fanout) IsBoolFlag() bool {
 // Run applies.
 func Run(opts *Options) error {
 	if err := opts.check(); err != nil {
+		return err
+	}
+	// An executor this binary does not link: optimus-kubernetes runs the
+	// command instead, before any input is read.
+	if err := kubebin.IfUnlinked(opts.IO, opts.Configs[opts.Executor]); err != nil {
 		return err
 	}
 	// The main input first: in a pipe the stages before may write the side

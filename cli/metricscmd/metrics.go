@@ -18,10 +18,10 @@ import (
 
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/kubebin"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/metrics"
-	_ "github.com/optimus-sched/optimus/metrics/kubelogs" // the kubernetes source
 )
 
 // Options are metrics' inputs.
@@ -169,6 +169,14 @@ func Run(opts *Options) error {
 	global, err := parseMetric(opts.Metric)
 	if err != nil {
 		return cmdutil.Usagef("--metric: %v", err)
+	}
+	// A source this binary does not link (kubernetes: the main package
+	// links it): optimus-kubernetes runs the command instead, before any
+	// input is read.
+	for _, r := range readers {
+		if err := kubebin.IfUnlinked(opts.IO, r.Reader); err != nil {
+			return err
+		}
 	}
 	var jobs, configs *table.Table
 	if opts.Jobs != "" {

@@ -2,8 +2,8 @@
 // nodes and the optimus-managed tasks back into the tables the pipeline
 // starts from (cluster, the current plan, the jobs' running ps and
 // workers), so a cron job runs snapshot | fit | predict | solve | place
-// --current | apply. Each source (package executor's registry: kubernetes)
-// is a subcommand.
+// --current | apply. Each source (package executor's registry: kubernetes;
+// the main package links them) is a subcommand.
 package snapshotcmd
 
 import (
@@ -16,8 +16,8 @@ import (
 
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/cli/kubebin"
 	"github.com/optimus-sched/optimus/executor"
-	_ "github.com/optimus-sched/optimus/executor/all" // every snapshot source
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline/adapt"
@@ -86,6 +86,11 @@ func Run(ctx context.Context, opts *Options) error {
 	ext, ok := extensions[opts.Format]
 	if !ok {
 		return cmdutil.Usagef("--format %q: use parquet, arrow, arrows or csv", opts.Format)
+	}
+	// A source this binary does not link: optimus-kubernetes runs the
+	// command instead, before any input is read.
+	if err := kubebin.IfUnlinked(opts.IO, opts.Source); err != nil {
+		return err
 	}
 	var jobs *table.Table
 	if opts.Jobs != "" {

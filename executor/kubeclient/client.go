@@ -34,6 +34,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/util/flowcontrol"
+
+	"github.com/optimus-sched/optimus/executor/kubeopts"
 )
 
 // Options say which cluster and namespace to connect to.
@@ -94,8 +96,8 @@ var baseGroups = []Group{
 // fairly among clients (API Priority and Fairness), so a client that asks
 // for more than its share is queued there, not served ahead of others.
 const (
-	DefaultQPS   = 100
-	DefaultBurst = 200
+	DefaultQPS   = kubeopts.DefaultQPS
+	DefaultBurst = kubeopts.DefaultBurst
 )
 
 // Client is a connection to one namespace of a cluster.
@@ -170,13 +172,7 @@ func Connect(o Options) (*Client, error) {
 // ConfigError is a kubeconfig (or in-cluster configuration) that cannot be
 // used: missing, not YAML, naming no such context, no server. It is the
 // user's input, so optimus exits 2 on it.
-type ConfigError struct{ Err error }
-
-func (e *ConfigError) Error() string { return "kubernetes: " + e.Err.Error() }
-func (e *ConfigError) Unwrap() error { return e.Err }
-
-// InvalidInput makes the error exit 2 (cmdutil.ExitCode).
-func (e *ConfigError) InvalidInput() bool { return true }
+type ConfigError = kubeopts.ConfigError
 
 func newClient(cfg *rest.Config, groups []Group) (*Client, error) {
 	s := runtime.NewScheme()

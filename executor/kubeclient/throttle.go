@@ -5,8 +5,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/spf13/pflag"
 	"k8s.io/client-go/util/flowcontrol"
+
+	"github.com/optimus-sched/optimus/executor/kubeopts"
 )
 
 // meteredLimiter is the client's rate limiter, counting how long requests
@@ -55,29 +56,9 @@ func (c *Client) Throttled() Throttle {
 }
 
 // RateFlags are the --qps and --burst flags every Kubernetes-family
-// executor and snapshot source shares.
-type RateFlags struct {
-	QPS   float32
-	Burst int
-}
+// executor and snapshot source shares (package kubeopts: the light binary
+// defines them without client-go).
+type RateFlags = kubeopts.RateFlags
 
 // DefaultRateFlags are DefaultQPS and DefaultBurst.
-func DefaultRateFlags() RateFlags { return RateFlags{QPS: DefaultQPS, Burst: DefaultBurst} }
-
-// AddFlags defines --qps and --burst on fs.
-func (r *RateFlags) AddFlags(fs *pflag.FlagSet) {
-	fs.Float32Var(&r.QPS, "qps", r.QPS, "client-side limit of API requests a second (`N`; 0: the default; negative: none, the API server's fairness still applies)")
-	fs.IntVar(&r.Burst, "burst", r.Burst, "API requests (`N`) sent at once before --qps paces them (0: twice --qps)")
-}
-
-// Check refuses a negative burst.
-func (r RateFlags) Check() error {
-	if r.Burst < 0 {
-		return &ConfigError{Err: errFlag("--burst must be 0 (twice --qps) or more")}
-	}
-	return nil
-}
-
-type errFlag string
-
-func (e errFlag) Error() string { return string(e) }
+func DefaultRateFlags() RateFlags { return kubeopts.DefaultRateFlags() }

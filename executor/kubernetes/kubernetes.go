@@ -19,13 +19,14 @@ import (
 
 	"github.com/optimus-sched/optimus/executor"
 	"github.com/optimus-sched/optimus/executor/kubeclient"
+	"github.com/optimus-sched/optimus/executor/kubeopts"
 )
 
-// Defaults of Options.
+// Defaults of Options (and of apply's flags: package kubeopts).
 const (
-	DefaultTimeout       = 60 * time.Second
-	DefaultLeaseWait     = 30 * time.Second
-	DefaultLeaseDuration = 30 * time.Second
+	DefaultTimeout       = kubeopts.DefaultTimeout
+	DefaultLeaseWait     = kubeopts.DefaultLeaseWait
+	DefaultLeaseDuration = kubeopts.DefaultLeaseDuration
 )
 
 // Options configure the executor.

@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/optimus-sched/optimus/executor"
+	"github.com/optimus-sched/optimus/executor/kubeopts"
 )
 
 // Labels and annotations optimus puts on what it creates.
@@ -100,16 +101,9 @@ func (o ManifestOptions) namespace() string {
 
 // CheckNamespace reports a namespace Kubernetes cannot have: a namespace
 // is a DNS-1123 label (so no "/", "..", spaces or newlines reach a path,
-// a URL or YAML). "" is fine: it means the default.
-func CheckNamespace(ns string) error {
-	if ns == "" {
-		return nil
-	}
-	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
-		return executor.Usagef("--namespace %q is not a Kubernetes namespace name: %s", ns, strings.Join(errs, "; "))
-	}
-	return nil
-}
+// a URL or YAML). "" is fine: it means the default. (kubeopts.CheckNamespace:
+// the light binary checks --namespace too.)
+func CheckNamespace(ns string) error { return kubeopts.CheckNamespace(ns) }
 
 // checkNode reports a node name Kubernetes cannot have (a DNS-1123
 // subdomain).

@@ -2,12 +2,11 @@ package print
 
 import (
 	"context"
-	"io"
 
 	"github.com/spf13/pflag"
 
 	"github.com/optimus-sched/optimus/executor"
-	"github.com/optimus-sched/optimus/executor/kubernetes"
+	"github.com/optimus-sched/optimus/executor/kubeopts"
 )
 
 func init() {
@@ -25,7 +24,8 @@ objects the kubernetes executor would create go to standard output as YAML
 // Config is the print executor's configuration from optimus apply's flags.
 type Config struct {
 	// Manifests writes the objects the kubernetes executor would create
-	// (kubernetes.WriteManifests) to standard output, in Namespace.
+	// (kubernetes.WriteManifests, through kubeopts.Manifests) to standard
+	// output, in Namespace.
 	Manifests    bool
 	Namespace    string
 	PodTemplates string // the directory of the jobs' pod templates
@@ -36,12 +36,21 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.Manifests, "manifests", false, "write the Kubernetes objects the kubernetes executor would create to standard output as YAML")
 	fs.StringVar(&c.Namespace, "namespace", "", "the `NAMESPACE` of the pods and Services in the manifests (default: default)")
 	_ = fs.SetAnnotation("namespace", executor.Needs, []string{"manifests"})
-	kubernetes.AddTemplatesFlag(fs, &c.PodTemplates)
+	kubeopts.AddTemplatesFlag(fs, &c.PodTemplates)
 	_ = fs.SetAnnotation("pod-templates", executor.Needs, []string{"manifests"})
 }
 
 // Check refuses a namespace Kubernetes cannot have.
-func (c *Config) Check() error { return kubernetes.CheckNamespace(c.Namespace) }
+func (c *Config) Check() error { return kubeopts.CheckNamespace(c.Namespace) }
+
+// Unlinked names --manifests when this program does not link what writes
+// them (executor/kubernetes: the light binary runs optimus-kubernetes).
+func (c *Config) Unlinked() string {
+	if c.Manifests && kubeopts.Manifests == nil {
+		return "print --manifests"
+	}
+	return ""
+}
 
 // WritesStdout: the manifests go to standard output.
 func (c *Config) WritesStdout() bool { return c.Manifests }
@@ -50,16 +59,14 @@ func (c *Config) WritesStdout() bool { return c.Manifests }
 func (c *Config) New(_ context.Context, env executor.Env) (executor.Executor, error) {
 	o := Options{Current: env.Current, Capacity: env.Capacity}
 	if c.Manifests {
-		mo := kubernetes.ManifestOptions{Namespace: c.Namespace}
-		if c.PodTemplates != "" {
-			ts, err := kubernetes.LoadTemplates(c.PodTemplates)
-			if err != nil {
-				return nil, err
-			}
-			mo.Templates = ts
+		if kubeopts.Manifests == nil {
+			return nil, kubeopts.NotLinked("print --manifests")
 		}
-		o.Manifests = env.Stdout
-		o.Manifest = func(w io.Writer, changes []executor.Change) error { return kubernetes.WriteManifests(w, changes, mo) }
+		m, err := kubeopts.Manifests(c.Namespace, c.PodTemplates)
+		if err != nil {
+			return nil, err
+		}
+		o.Manifests, o.Manifest = env.Stdout, m
 	}
 	return New(o)
 }

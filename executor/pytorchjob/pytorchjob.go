@@ -22,11 +22,12 @@ import (
 
 	"github.com/optimus-sched/optimus/executor"
 	"github.com/optimus-sched/optimus/executor/kubeclient"
+	"github.com/optimus-sched/optimus/executor/kubeopts"
 	k8s "github.com/optimus-sched/optimus/executor/kubernetes"
 )
 
 // Name is the executor's name (apply --executor).
-const Name = "pytorchjob"
+const Name = kubeopts.PyTorchJob
 
 // Needed lists every permission the executor uses: the PyTorchJobs it
 // manages, the Lease that serialises applies (the pod executor's: one apply

@@ -6,40 +6,18 @@ import (
 	"sort"
 
 	"github.com/optimus-sched/optimus/executor"
+	"github.com/optimus-sched/optimus/executor/kubeopts"
 	k8s "github.com/optimus-sched/optimus/executor/kubernetes"
 )
 
-func init() {
-	executor.RegisterSource(&executor.Source{
-		Name:  Name,
-		Short: "Read a Kubernetes cluster and its optimus PyTorchJobs into cluster, plan and jobs tables",
-		Long: `Snapshot reads a Kubernetes cluster (--kubeconfig, the KUBECONFIG variable, or the
-in-cluster service account) and writes into DIR the tables snapshot kubernetes writes, with
-the plan running now read from the namespace's optimus-managed PyTorchJobs (label
-app.kubernetes.io/managed-by=optimus) rather than from pods: each PyTorchJob's
-optimus.dev/tasks annotation, what the last apply --executor pytorchjob planned
-(docs/kubernetes.md, "PyTorchJob executor").
-
-  cluster.parquet  the nodes, as snapshot kubernetes writes them (allocatable less what
-                   pods optimus does not manage request; cordoned, NotReady and untolerated
-                   tainted nodes left out).
-  plan.parquet     one row per worker of each PyTorchJob; a task on a node the cluster does
-                   not list is left out, with a warning.
-  jobs.parquet     with --jobs: the jobs table with ps 0 and workers set to what runs now.`,
-		Example:   `  optimus snapshot pytorchjob --jobs jobs.parquet --namespace training -o snap`,
-		NewConfig: func() executor.SourceConfig { return &SnapshotConfig{} },
-		FileFlags: []string{"kubeconfig"},
-	})
-}
-
 // SnapshotConfig is the pytorchjob snapshot source's configuration: the
-// kubernetes source's.
-type SnapshotConfig struct{ k8s.SnapshotConfig }
+// kubernetes source's (package kubeopts registers the source).
+type SnapshotConfig = kubeopts.PyTorchJobSnapshotConfig
 
-// Read lists the nodes (as the kubernetes source does) and reads the
-// PyTorchJobs' tasks back (Current).
-func (c *SnapshotConfig) Read(ctx context.Context) (*executor.Snapshot, error) {
-	if err := k8s.CheckNamespace(c.Namespace); err != nil {
+// readSnapshot lists the nodes (as the kubernetes source does) and reads
+// the PyTorchJobs' tasks back (Current): SnapshotConfig.Read.
+func readSnapshot(ctx context.Context, c *SnapshotConfig) (*executor.Snapshot, error) {
+	if err := c.Check(); err != nil {
 		return nil, err
 	}
 	var ts *k8s.Templates

@@ -1,77 +1,19 @@
 package kubelogs
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
-	"time"
-
 	"github.com/optimus-sched/optimus/executor/kubeclient"
 	"github.com/optimus-sched/optimus/metrics"
+	"github.com/optimus-sched/optimus/metrics/kubelogsopts"
 )
 
-func init() {
-	metrics.Register(&metrics.Source{
-		Name:  "kubernetes",
-		Short: "the optimus-managed pods' logs, through the Kubernetes API (pods/log)",
-		Long: `Lists the pods the kubernetes executor made (label app.kubernetes.io/managed-by=optimus)
-in --kubernetes-namespace, and fetches the log of each container of the chosen pods (by
-default each job's worker 0) through the API server's pods/log, with the kubelet's
-timestamps, from the last line it kept (sinceTime). It appends what is new to
-ROOT/JOB/gen-GENERATION/CONFIG/POD.CONTAINER.podlog (CONFIG: ps2-w4, or w8 without
-parameter servers, counted from the generation's pods), which the text sources then read
-with the rest of ROOT: a line's kubelet time is its time when the line has none. After a
-container restarted in its pod (restartCount above the last run's), its previous
-instance's log (previous=true) is read first; the kubelet keeps only the last ended
-instance's, so a container restarted twice between runs loses lines (a warning counts
-them). These files, and a hidden .POD.CONTAINER.restarts beside each restarted
-container's (the restart count seen), are the only state kept between runs.`,
-		Files:    "*" + metrics.PodLogSuffix,
-		Explicit: true,
-		Collects: true,
-		Options: []Option{
-			{Name: "namespace", Doc: "`NAMESPACE` of the jobs' pods (default: the kubeconfig context's)"},
-			{Name: "kubeconfig", Doc: "kubeconfig `FILE` (default: KUBECONFIG, ~/.kube/config, then in-cluster)"},
-			{Name: "context", Doc: "kubeconfig `CONTEXT` (default: its current one)"},
-			{Name: "roles", Doc: "`ROLES` of the pods whose logs are read (comma-separated: worker, ps, scheduler; all)", Default: "worker"},
-			{Name: "index", Doc: "`INDEX` of the pods of each role whose logs are read (all: every one)", Default: "0"},
-			{Name: "limit-bytes", Doc: "most bytes (`N`) fetched of one container's logs (previous and current) per run (the rest next run)", Default: strconv.Itoa(64 << 20)},
-			{Name: "timeout", Doc: "`DURATION` after which it gives up on the cluster", Default: "1m"},
-		},
-		New: newCollector,
-	})
-}
+// The source, its help and options are package kubelogsopts' (the light
+// binary links them without client-go); this package fetches the logs.
+func init() { kubelogsopts.NewCollector = newCollector }
 
 // Option is a metrics source option.
 type Option = metrics.Option
 
-func newCollector(opts map[string]string) (any, error) {
-	c := &Collector{Conn: kubeclient.Options{Kubeconfig: opts["kubeconfig"], Context: opts["context"], Namespace: opts["namespace"]}, Index: -1}
-	if r := opts["roles"]; r != "all" {
-		c.Roles = map[string]bool{}
-		for _, s := range strings.Split(r, ",") {
-			if s = strings.TrimSpace(s); s == "" {
-				return nil, fmt.Errorf("--kubernetes-roles %q: name roles (worker, ps, scheduler) or say all", r)
-			}
-			c.Roles[s] = true
-		}
-	}
-	if i := opts["index"]; i != "all" {
-		n, err := strconv.Atoi(i)
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("--kubernetes-index %q: give a task index of at least 0, or all", i)
-		}
-		c.Index = n
-	}
-	n, err := strconv.ParseInt(opts["limit-bytes"], 10, 64)
-	if err != nil || n < 2*metrics.MaxLine {
-		return nil, fmt.Errorf("--kubernetes-limit-bytes %q: give a number of bytes of at least %d (two of the longest lines read)", opts["limit-bytes"], 2*metrics.MaxLine)
-	}
-	c.LimitBytes = n
-	d, err := time.ParseDuration(opts["timeout"])
-	if err != nil || d <= 0 {
-		return nil, fmt.Errorf("--kubernetes-timeout %q: give a duration above 0, such as 1m", opts["timeout"])
-	}
-	c.Timeout = d
-	return c, nil
+func newCollector(s *kubelogsopts.Settings) metrics.Collector {
+	return &Collector{Conn: kubeclient.Options{Kubeconfig: s.Kubeconfig, Context: s.Context, Namespace: s.Namespace},
+		Roles: s.Roles, Index: s.Index, LimitBytes: s.LimitBytes, Timeout: s.Timeout}
 }
