@@ -139,7 +139,7 @@ func TestEvalConvergenceOnSchedules(t *testing.T) {
 	}
 }
 
-// The Pollux figures of docs/models.md before issue 12 (uncensored
+// The Pollux figures of benchmarks/convergence.md before issue 12 (uncensored
 // coverage 19 of 25 at 25% observed and 20 of 25 at 50%, median errors 20
 // and 14 epochs) must not get worse: with the family prior, without any
 // prior, and scored leave-one-family-out (the prior from the other five
@@ -214,7 +214,7 @@ func TestEvalConvergenceInputs(t *testing.T) {
 // at most 10% of the truth at 50%, and at least 90% at 50% (28 of 29 and
 // 30 of 31 since the floor and spent-schedule steps; with the declared
 // budgets, seed 2, 28 of 31); at 25% the median error is 12-16% (13% with
-// the budgets; docs/models.md): the bar of 10% is not met, and 20% is
+// the budgets; benchmarks/convergence.md): the bar of 10% is not met, and 20% is
 // checked. The budgets run adds about 1.3 CPU-seconds, the Pollux one
 // below 0.8. Pollux's imagenet curves (a step schedule) are all covered at
 // both fractions, with the prior and with the families left out, and no
@@ -284,11 +284,11 @@ func TestEvalConvergenceOnStepSchedules(t *testing.T) {
 	}
 }
 
-// The figures of docs/models.md before issue 24 (main at e252d32) must not
-// get worse: on Pollux's curves (default, no prior, leave-one-family-out)
-// and on the held-out schedule-curves (seeds 2 and 3, without the declared
-// schedules, with the prior and leave-one-family-out): uncensored coverage
-// no lower, median epoch error no higher.
+// The figures of benchmarks/convergence.md before issue 24 (main at
+// e252d32) must not get worse: on Pollux's curves (default, no prior,
+// leave-one-family-out) and on the held-out schedule-curves (seeds 2 and 3,
+// without the declared schedules, with the prior and leave-one-family-out):
+// uncensored coverage no lower, median epoch error no higher.
 func TestEvalConvergenceNotWorseThanBeforeIssue24(t *testing.T) {
 	type before struct {
 		frac    float64
