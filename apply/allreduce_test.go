@@ -1,11 +1,13 @@
 package apply_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/optimus-sched/optimus/apply"
 	"github.com/optimus-sched/optimus/executor"
+	execexec "github.com/optimus-sched/optimus/executor/exec"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline/adapt"
@@ -72,5 +74,36 @@ func TestDiffAllReduce(t *testing.T) {
 	// The same plan again: nothing to do.
 	if changes, _ := apply.Diff(plan, plan.Tasks, jobs, apply.Options{Generation: apply.Generation(plan)}); len(changes) != 0 {
 		t.Errorf("the plan that runs: %d changes", len(changes))
+	}
+}
+
+// The exec executor on an all-reduce plan calls the program with --ps 0
+// and the job's workers, and its request lists worker tasks only. (Here
+// rather than in executor/exec, so that exec's test binary does not link
+// the table readers this plan is read with.)
+func TestExecArgsAllReduce(t *testing.T) {
+	plan, jobs := allReduce(t)
+	changes, _ := apply.Diff(plan, nil, jobs, apply.Options{Generation: "g1"})
+	found := false
+	for _, c := range changes {
+		req := execexec.NewRequest(c)
+		if req.Job.Mode != "allreduce" || len(req.To) != len(c.To) {
+			t.Errorf("%s: request mode %q, %d tasks", c.Job.Job, req.Job.Mode, len(req.To))
+		}
+		for _, tk := range req.To {
+			if tk.Role != executor.RoleWorker || tk.Resources["gpu"] != 1 {
+				t.Errorf("%s: task %s role %s, %v GPUs", c.Job.Job, tk.Name, tk.Role, tk.Resources["gpu"])
+			}
+		}
+		if c.Job.Job == "imagenet-11" {
+			found = true
+			want := []string{"start", "imagenet-11", "--generation", "g1", "--ps", "0", "--workers", "14"}
+			if got := execexec.Args(c); !slices.Equal(got, want) {
+				t.Errorf("args %q, want %q", got, want)
+			}
+		}
+	}
+	if !found || len(changes) != 8 {
+		t.Errorf("%d changes, imagenet-11 among them: %v", len(changes), found)
 	}
 }

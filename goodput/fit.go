@@ -80,8 +80,8 @@ func Fit(samples []Sample) PerfParams {
 		}
 		return PerfParams{v[0], v[1], v[2], v[3], v[4], v[5], v[6]}
 	}
-	logs := sampleLogs(samples)
-	obj := func(z []float64) float64 { return objective(toParams(z), samples, logs) }
+	data := newFitData(samples)
+	obj := func(z []float64) float64 { return data.objective(toParams(z)) }
 	z0 := make([]float64, len(idx))
 	for k, i := range idx {
 		if i == 6 {
@@ -111,27 +111,67 @@ func Fit(samples []Sample) PerfParams {
 	return best
 }
 
-// sampleLogs is log GradTime and log StepTime of each sample, which every
-// evaluation of the objective needs.
-func sampleLogs(samples []Sample) [][2]float64 {
-	logs := make([][2]float64, len(samples))
-	for i, s := range samples {
-		logs[i] = [2]float64{math.Log(s.GradTime), math.Log(s.StepTime)}
-	}
-	return logs
+// fitData is what every evaluation of Fit's objective needs of the
+// samples: log GradTime and log StepTime of each, and the distinct atomic
+// batches and (nodes, replicas) pairs they are at, so that an evaluation
+// takes a power of the gradient and synchronisation times once per
+// distinct value rather than once per sample (a few hundred samples over
+// 70 pairs and 5-21 batches; the same operations on the same values, so
+// the same bits).
+type fitData struct {
+	logs          [][2]float64
+	atomic, pair  []int // each sample's index in atomics, pairs
+	atomics       []float64
+	pairs         [][2]int
+	logGrad, powG []float64 // per atomic: log GradTime, GradTime^γ
+	powS          []float64 // per pair: SyncTime^γ
 }
 
-// objective is Fit's loss of p on samples, logs their sampleLogs.
-func objective(p PerfParams, samples []Sample, logs [][2]float64) float64 {
-	var e1, e2 float64
+func newFitData(samples []Sample) *fitData {
+	d := &fitData{logs: make([][2]float64, len(samples)), atomic: make([]int, len(samples)), pair: make([]int, len(samples))}
+	atomicAt, pairAt := map[float64]int{}, map[[2]int]int{}
 	for i, s := range samples {
-		grad := p.GradTime(s.Atomic)
-		d1 := math.Log(grad) - logs[i][0]
-		d2 := math.Log(p.optimTime(grad, p.SyncTime(s.Nodes, s.Replicas))) - logs[i][1]
+		d.logs[i] = [2]float64{math.Log(s.GradTime), math.Log(s.StepTime)}
+		a, ok := atomicAt[s.Atomic]
+		if !ok {
+			a = len(d.atomics)
+			atomicAt[s.Atomic] = a
+			d.atomics = append(d.atomics, s.Atomic)
+		}
+		key := [2]int{s.Nodes, s.Replicas}
+		q, ok := pairAt[key]
+		if !ok {
+			q = len(d.pairs)
+			pairAt[key] = q
+			d.pairs = append(d.pairs, key)
+		}
+		d.atomic[i], d.pair[i] = a, q
+	}
+	d.logGrad, d.powG, d.powS = make([]float64, len(d.atomics)), make([]float64, len(d.atomics)), make([]float64, len(d.pairs))
+	return d
+}
+
+// objective is Fit's loss of p on the samples: log GradTime's and log
+// StepTime's root mean square errors (StepTime as PerfParams.optimTime
+// computes it) plus the penalties.
+func (d *fitData) objective(p PerfParams) float64 {
+	g := p.Gamma
+	for k, a := range d.atomics {
+		grad := p.GradTime(a)
+		d.logGrad[k], d.powG[k] = math.Log(grad), math.Pow(grad, g)
+	}
+	for k, q := range d.pairs {
+		d.powS[k] = math.Pow(p.SyncTime(q[0], q[1]), g)
+	}
+	var e1, e2 float64
+	for i, l := range d.logs {
+		a := d.atomic[i]
+		d1 := d.logGrad[a] - l[0]
+		d2 := math.Log(math.Pow(d.powG[a]+d.powS[d.pair[i]], 1/g)) - l[1]
 		e1 += d1 * d1
 		e2 += d2 * d2
 	}
-	n := float64(len(samples))
+	n := float64(len(d.logs))
 	r1 := p.BetaN / p.AlphaN
 	r2 := p.BetaR / p.AlphaR
 	return math.Sqrt(e1/n) + math.Sqrt(e2/n) + 1e-3*(p.Gamma-1)*(p.Gamma-1) + 1e-2*(r1*r1+r2*r2)

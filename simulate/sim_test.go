@@ -53,12 +53,16 @@ func run(t testing.TB, in *simulate.Input, policy solve.Policy, seed uint64, ora
 	return res
 }
 
+// Optimus's mean JCT is below DRF's and Tetris' on the testbed, seeds 1-5,
+// fitted and oracle. Only the policies compared or logged are run (FIFO for
+// the log); every policy's runs are checked in
+// TestConservationUnderEveryPlacementAndCapacityCheck.
 func TestTestbedOptimusAheadOfBaselines(t *testing.T) {
 	for seed := uint64(1); seed <= 5; seed++ {
 		in := testbedInput(t, seed)
 		for _, oracle := range []bool{false, true} {
 			got := map[solve.Policy]simulate.Summary{}
-			for _, p := range fixedBatchPolicies() {
+			for _, p := range []solve.Policy{solve.Optimus, solve.DRF, solve.Tetris, solve.FIFO} {
 				got[p] = run(t, in, p, seed, oracle).Summary
 			}
 			o := got[solve.Optimus]

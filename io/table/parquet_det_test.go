@@ -13,7 +13,10 @@ import (
 // bytes every time, and read back; columns below that keep their
 // dictionary, as before.
 func TestParquetIsDeterministicWhenDictionariesOverflow(t *testing.T) {
-	n := 300000
+	// Enough rows for three columns to overflow (checked below), with a
+	// margin: 160,000 int64 (1.28 MB), 144,000 valid float64 (1.15 MB),
+	// 160,000 strings of 11 bytes (1.76 MB).
+	n := 160000
 	ints, floats, strs, few := make([]int64, n), make([]float64, n), make([]string, n), make([]string, n)
 	valid := make([]bool, n)
 	for i := range n {

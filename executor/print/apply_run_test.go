@@ -1,4 +1,4 @@
-package apply_test
+package print_test
 
 import (
 	"context"
@@ -10,7 +10,44 @@ import (
 	"github.com/optimus-sched/optimus/executor"
 	execexec "github.com/optimus-sched/optimus/executor/exec"
 	printexec "github.com/optimus-sched/optimus/executor/print"
+	"github.com/optimus-sched/optimus/io/schema"
+	"github.com/optimus-sched/optimus/io/table"
+	"github.com/optimus-sched/optimus/pipeline/adapt"
 )
+
+// apply.Run with the print and exec executors. These tests were apply's;
+// they live here because the print executor links client-go (its
+// manifests), which apply's own test binary need not link.
+
+// testbed is apply/testdata's testbed plan and jobs (apply's diff_test.go
+// says how they were made).
+func testbed(t *testing.T) (apply.Plan, map[string]executor.Job) {
+	t.Helper()
+	pt, err := table.ReadFile("../../apply/testdata/plan.csv", schema.Plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := adapt.ReadPlan(pt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jt, err := table.ReadFile("../../apply/testdata/jobs.csv", schema.Jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan, adapt.ReadJobs(jt)
+}
+
+// moved puts one task on another node.
+func moved(p apply.Plan, name, node string) apply.Plan {
+	out := apply.Plan{Jobs: p.Jobs, Tasks: append([]executor.Task(nil), p.Tasks...)}
+	for i, t := range out.Tasks {
+		if t.Name() == name {
+			out.Tasks[i].Node = node
+		}
+	}
+	return out
+}
 
 // Run applies the testbed plan without a command line: fresh, it plans a
 // start per job; given what runs now, it leaves the jobs running as planned
