@@ -15,20 +15,27 @@ import (
 // Kubernetes family's flags as the full one does: it reports their errors
 // itself, says how to install optimus-kubernetes when it is missing, and
 // otherwise hands the command over to it, on the same standard streams,
-// with its exit status. The two binaries are built once, from this tree.
+// with its exit status. This test binary, which links what main links,
+// stands in for the light binary (TestMain); optimus-kubernetes is built
+// once, from this tree.
 func TestLightBinaryHandsKubernetesOver(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatalf("go is needed to build the binaries: %v", err)
 	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
 	both := t.TempDir()
-	// Without DWARF: a quarter of the link time, and the binaries do the same.
-	build := exec.Command(goBin, "build", "-ldflags=-s -w", "-o", both+string(filepath.Separator), ".", "../optimus-kubernetes")
+	// Without DWARF: a quarter of the link time, and the binary does the same.
+	build := exec.Command(goBin, "build", "-ldflags=-s -w", "-o", filepath.Join(both, "optimus-kubernetes"), "../optimus-kubernetes")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	copyFile(t, self, filepath.Join(both, "optimus"))
 	light := filepath.Join(t.TempDir(), "optimus") // alone in its directory
-	copyFile(t, filepath.Join(both, "optimus"), light)
+	copyFile(t, self, light)
 	// A light binary under the full one's name: it must not hand over in
 	// a loop.
 	loop := t.TempDir()
@@ -38,9 +45,9 @@ func TestLightBinaryHandsKubernetesOver(t *testing.T) {
 	data := t.TempDir()
 	d := func(name string) string { return filepath.Join(data, name) }
 	// PATH holds no optimus-kubernetes; no kubeconfig but the ones given.
-	env := []string{"PATH=" + t.TempDir(), "HOME=" + data, "KUBECONFIG="}
+	env := []string{"PATH=" + t.TempDir(), "HOME=" + data, "KUBECONFIG=", asOptimus + "=1"}
 	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); k != "PATH" && k != "HOME" && k != "KUBECONFIG" && k != "OPTIMUS_KUBERNETES_FROM" {
+		if k, _, _ := strings.Cut(kv, "="); k != "PATH" && k != "HOME" && k != "KUBECONFIG" && k != "OPTIMUS_KUBERNETES_FROM" && k != asOptimus {
 			env = append(env, kv)
 		}
 	}
@@ -154,6 +161,16 @@ func TestLightBinaryHandsKubernetesOver(t *testing.T) {
 	if _, err := os.Stat(d("actions.parquet")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("actions.parquet after the light binary stopped: %v", err)
 	}
+}
+
+// asOptimus makes this test binary run as optimus: main, not the tests.
+const asOptimus = "OPTIMUS_TEST_BINARY_IS_OPTIMUS"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asOptimus) == "1" {
+		main()
+	}
+	os.Exit(m.Run())
 }
 
 func copyFile(t *testing.T, from, to string) {
