@@ -163,8 +163,8 @@ func TestMetricsLoopAgainstKubernetes(t *testing.T) {
 	// restart, the warm-up). The pods log every 100 batches, not 20 as the
 	// profiling runs do: the stand-in kubelet asks the API server for the
 	// pod at each line (ktest.LogKubelet.Log), and a fifth of the lines
-	// (from 1,200) still give each configuration's speed over many
-	// intervals and the first interval after the resize.
+	// still give each configuration's speed over many intervals and the
+	// first interval after the resize.
 	grow := func(cfg map[string][2]int, target map[string]int64, warmup time.Duration) {
 		t.Helper()
 		for job, c := range cfg {
