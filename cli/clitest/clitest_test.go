@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -109,6 +111,44 @@ func TestFixture(t *testing.T) {
 	}
 	if data, err := os.ReadFile(filepath.Join(a, "sim", "jobs.csv")); err != nil || string(data) != "job\na\n" {
 		t.Errorf("the fixture after a change of its copy: %q, %v", data, err)
+	}
+}
+
+// A Memo runs a command line once and gives every later run of the same
+// line its exit status and output; another line runs.
+func TestMemo(t *testing.T) {
+	runs := 0
+	m := clitest.NewMemo(func(ios *iostreams.IOStreams) *cobra.Command {
+		return newCmd(ios, func(o *options) error { runs++; return run(o) })
+	})
+	for i := 0; i < 2; i++ {
+		if code, out, stderr := m.Run(t, "--name", "a"); code != 0 || string(out) != "hello a\n" || stderr != "" || runs != 1 {
+			t.Errorf("run %d of --name a: exit %d, %q, %q after %d runs", i+1, code, out, stderr, runs)
+		}
+	}
+	if code, _, stderr := m.Run(t, "--fail", "usage"); code != 2 || stderr != "optimus: --fail usage: as asked\n" || runs != 2 {
+		t.Errorf("--fail usage: exit %d, %q after %d runs", code, stderr, runs)
+	}
+	if code, out, _ := m.Run(t, "--name", "b"); code != 0 || string(out) != "hello b\n" || runs != 3 {
+		t.Errorf("--name b: exit %d, %q after %d runs", code, out, runs)
+	}
+}
+
+// Main runs the tests with the collector at 400% unless GOGC is set, and
+// then leaves it at GOGC's.
+func TestMainSetsGCPercent(t *testing.T) {
+	want := 400
+	if env := os.Getenv("GOGC"); env == "off" {
+		want = -1
+	} else if env != "" {
+		n, err := strconv.Atoi(env)
+		if err != nil {
+			t.Fatalf("GOGC=%s", env)
+		}
+		want = n
+	}
+	if got := debug.SetGCPercent(want); got != want {
+		t.Errorf("GC percent %d under clitest.Main with GOGC=%q, want %d", got, os.Getenv("GOGC"), want)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,9 @@ type Fixture struct {
 	dir  string
 	err  error
 }
+
+// testGCPercent is the collector's target in Main.
+const testGCPercent = 400
 
 var fixtures struct {
 	sync.Mutex
@@ -101,7 +105,15 @@ func copyDir(src, dst string) error {
 //	func TestMain(m *testing.M) { clitest.Main(m) }
 //
 // and after run once the tests are done (ktest.StopShared, say).
+//
+// Unless GOGC is set, the tests run with the collector at 400%: a test
+// binary runs many short commands whose heaps are small and die with the
+// command, so collecting a quarter as often saves CPU
+// (benchmarks/test-time.md, session 6) for memory the machine has.
 func Main(m *testing.M, after ...func()) {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(testGCPercent)
+	}
 	code := m.Run()
 	for _, f := range after {
 		f()

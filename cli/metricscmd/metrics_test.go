@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optimus-sched/optimus/cli/clitest"
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/cli/metricscmd"
 	"github.com/optimus-sched/optimus/cli/root"
@@ -298,3 +299,6 @@ func TestSourceFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestMain runs the tests under clitest.Main (its collector setting).
+func TestMain(m *testing.M) { clitest.Main(m) }

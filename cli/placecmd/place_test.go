@@ -372,3 +372,6 @@ func TestAllocNodesRescuesAJob(t *testing.T) {
 		t.Errorf("exit %d, %q; want 2 and %q", code, stderr, want)
 	}
 }
+
+// TestMain runs the tests under clitest.Main (its collector setting).
+func TestMain(m *testing.M) { clitest.Main(m) }

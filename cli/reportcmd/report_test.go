@@ -115,3 +115,6 @@ func TestReportOfASimulation(t *testing.T) {
 		t.Errorf("--simulation FILE: exit %d, %s", code, stderr)
 	}
 }
+
+// TestMain runs the tests under clitest.Main (its collector setting).
+func TestMain(m *testing.M) { clitest.Main(m) }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/optimus-sched/optimus/cli/clitest"
+	"github.com/optimus-sched/optimus/cli/evalcmd"
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
@@ -84,11 +85,15 @@ type convergenceRun struct {
 }
 
 // evalConvergence runs eval convergence on the loss and jobs tables of dir
-// with args, or returns the results of the same command line run before.
+// with args, or returns the results of a command line run before that
+// parses into the same options (the seam, evalcmd.NewCmdConvergence's
+// runF): a flag given at its default is the same run as none.
 func evalConvergence(t *testing.T, dir string, args ...string) (int, []byte, string) {
 	t.Helper()
 	line := append([]string{"eval", "convergence", "-i", filepath.Join(dir, "loss.parquet"), "--jobs", filepath.Join(dir, "jobs.parquet")}, args...)
-	key := strings.Join(line, "\x00")
+	opts := clitest.MustParse(t, evalcmd.NewCmdConvergence, line[2:]...)
+	opts.IO = nil
+	key := fmt.Sprintf("%#v", *opts)
 	convergenceRuns.Lock()
 	defer convergenceRuns.Unlock()
 	if r, ok := convergenceRuns.m[key]; ok {

@@ -216,13 +216,10 @@ func TestEvalSpeedMeetsBar(t *testing.T) {
 
 // The bar: on Pollux's curves, the interval covers the truth in at
 // least 80% of curves at 50% observed, and the ImageNet curves (a step
-// learning-rate schedule) come out as poor fits.
+// learning-rate schedule) come out as poor fits. (The run with the
+// defaults on the shared export, which the convergence tests check too.)
 func TestEvalConvergenceMeetsBar(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "curves")
-	if code, _, stderr := run(t, nil, "datasets", "export", "pollux-curves", "-o", dir); code != 0 {
-		t.Fatal(stderr)
-	}
-	code, out, stderr := run(t, nil, "eval", "convergence", "-i", filepath.Join(dir, "loss.parquet"), "--jobs", filepath.Join(dir, "jobs.parquet"))
+	code, out, stderr := evalConvergence(t, polluxCurves.Dir(t))
 	if code != 0 {
 		t.Fatal(stderr)
 	}

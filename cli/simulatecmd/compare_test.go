@@ -3,6 +3,7 @@ package simulatecmd_test
 import (
 	"bytes"
 	"math"
+	"path/filepath"
 	"testing"
 
 	"github.com/optimus-sched/optimus/io/schema"
@@ -25,7 +26,14 @@ func TestComparisonShowsP95MakespanAndSpread(t *testing.T) {
 		}
 		return tab
 	}
-	sum, cmp := read(schema.SimSummary), read(schema.SimComparison, "--compare")
+	// The runs' own sim_summary: --dir writes it beside the comparison
+	// of the same runs.
+	dir := t.TempDir()
+	cmp := read(schema.SimComparison, "--compare", "--dir", dir)
+	sum, err := table.ReadFile(filepath.Join(dir, "sim_summary.parquet"), schema.SimSummary)
+	if err != nil {
+		t.Fatal(err)
+	}
 	type spread struct{ sum, lo, hi float64 }
 	want := map[string]map[string]*spread{}
 	for i, pol := range sum.Strings("policy") {

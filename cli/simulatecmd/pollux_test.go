@@ -62,7 +62,7 @@ func TestPolluxSwitches(t *testing.T) {
 		t.Helper()
 		base := []string{"simulate", "--pollux", "workload-1", "--interval", "60", "--stop-cost", "0", "--restore-cost", "30",
 			"--policies", "tiresias", "--oracle", "--intervals=false", "--format", "csv", "-q"}
-		code, out, stderr := optimus.Run(t, nil, append(base, args...)...)
+		code, out, stderr := sims.Run(t, append(base, args...)...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}

@@ -467,3 +467,6 @@ func TestCapacityFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestMain runs the tests under clitest.Main (its collector setting).
+func TestMain(m *testing.M) { clitest.Main(m) }

@@ -1,4 +1,4 @@
-package metricscmd_test
+package root
 
 import (
 	"bytes"
@@ -15,7 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/optimus-sched/optimus/cli/root"
 	k8s "github.com/optimus-sched/optimus/executor/kubernetes"
 	"github.com/optimus-sched/optimus/executor/kubernetes/ktest"
 )
@@ -24,12 +23,12 @@ import (
 // a log yet is a warning (exit 0), a state file that is not the source's
 // an error naming the file and line (exit 2, nothing written), a user
 // without the right to read pods an error (exit 1), a bad option a usage
-// error (exit 2); the same logs read twice give the same rows.
+// error (exit 2); the same logs read twice give the same rows. (On the
+// binary's shared server, which cli/metricscmd's test binary, where it
+// was, started for it alone.)
 func TestKubernetesSourceBadInput(t *testing.T) {
-	srv := ktest.StartT(t)
-	admin := srv.Admin()
+	srv, admin, ns := ktest.Exclusive(t)
 	ctx := context.Background()
-	ns := ktest.Namespace(t, admin)
 	ktest.AddNodes(t, admin, []ktest.NodeSpec{{Name: "node-1", Capacity: map[string]float64{"gpu": 4, "cpu": 16, "memory_gb": 64}}})
 	kl := srv.StartLogKubelet(t)
 	kl.Register(t, admin, "node-1")
@@ -54,7 +53,7 @@ func TestKubernetesSourceBadInput(t *testing.T) {
 	}
 	logs, out := t.TempDir(), t.TempDir()
 	args := []string{"metrics", logs, "--source", "kubernetes", "--kubernetes-kubeconfig", kubeconfig, "--format", "csv", "-o", out}
-	code, _, stderr := root.Run(nil, args...)
+	code, _, stderr := Run(nil, args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -76,7 +75,7 @@ func TestKubernetesSourceBadInput(t *testing.T) {
 		t.Errorf("loss.csv from the pod log:\n%s\nwant\n%s", loss, want)
 	}
 	// Again, nothing new: the same rows.
-	if code, _, stderr := root.Run(nil, args...); code != 0 {
+	if code, _, stderr := Run(nil, args...); code != 0 {
 		t.Fatalf("second run: exit %d: %s", code, stderr)
 	}
 	if again, _ := os.ReadFile(filepath.Join(out, "loss.csv")); string(again) != string(loss) {
@@ -89,7 +88,7 @@ func TestKubernetesSourceBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	out2 := t.TempDir()
-	code, _, stderr = root.Run(nil, "metrics", logs, "--source", "kubernetes", "--kubernetes-kubeconfig", kubeconfig, "-o", out2)
+	code, _, stderr = Run(nil, "metrics", logs, "--source", "kubernetes", "--kubernetes-kubeconfig", kubeconfig, "-o", out2)
 	if code != 2 || !strings.Contains(stderr, state+": line 1: the line does not start with an RFC 3339 time") {
 		t.Errorf("corrupt state file: exit %d, stderr %s", code, stderr)
 	}
@@ -103,7 +102,7 @@ func TestKubernetesSourceBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr = root.Run(nil, "metrics", logs, "--source", "kubernetes", "--kubernetes-kubeconfig", userConfig, "-o", out2)
+	code, _, stderr = Run(nil, "metrics", logs, "--source", "kubernetes", "--kubernetes-kubeconfig", userConfig, "-o", out2)
 	if code != 1 || !strings.Contains(stderr, "listing the optimus pods of namespace "+ns) || !strings.Contains(stderr, "forbidden") {
 		t.Errorf("no rights: exit %d, stderr %s", code, stderr)
 	}
@@ -142,7 +141,7 @@ func TestKubernetesSourceBadInput(t *testing.T) {
 	}
 	ktest.WaitAllowed(t, admin, ktest.UserName, ns, "", "pods", "list") // one Role: its pods/log rule with it
 	out3 := t.TempDir()
-	code, _, stderr = root.Run(nil, "metrics", logs, "--source", "kubernetes", "--kubernetes-kubeconfig", userConfig, "--format", "csv", "-o", out3)
+	code, _, stderr = Run(nil, "metrics", logs, "--source", "kubernetes", "--kubernetes-kubeconfig", userConfig, "--format", "csv", "-o", out3)
 	if code != 0 {
 		t.Errorf("with deploy/rbac.yaml's Role: exit %d, stderr %s", code, stderr)
 	} else if got, _ := os.ReadFile(filepath.Join(out3, "loss.csv")); string(got) != string(loss) {
@@ -150,7 +149,7 @@ func TestKubernetesSourceBadInput(t *testing.T) {
 	}
 
 	for _, bad := range [][]string{{"--kubernetes-index", "first"}, {"--kubernetes-limit-bytes", "100"}, {"--kubernetes-roles", ","}, {"--kubernetes-timeout", "0s"}} {
-		code, _, stderr = root.Run(nil, append([]string{"metrics", logs, "-o", out2}, bad...)...)
+		code, _, stderr = Run(nil, append([]string{"metrics", logs, "-o", out2}, bad...)...)
 		if code != 2 || !strings.Contains(stderr, bad[0]) {
 			t.Errorf("%v: exit %d, stderr %s", bad, code, stderr)
 		}
