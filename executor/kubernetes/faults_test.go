@@ -107,6 +107,8 @@ func (e *env) wantPods(p apply.Plan) map[string]int {
 // is told when the Lease expires; the first then finishes.
 func TestLeaseRenewedWhileApplyWrites(t *testing.T) {
 	e := setupParallel(t)
+	// The apply pauses in its first job; a second job is written after.
+	e.keepJobs("dssm-a", "inception-a")
 	const dur = 3 * time.Second
 	first, _ := e.executor(ktest.AdminToken, func(o *k8s.Options) { o.Identity, o.LeaseDuration = "first", dur })
 	p := newPauser(5, nil)
@@ -141,7 +143,7 @@ func TestLeaseRenewedWhileApplyWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	allDone(t, rs, 9)
+	allDone(t, rs, len(e.plan.Jobs))
 	pods, _ := e.jobsOnCluster()
 	for job, n := range e.wantPods(e.plan) {
 		if pods[job] != n {
@@ -154,6 +156,8 @@ func TestLeaseRenewedWhileApplyWrites(t *testing.T) {
 // says why in the actions table.
 func TestApplyStopsWritingWhenLeaseTaken(t *testing.T) {
 	e := setupParallel(t)
+	// The Lease is taken in the first job; two jobs come after it.
+	e.keepJobs("dssm-a", "inception-a", "inception-b")
 	const dur = 3 * time.Second
 	x, c := e.executor(ktest.AdminToken, func(o *k8s.Options) { o.Identity, o.LeaseDuration = "first", dur })
 	ctx := context.Background()
@@ -261,6 +265,8 @@ var errKilled = errors.New("killed (test)")
 // the whole plan again writes nothing.
 func TestKilledApplyFinishedFromJournal(t *testing.T) {
 	e := setupParallel(t)
+	// Killed in the first job; two jobs not started yet.
+	e.keepJobs("dssm-a", "inception-a", "resnet50-a")
 	const dur = 2 * time.Second
 	x, _ := e.executor(ktest.AdminToken, func(o *k8s.Options) { o.Identity, o.LeaseDuration = "killed", dur })
 	creates := 0
@@ -344,6 +350,8 @@ func TestKilledApplyFinishedFromJournal(t *testing.T) {
 // does not run is not reported as running as planned.
 func TestDriftRepaired(t *testing.T) {
 	e := setupParallel(t)
+	// The jobs with a drift each (and seq2seq-b's failed pod).
+	e.keepJobs("dssm-a", "resnet50-b", "seq2seq-b", "vgg16-a")
 	x, c := fresh(t, e)
 	ctx := context.Background()
 	pods := e.admin.CoreV1().Pods(e.ns)
@@ -443,6 +451,9 @@ func TestDriftRepaired(t *testing.T) {
 // removed.
 func TestWriteFailuresSayWhy(t *testing.T) {
 	e := setupParallel(t)
+	// A job whose pod collides, one written whole, and the last in
+	// job-name order, whose creates are refused.
+	e.keepJobs("dssm-a", "inception-a", "vgg16-b")
 	ctx := context.Background()
 	var refuse atomic.Bool
 	cfg := rest.CopyConfig(e.srv.Config(ktest.AdminToken))
@@ -513,6 +524,8 @@ func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f
 // whole: its pods, the killed apply's too, and its Service.
 func TestKilledStartUndoneWhenItCannotFinish(t *testing.T) {
 	e := setupParallel(t)
+	// Killed in the first job; one job not started yet.
+	e.keepJobs("dssm-a", "inception-a")
 	ctx := context.Background()
 	x, _ := e.executor(ktest.AdminToken, func(o *k8s.Options) { o.Identity, o.LeaseDuration = "killed", 2*time.Second })
 	creates := 0

@@ -139,6 +139,8 @@ func TestParallelApplyKilledIsFinished(t *testing.T) {
 // unless --force and look a DaemonSet controller up, evicts them.
 func TestPodsOwnedByTheirService(t *testing.T) {
 	e := setupParallel(t)
+	// Two jobs: every role (parameter server, worker, scheduler) is in each.
+	e.keepJobs("dssm-a", "resnet50-a")
 	fresh(t, e)
 	ctx := context.Background()
 	svcs, err := e.admin.CoreV1().Services(e.ns).List(ctx, metav1.ListOptions{})
@@ -178,6 +180,10 @@ func TestPodsOwnedByTheirService(t *testing.T) {
 // refused the pods: 5 GPUs on a 4-GPU node); with --prune it is accepted.
 func TestLeftRunningJobsCountInCapacity(t *testing.T) {
 	e := setupParallel(t)
+	// The job picked below (most GPUs on one node: dssm-a's 2 on gpu-02) and
+	// the one beside it there (vgg16-a): the testbed's case, without the
+	// jobs on other nodes.
+	e.keepJobs("dssm-a", "vgg16-a")
 	fresh(t, e)
 	ctx := context.Background()
 	// The job with most GPUs on one node, and what the others use there.
@@ -280,6 +286,7 @@ func TestTemplateNodeAffinityCheckedBeforeWrites(t *testing.T) {
 			nodes[tk.Node] = true
 		}
 	}
+	e.nodesChanged = true
 	for name := range nodes {
 		n, err := e.admin.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		must(t, err)
