@@ -350,8 +350,9 @@ func TestKilledApplyFinishedFromJournal(t *testing.T) {
 // does not run is not reported as running as planned.
 func TestDriftRepaired(t *testing.T) {
 	e := setupParallel(t)
-	// The jobs with a drift each (and seq2seq-b's failed pod).
-	e.keepJobs("dssm-a", "resnet50-b", "seq2seq-b", "vgg16-a")
+	// The three jobs with a drift each (the smallest of the testbed for the
+	// image rolled out; dssm-a's worker for the failed pod).
+	e.keepJobs("dssm-a", "inception-a", "vgg16-a")
 	x, c := fresh(t, e)
 	ctx := context.Background()
 	pods := e.admin.CoreV1().Pods(e.ns)
@@ -371,9 +372,9 @@ func TestDriftRepaired(t *testing.T) {
 	if err := e.admin.CoreV1().Services(e.ns).Delete(ctx, "dssm-a", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	job := e.jobs["resnet50-b"]
+	job := e.jobs["inception-a"]
 	job.Image += "-v2"
-	e.jobs["resnet50-b"] = job
+	e.jobs["inception-a"] = job
 	time.Sleep(time.Second) // the scheduler pod's deletion lands
 
 	c.Reset()
@@ -390,9 +391,9 @@ func TestDriftRepaired(t *testing.T) {
 		got[r.Change.Job.Job] = r
 	}
 	for job, want := range map[string]string{
-		"vgg16-a":    "repaired drift: scheduler pod " + sched + " is missing",
-		"dssm-a":     "repaired drift: service dssm-a is missing",
-		"resnet50-b": "12 pods run another spec",
+		"vgg16-a":     "repaired drift: scheduler pod " + sched + " is missing",
+		"dssm-a":      "repaired drift: service dssm-a is missing",
+		"inception-a": "5 pods run another spec",
 	} {
 		r := got[job]
 		if r.Outcome != executor.OutcomeDone || !strings.Contains(r.Message, want) {
@@ -407,7 +408,7 @@ func TestDriftRepaired(t *testing.T) {
 		t.Errorf("scheduler pod %s not recreated", sched)
 	}
 	for _, p := range now {
-		if p.Labels[k8s.LabelJob] == "resnet50-b" && !strings.HasSuffix(p.Spec.Containers[0].Image, "-v2") {
+		if p.Labels[k8s.LabelJob] == "inception-a" && !strings.HasSuffix(p.Spec.Containers[0].Image, "-v2") {
 			t.Errorf("pod %s still runs %s", p.Name, p.Spec.Containers[0].Image)
 		}
 	}
@@ -424,7 +425,7 @@ func TestDriftRepaired(t *testing.T) {
 	// A pod that the kubelet reports failed is not running as planned.
 	var victim string
 	for name, p := range e.pods() {
-		if p.Labels[k8s.LabelJob] == "seq2seq-b" && p.Labels[k8s.LabelRole] == executor.RoleWorker {
+		if p.Labels[k8s.LabelJob] == "dssm-a" && p.Labels[k8s.LabelRole] == executor.RoleWorker {
 			victim = name
 			p.Status.Phase = "Failed"
 			p.Status.Reason, p.Status.Message = "OutOfnvidia.com/gpu", "Node didn't have enough resource: nvidia.com/gpu"
@@ -439,8 +440,8 @@ func TestDriftRepaired(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range rep.Skipped {
-		if r.Change.Job.Job == "seq2seq-b" && !strings.Contains(r.Message, "do not run: "+victim+": Failed, OutOfnvidia.com/gpu") {
-			t.Errorf("seq2seq-b: %s", r.Message)
+		if r.Change.Job.Job == "dssm-a" && !strings.Contains(r.Message, "do not run: "+victim+": Failed, OutOfnvidia.com/gpu") {
+			t.Errorf("dssm-a: %s", r.Message)
 		}
 	}
 }
