@@ -50,7 +50,7 @@ func fresh(t *testing.T, e *env) (*k8s.Executor, *ktest.Counter) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	allDone(t, rs, 9)
+	allDone(t, rs, len(e.plan.Jobs))
 	return x, c
 }
 
@@ -161,6 +161,9 @@ func TestDryRunWritesNothing(t *testing.T) {
 
 func TestResizeOneJob(t *testing.T) {
 	e := setupParallel(t)
+	// The job resized, and one beside it (with a scheduler pod too) that
+	// must be left alone.
+	e.keepJobs("dssm-a", "resnet50-a")
 	x, c := fresh(t, e)
 	before := e.pods()
 	// dssm-a gets a fourth worker where there is room.
@@ -216,6 +219,8 @@ func TestResizeOneJob(t *testing.T) {
 
 func TestMoveOneJob(t *testing.T) {
 	e := setupParallel(t)
+	// The job moved, and one beside it whose pods must be left alone.
+	e.keepJobs("dssm-a", "seq2seq-a")
 	x, _ := fresh(t, e)
 	before := e.pods()
 	plan := clonePlan(e.plan)
@@ -250,6 +255,8 @@ func TestMoveOneJob(t *testing.T) {
 
 func TestRemoveJobWithPrune(t *testing.T) {
 	e := setupParallel(t)
+	// The job removed, and one that stays in the plan.
+	e.keepJobs("dssm-a", "vgg16-b")
 	x, _ := fresh(t, e)
 	plan := without(e.plan, "vgg16-b")
 	// Without --prune a job absent from the plan keeps running.
@@ -290,6 +297,8 @@ func countJob(pods map[string]corev1.Pod, job string) int {
 
 func TestForeignPodIsAConflictNeverTouched(t *testing.T) {
 	e := setupParallel(t)
+	// The jobs the foreign objects are in the way of, and one they are not.
+	e.keepJobs("dssm-a", "inception-a", "resnet50-b", "seq2seq-b")
 	ctx := context.Background()
 	mk := func(name string, labels map[string]string) corev1.Pod {
 		p, err := e.admin.CoreV1().Pods(e.ns).Create(ctx, &corev1.Pod{
@@ -369,10 +378,17 @@ func TestForeignPodIsAConflictNeverTouched(t *testing.T) {
 func TestQuotaRejectsOnePodThenConverges(t *testing.T) {
 	e := setupParallel(t)
 	ctx := context.Background()
+	// A job that starts whole, and the last job in job-name order, whose
+	// last pod the quota refuses.
+	e.keepJobs("dssm-a", "vgg16-b")
+	need := 0
+	for _, n := range e.wantPods(e.plan) {
+		need += n
+	}
 	// No controller-manager keeps a quota's usage here: the test sets it.
 	q, err := e.admin.CoreV1().ResourceQuotas(e.ns).Create(ctx, &corev1.ResourceQuota{
 		ObjectMeta: metav1.ObjectMeta{Name: "pods"},
-		Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("68")}},
+		Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: *resource.NewQuantity(int64(need-1), resource.DecimalSI)}},
 	}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -388,8 +404,8 @@ func TestQuotaRejectsOnePodThenConverges(t *testing.T) {
 		t.Fatal(err)
 	}
 	logResults(t, rs)
-	// 69 pods are needed: the last one, vgg16-b's worker, is rejected, and
-	// the 7 pods made for vgg16-b are deleted again.
+	// One pod more than the quota is needed: the last one, vgg16-b's
+	// worker, is rejected, and the 7 pods made for vgg16-b are deleted again.
 	for _, r := range rs {
 		want := executor.OutcomeDone
 		if r.Change.Job.Job == "vgg16-b" {

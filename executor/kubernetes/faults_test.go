@@ -107,6 +107,8 @@ func (e *env) wantPods(p apply.Plan) map[string]int {
 // is told when the Lease expires; the first then finishes.
 func TestLeaseRenewedWhileApplyWrites(t *testing.T) {
 	e := setupParallel(t)
+	// The apply pauses in its first job; a second job is written after.
+	e.keepJobs("dssm-a", "inception-a")
 	const dur = 3 * time.Second
 	first, _ := e.executor(ktest.AdminToken, func(o *k8s.Options) { o.Identity, o.LeaseDuration = "first", dur })
 	p := newPauser(5, nil)
@@ -141,7 +143,7 @@ func TestLeaseRenewedWhileApplyWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	allDone(t, rs, 9)
+	allDone(t, rs, len(e.plan.Jobs))
 	pods, _ := e.jobsOnCluster()
 	for job, n := range e.wantPods(e.plan) {
 		if pods[job] != n {
@@ -154,6 +156,8 @@ func TestLeaseRenewedWhileApplyWrites(t *testing.T) {
 // says why in the actions table.
 func TestApplyStopsWritingWhenLeaseTaken(t *testing.T) {
 	e := setupParallel(t)
+	// The Lease is taken in the first job; two jobs come after it.
+	e.keepJobs("dssm-a", "inception-a", "inception-b")
 	const dur = 3 * time.Second
 	x, c := e.executor(ktest.AdminToken, func(o *k8s.Options) { o.Identity, o.LeaseDuration = "first", dur })
 	ctx := context.Background()
@@ -261,6 +265,8 @@ var errKilled = errors.New("killed (test)")
 // the whole plan again writes nothing.
 func TestKilledApplyFinishedFromJournal(t *testing.T) {
 	e := setupParallel(t)
+	// Killed in the first job; two jobs not started yet.
+	e.keepJobs("dssm-a", "inception-a", "resnet50-a")
 	const dur = 2 * time.Second
 	x, _ := e.executor(ktest.AdminToken, func(o *k8s.Options) { o.Identity, o.LeaseDuration = "killed", dur })
 	creates := 0
@@ -344,6 +350,9 @@ func TestKilledApplyFinishedFromJournal(t *testing.T) {
 // does not run is not reported as running as planned.
 func TestDriftRepaired(t *testing.T) {
 	e := setupParallel(t)
+	// The three jobs with a drift each (the smallest of the testbed for the
+	// image rolled out; dssm-a's worker for the failed pod).
+	e.keepJobs("dssm-a", "inception-a", "vgg16-a")
 	x, c := fresh(t, e)
 	ctx := context.Background()
 	pods := e.admin.CoreV1().Pods(e.ns)
@@ -363,9 +372,9 @@ func TestDriftRepaired(t *testing.T) {
 	if err := e.admin.CoreV1().Services(e.ns).Delete(ctx, "dssm-a", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	job := e.jobs["resnet50-b"]
+	job := e.jobs["inception-a"]
 	job.Image += "-v2"
-	e.jobs["resnet50-b"] = job
+	e.jobs["inception-a"] = job
 	time.Sleep(time.Second) // the scheduler pod's deletion lands
 
 	c.Reset()
@@ -382,9 +391,9 @@ func TestDriftRepaired(t *testing.T) {
 		got[r.Change.Job.Job] = r
 	}
 	for job, want := range map[string]string{
-		"vgg16-a":    "repaired drift: scheduler pod " + sched + " is missing",
-		"dssm-a":     "repaired drift: service dssm-a is missing",
-		"resnet50-b": "12 pods run another spec",
+		"vgg16-a":     "repaired drift: scheduler pod " + sched + " is missing",
+		"dssm-a":      "repaired drift: service dssm-a is missing",
+		"inception-a": "5 pods run another spec",
 	} {
 		r := got[job]
 		if r.Outcome != executor.OutcomeDone || !strings.Contains(r.Message, want) {
@@ -399,7 +408,7 @@ func TestDriftRepaired(t *testing.T) {
 		t.Errorf("scheduler pod %s not recreated", sched)
 	}
 	for _, p := range now {
-		if p.Labels[k8s.LabelJob] == "resnet50-b" && !strings.HasSuffix(p.Spec.Containers[0].Image, "-v2") {
+		if p.Labels[k8s.LabelJob] == "inception-a" && !strings.HasSuffix(p.Spec.Containers[0].Image, "-v2") {
 			t.Errorf("pod %s still runs %s", p.Name, p.Spec.Containers[0].Image)
 		}
 	}
@@ -416,7 +425,7 @@ func TestDriftRepaired(t *testing.T) {
 	// A pod that the kubelet reports failed is not running as planned.
 	var victim string
 	for name, p := range e.pods() {
-		if p.Labels[k8s.LabelJob] == "seq2seq-b" && p.Labels[k8s.LabelRole] == executor.RoleWorker {
+		if p.Labels[k8s.LabelJob] == "dssm-a" && p.Labels[k8s.LabelRole] == executor.RoleWorker {
 			victim = name
 			p.Status.Phase = "Failed"
 			p.Status.Reason, p.Status.Message = "OutOfnvidia.com/gpu", "Node didn't have enough resource: nvidia.com/gpu"
@@ -431,8 +440,8 @@ func TestDriftRepaired(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range rep.Skipped {
-		if r.Change.Job.Job == "seq2seq-b" && !strings.Contains(r.Message, "do not run: "+victim+": Failed, OutOfnvidia.com/gpu") {
-			t.Errorf("seq2seq-b: %s", r.Message)
+		if r.Change.Job.Job == "dssm-a" && !strings.Contains(r.Message, "do not run: "+victim+": Failed, OutOfnvidia.com/gpu") {
+			t.Errorf("dssm-a: %s", r.Message)
 		}
 	}
 }
@@ -443,6 +452,9 @@ func TestDriftRepaired(t *testing.T) {
 // removed.
 func TestWriteFailuresSayWhy(t *testing.T) {
 	e := setupParallel(t)
+	// A job whose pod collides, one written whole, and the last in
+	// job-name order, whose creates are refused.
+	e.keepJobs("dssm-a", "inception-a", "vgg16-b")
 	ctx := context.Background()
 	var refuse atomic.Bool
 	cfg := rest.CopyConfig(e.srv.Config(ktest.AdminToken))
@@ -513,6 +525,8 @@ func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f
 // whole: its pods, the killed apply's too, and its Service.
 func TestKilledStartUndoneWhenItCannotFinish(t *testing.T) {
 	e := setupParallel(t)
+	// Killed in the first job; one job not started yet.
+	e.keepJobs("dssm-a", "inception-a")
 	ctx := context.Background()
 	x, _ := e.executor(ktest.AdminToken, func(o *k8s.Options) { o.Identity, o.LeaseDuration = "killed", 2*time.Second })
 	creates := 0

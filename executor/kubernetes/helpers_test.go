@@ -52,6 +52,9 @@ type env struct {
 	jobs    map[string]executor.Job
 	cluster []ktest.NodeSpec
 	suffix  string // of the node names of a parallel test's own nodes
+	// nodesChanged is set by a parallel test that changes its nodes
+	// (labels, say): its set is not given to another test.
+	nodesChanged bool
 }
 
 // setup is a namespace of its own on the shared API server for the
@@ -70,8 +73,17 @@ func setupParallel(t *testing.T) *env { return setupParallelWith(t, testbed) }
 func setupParallelWith(t *testing.T, data func(*testing.T) (apply.Plan, map[string]executor.Job, []ktest.NodeSpec)) *env {
 	t.Helper()
 	t.Parallel()
-	suffix := fmt.Sprintf("-p%02d", privateNodeSets.Add(1))
-	e := setupWith(t, func(t *testing.T) (apply.Plan, map[string]executor.Job, []ktest.NodeSpec) {
+	_, _, base := data(t)
+	suffix := takeNodeSet(base)
+	var e *env
+	// Registered before setupWith's namespace cleanup, so run after it:
+	// the set goes back once the test's pods are gone.
+	t.Cleanup(func() {
+		if e != nil && !e.nodesChanged {
+			giveNodeSet(base, suffix)
+		}
+	})
+	e = setupWith(t, func(t *testing.T) (apply.Plan, map[string]executor.Job, []ktest.NodeSpec) {
 		plan, jobs, nodes := data(t)
 		plan = clonePlan(plan)
 		for i := range plan.Tasks {
@@ -88,6 +100,45 @@ func setupParallelWith(t *testing.T, data func(*testing.T) (apply.Plan, map[stri
 
 // privateNodeSets numbers the parallel tests' node sets.
 var privateNodeSets atomic.Int32
+
+// freeNodeSets are the suffixes of the parallel tests' node sets no test
+// holds, by the names of the nodes in the set. A parallel test takes one
+// (or a new one when none is free) and gives it back when it ends, after
+// its namespace's pods are deleted: no two tests running at once share a
+// node, as before, but the binary creates as many sets as tests run at
+// once (-test.parallel) instead of one per test, and every node list and
+// watch of the cluster carries that many fewer nodes.
+var (
+	nodeSetsMu   sync.Mutex
+	freeNodeSets = map[string][]string{}
+)
+
+func nodeSetKey(nodes []ktest.NodeSpec) string {
+	names := make([]string, len(nodes))
+	for i, n := range nodes {
+		names[i] = n.Name
+	}
+	sort.Strings(names)
+	return strings.Join(names, ",")
+}
+
+func takeNodeSet(nodes []ktest.NodeSpec) string {
+	nodeSetsMu.Lock()
+	defer nodeSetsMu.Unlock()
+	k := nodeSetKey(nodes)
+	if free := freeNodeSets[k]; len(free) > 0 {
+		freeNodeSets[k] = free[:len(free)-1]
+		return free[len(free)-1]
+	}
+	return fmt.Sprintf("-p%02d", privateNodeSets.Add(1))
+}
+
+func giveNodeSet(nodes []ktest.NodeSpec, suffix string) {
+	nodeSetsMu.Lock()
+	defer nodeSetsMu.Unlock()
+	k := nodeSetKey(nodes)
+	freeNodeSets[k] = append(freeNodeSets[k], suffix)
+}
 
 // node is the name the test's copy of the testbed's node name has.
 func (e *env) node(name string) string { return name + e.suffix }
@@ -247,7 +298,35 @@ func (e *env) pods() map[string]corev1.Pod {
 	return out
 }
 
-// only keeps the plan's tasks of the named jobs' (and the jobs rows).
+// keepJobs narrows the test's plan to the named jobs of the testbed, for
+// a test whose claim is about one or two jobs (and the jobs beside them
+// left alone): the testbed's other jobs would add some 60 pods to create,
+// start and delete, and no case. The nodes stay the testbed's.
+func (e *env) keepJobs(jobs ...string) {
+	e.t.Helper()
+	keep := map[string]bool{}
+	for _, job := range jobs {
+		keep[job] = true
+	}
+	p, tasks := apply.Plan{}, map[string]bool{}
+	for _, j := range e.plan.Jobs {
+		if keep[j.Job] {
+			p.Jobs = append(p.Jobs, j)
+		}
+	}
+	for _, t := range e.plan.Tasks {
+		if keep[t.Job] {
+			p.Tasks = append(p.Tasks, t)
+			tasks[t.Job] = true
+		}
+	}
+	if len(tasks) != len(keep) || len(p.Jobs) != len(keep) {
+		e.t.Fatalf("keepJobs: jobs %v not all in the plan", jobs)
+	}
+	e.plan = p
+}
+
+// without is the plan without the named job's tasks (and its jobs row).
 func without(p apply.Plan, job string) apply.Plan {
 	q := apply.Plan{}
 	for _, j := range p.Jobs {

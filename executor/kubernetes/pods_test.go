@@ -27,6 +27,8 @@ import (
 // quota refused them and every MXNet job failed.
 func TestQuotaOnCPUAndMemoryAdmitsEveryPod(t *testing.T) {
 	e := setup(t)
+	// Two MXNet jobs: parameter servers, workers and a scheduler each.
+	e.keepJobs("dssm-a", "resnet50-a")
 	ctx := context.Background()
 	hard := corev1.ResourceList{
 		corev1.ResourceRequestsCPU: resource.MustParse("1000"), corev1.ResourceRequestsMemory: resource.MustParse("10Ti"),
@@ -47,10 +49,10 @@ func TestQuotaOnCPUAndMemoryAdmitsEveryPod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	allDone(t, rs, 9)
+	allDone(t, rs, 2)
 	pods := e.pods()
-	if len(pods) != 69 {
-		t.Fatalf("%d pods, want 69 (60 tasks and 9 MXNet schedulers)", len(pods))
+	if len(pods) != 12 {
+		t.Fatalf("%d pods, want 12 (10 tasks and 2 MXNet schedulers)", len(pods))
 	}
 	for _, p := range pods {
 		res := p.Spec.Containers[0].Resources
@@ -103,6 +105,8 @@ func foreignPod(t *testing.T, e *env, ns, name, node string, gpus, cpu int64, ph
 // says what was subtracted. Finished pods do not count.
 func TestForeignPodsArePlannedAround(t *testing.T) {
 	e := setup(t)
+	// The jobs with tasks on gpu-01, whose room the foreign pod takes.
+	e.keepJobs("inception-a", "resnet50-a")
 	ctx := context.Background()
 	other := ktest.Namespace(t, e.admin)
 	foreignPod(t, e, other, "render-0", "gpu-01", 3, 0, "") // the plan uses 2 of gpu-01's 4
@@ -144,7 +148,7 @@ func TestForeignPodsArePlannedAround(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	allDone(t, report.Results, 9)
+	allDone(t, report.Results, len(e.plan.Jobs))
 	if s := report.Summary(); !strings.HasSuffix(s, "; allocatable less the requests of 1 pod optimus does not manage on 1 node") {
 		t.Errorf("summary: %s", s)
 	}

@@ -19,6 +19,9 @@ import (
 // fail, saying so, the others start; when the node comes back its pods run.
 func TestVanishedNode(t *testing.T) {
 	e := setupParallel(t)
+	// Two jobs with tasks on gpu-05 (vgg16-a's worker-1 among them) and
+	// one without.
+	e.keepJobs("dssm-a", "seq2seq-b", "vgg16-a")
 	ctx := context.Background()
 	// The plan's tasks on gpu-05 go to a node of this test's own, which it
 	// deletes (the other tests keep gpu-05).

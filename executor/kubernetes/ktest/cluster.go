@@ -33,19 +33,23 @@ type NodeSpec struct {
 }
 
 // AddNodes creates (or replaces) Ready nodes with the given allocatable.
+// A node is created with its status (the API server keeps a Node's status
+// on create, as a kubelet registering its node relies on), and deleted
+// first only when one of that name exists: one request a new node instead
+// of three (a delete answered 404, the create, a status update).
 func AddNodes(t testing.TB, c kubernetes.Interface, nodes []NodeSpec) {
 	t.Helper()
 	ctx := context.Background()
 	for _, n := range nodes {
 		node := NodeObject(n)
-		_ = c.CoreV1().Nodes().Delete(ctx, n.Name, metav1.DeleteOptions{})
-		got, err := c.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+		_, err := c.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			if err = c.CoreV1().Nodes().Delete(ctx, n.Name, metav1.DeleteOptions{}); err == nil || IsGone(err) {
+				_, err = c.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+			}
+		}
 		if err != nil {
 			t.Fatalf("ktest: creating node %s: %v", n.Name, err)
-		}
-		got.Status = node.Status
-		if _, err := c.CoreV1().Nodes().UpdateStatus(ctx, got, metav1.UpdateOptions{}); err != nil {
-			t.Fatalf("ktest: node %s status: %v", n.Name, err)
 		}
 	}
 }
