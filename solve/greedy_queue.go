@@ -8,30 +8,27 @@ type taskGain struct {
 	key  int32 // 2·rank + role
 }
 
-// gainQueue is a max-heap of the greedy's candidate tasks by gain; ties go
-// to the earlier arrival, then to the worker, so that the order is total
-// and the plan deterministic. It is 4-ary (children of i at 4i+1..4i+4):
-// at a million tasks the queue (300,000 entries) is far beyond the caches,
-// and the greedy's hottest move, the job just given a task sinking from the
-// root, reads one cache line of 4 siblings per level over half the levels
-// of a binary heap. The order is total, so the best entry, all the greedy
-// reads, is the same as a binary heap's (container/heap's, which it was):
-// the plans are the same (TestGainQueueAsBinaryHeap). at[key] is the index
-// of key's entry, -1 when it is not queued.
+// gainQueue is the greedy's max-heap of candidate tasks by gain; ties go to
+// the earlier arrival, then to the worker, so that the order is total and
+// the plan deterministic. It holds one entry per queued job, the better of
+// its next worker and next PS (bestTask): the best entry over all jobs is
+// then the best of all candidate tasks, the only one the greedy reads, as a
+// queue of every task would give it (container/heap's binary heap of both
+// roles, which it was: TestGainQueueAsBinaryHeap). The greedy only ever
+// changes the best entry (the job it serves), so no index of the entries is
+// kept, and a step sifts one entry: at a million tasks the queue is far
+// beyond the caches, and each level it passes is a miss. It is 4-ary
+// (children of i at 4i+1..4i+4): the entry sinking from the root reads one
+// cache line of 4 siblings per level over half the levels of a binary heap.
 type gainQueue struct {
 	items []taskGain
-	at    []int32
 }
 
 // arity is the number of children of a gainQueue entry.
 const arity = 4
 
 func newGainQueue(jobs int) gainQueue {
-	q := gainQueue{items: make([]taskGain, 0, 2*jobs), at: make([]int32, 2*jobs)}
-	for k := range q.at {
-		q.at[k] = -1
-	}
-	return q
+	return gainQueue{items: make([]taskGain, 0, jobs)}
 }
 
 // before reports whether x comes before y in the queue.
@@ -43,33 +40,26 @@ func before(x, y *taskGain) bool {
 }
 
 func (q *gainQueue) push(c taskGain) {
-	q.at[c.key] = int32(len(q.items))
 	q.items = append(q.items, c)
 	q.up(len(q.items) - 1)
 }
 
 // pop takes the best entry off.
-func (q *gainQueue) pop() { q.remove(0) }
-
-// remove takes the entry at index i off.
-func (q *gainQueue) remove(i int) {
+func (q *gainQueue) pop() {
 	n := len(q.items) - 1
-	q.at[q.items[i].key] = -1
-	if n != i {
-		last := q.items[n]
-		q.items = q.items[:n]
-		q.put(i, last)
-		q.fix(i)
-		return
-	}
+	last := q.items[n]
 	q.items = q.items[:n]
+	if n > 0 {
+		q.items[0] = last
+		q.down(0)
+	}
 }
 
-// fix restores the order after the gain at index i changed.
-func (q *gainQueue) fix(i int) {
-	if !q.down(i) {
-		q.up(i)
-	}
+// replaceBest sets the best entry to c (the same job's, with its new gain)
+// and restores the order.
+func (q *gainQueue) replaceBest(c taskGain) {
+	q.items[0] = c
+	q.down(0)
 }
 
 // up and down move an entry along its path with a hole, each entry
@@ -81,15 +71,14 @@ func (q *gainQueue) up(j int) {
 		if !before(&c, &q.items[i]) {
 			break
 		}
-		q.put(j, q.items[i])
+		q.items[j] = q.items[i]
 		j = i
 	}
-	q.put(j, c)
+	q.items[j] = c
 }
 
-func (q *gainQueue) down(i0 int) bool {
+func (q *gainQueue) down(i int) {
 	n := len(q.items)
-	i := i0
 	c := q.items[i]
 	for {
 		j1 := arity*i + 1
@@ -105,15 +94,18 @@ func (q *gainQueue) down(i0 int) bool {
 		if !before(&q.items[j], &c) {
 			break
 		}
-		q.put(i, q.items[j])
+		q.items[i] = q.items[j]
 		i = j
 	}
-	q.put(i, c)
-	return i > i0
+	q.items[i] = c
 }
 
-// put writes entry c at index i.
-func (q *gainQueue) put(i int, c taskGain) {
-	q.items[i] = c
-	q.at[c.key] = int32(i)
+// serve puts the job of rank k, whose entry is the best, back with its
+// best queued task (st.bestTask), or takes it off when none is left.
+func (q *gainQueue) serve(st *stepJob, k int) {
+	if c, ok := st.bestTask(k); ok {
+		q.replaceBest(c)
+		return
+	}
+	q.pop()
 }
