@@ -140,7 +140,7 @@ func (in *instance) greedy(pinned []bool) *plan {
 			q.push(c)
 		}
 	}
-	for len(q.items) > 0 && q.items[0].gain > 0 {
+	for q.ready() && q.items[0].gain > 0 {
 		c := q.items[0]
 		k, role := int(c.key>>1), int(c.key&1)
 		h, st := &hot[k], &step[k]

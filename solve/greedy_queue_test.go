@@ -35,23 +35,29 @@ func (h *binaryGains) Pop() any {
 
 // TestGainQueueAsBinaryHeap runs the greedy's moves on random jobs, with
 // many equal gains, through gainQueue (one entry per job, the better of its
-// two roles) and through a binary heap of every queued task (both roles of
-// every job), and checks that the best task is the same after every move:
-// the greedy reads only the best, so its plans are the same. The moves: the
-// best task does not fit (its role is dropped), or it is served (both of
-// its job's gains fall or rise, and a role may reach its limit).
+// two roles, with a heap of a random size) and through a binary heap of
+// every queued task (both roles of every job), and checks that the best
+// task is the same after every move while it is positive, and that
+// gainQueue has none when it is not: the greedy reads only the best, and
+// stops there, so its plans are the same. The moves: the best task does
+// not fit (its role is dropped), or it is served (both of its job's gains
+// fall or rise, and a role may reach its limit).
 func TestGainQueueAsBinaryHeap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 1))
 	for trial := range 200 {
 		jobs := 1 + rng.IntN(200)
 		q := newGainQueue(jobs)
+		q.hot = 1 + rng.IntN(2*jobs)
 		b := &binaryGains{at: map[int32]int{}}
 		step := make([]stepJob, jobs)
 		gain := func() float64 {
-			if rng.IntN(3) == 0 {
+			switch rng.IntN(20) {
+			case 0:
+				return -rng.Float64()
+			case 1, 2, 3, 4, 5:
 				return float64(rng.IntN(4)) // ties
 			}
-			return rng.NormFloat64()
+			return 4 * rng.Float64()
 		}
 		for k := range jobs {
 			st := &step[k]
@@ -66,9 +72,15 @@ func TestGainQueueAsBinaryHeap(t *testing.T) {
 				q.push(c)
 			}
 		}
-		for move := 0; len(b.items) > 0; move++ {
-			if len(q.items) == 0 || q.items[0] != b.items[0] {
-				t.Fatalf("trial %d, move %d: best %+v of %d jobs, binary heap's %+v of %d tasks", trial, move, q.items, len(q.items), b.items[0], len(b.items))
+		for move := 0; ; move++ {
+			if len(b.items) == 0 || !(b.items[0].gain > 0) {
+				if q.ready() {
+					t.Fatalf("trial %d, move %d: best %+v, the binary heap has no positive gain left", trial, move, q.items[0])
+				}
+				break
+			}
+			if !q.ready() || q.items[0] != b.items[0] {
+				t.Fatalf("trial %d, move %d: best %+v, binary heap's %+v of %d tasks", trial, move, q.items, b.items[0], len(b.items))
 			}
 			k, role := int(q.items[0].key>>1), int(q.items[0].key&1)
 			st := &step[k]
@@ -88,7 +100,7 @@ func TestGainQueueAsBinaryHeap(t *testing.T) {
 					heap.Remove(b, b.at[key])
 					continue
 				}
-				g := st.next[r] - rng.Float64()
+				g := st.next[r] - rng.Float64()/4
 				if rng.IntN(4) == 0 {
 					g = gain()
 				}
@@ -97,9 +109,6 @@ func TestGainQueueAsBinaryHeap(t *testing.T) {
 				heap.Fix(b, b.at[key])
 			}
 			q.serve(st, k)
-		}
-		if len(q.items) != 0 {
-			t.Fatalf("trial %d: %d entries left", trial, len(q.items))
 		}
 	}
 }
