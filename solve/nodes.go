@@ -90,6 +90,13 @@ type packing struct {
 	// holds the additions repack found no room for.
 	repacked, exactSteps int
 	repackFailed         map[[4]int]bool
+	// dirty lists the nodes whose free capacity changed since their
+	// class's tree last saw it (isDirty[i]): the trees are brought up to
+	// date before a search (sync), as a node often takes several tasks in
+	// a row before one; they then hold what updating them at every change
+	// would give (a vertex is the maximum of its leaves).
+	dirty   []int32
+	isDirty []bool
 }
 
 // placement is count tasks of a job and role put on a node; prev is the
@@ -209,7 +216,7 @@ func (pk *packer) preference(d []float64) []int {
 
 func (pk *packer) newPacking(jobs int) *packing {
 	pg := &packing{pk: pk, free: slices.Clone(pk.free0), tree: make([]layout.FreeTree, len(pk.tree0)),
-		start: make([]int, len(pk.prefer)*len(pk.classes)), last: make([]int32, jobs)}
+		start: make([]int, len(pk.prefer)*len(pk.classes)), last: make([]int32, jobs), isDirty: make([]bool, len(pk.classOf))}
 	for c, t := range pk.tree0 {
 		pg.tree[c] = t.Clone()
 	}
@@ -323,6 +330,7 @@ func (pg *packing) firstFit(c, id int, d []float64) int {
 	if *s < len(cl.nodes) && pg.fits(cl.nodes[*s], d) {
 		return cl.nodes[*s] // where the last search ended, usually the answer
 	}
+	pg.sync()
 	k := pg.tree[c].First(*s, d, nil)
 	if k < 0 {
 		*s = len(cl.nodes)
@@ -369,16 +377,28 @@ func (pg *packing) untake(in *instance) {
 	clear(pg.start) // free capacity grew
 }
 
-// adjust subtracts count tasks of demand d from node i's free capacity and
-// updates its class's segment tree.
+// adjust subtracts count tasks of demand d from node i's free capacity
+// (its class's tree sees it at the next sync).
 func (pg *packing) adjust(i int, d []float64, count int) {
-	pk := pg.pk
-	nr := pk.nr
+	nr := pg.pk.nr
 	f := pg.free[i*nr : (i+1)*nr]
 	for r, x := range d {
 		f[r] -= float64(count) * x
 	}
-	pg.tree[pk.classOf[i]].Set(pk.slot[i], f)
+	if !pg.isDirty[i] {
+		pg.isDirty[i] = true
+		pg.dirty = append(pg.dirty, int32(i))
+	}
+}
+
+// sync brings the trees up to date with the free capacities.
+func (pg *packing) sync() {
+	pk, nr := pg.pk, pg.pk.nr
+	for _, i := range pg.dirty {
+		pg.tree[pk.classOf[i]].Set(pk.slot[i], pg.free[int(i)*nr:(int(i)+1)*nr])
+		pg.isDirty[i] = false
+	}
+	pg.dirty = pg.dirty[:0]
 }
 
 // add places nw workers and np PS of job j, alternating from a worker (the
