@@ -128,6 +128,9 @@ func (in *instance) greedy(pinned []bool) *plan {
 		now := h.T(pl.ps[j], pl.wk[j])
 		st.lastGain = [2]float64{math.NaN(), math.NaN()}
 		st.ps, st.wk = int32(pl.ps[j]), int32(pl.wk[j])
+		if pl.pack != nil {
+			st.last = pl.pack.last[j]
+		}
 		for role := range 2 {
 			if in.atLimit(pl, j, role) {
 				states[j][role].atLimit = true
@@ -157,12 +160,16 @@ func (in *instance) greedy(pinned []bool) *plan {
 		misfit := fitted
 		if !in.fitsDemands(pl, dw, dp, nw, np) {
 			misfit = misfitTotal
-		} else if pl.pack != nil && !pl.pack.addTask(j, role, int(h.dem[role]), d) {
-			if pl.pack.repackFails(j, nw, np) {
+		} else if pl.pack != nil {
+			if i := pl.pack.addTask(j, role, int(h.dem[role]), d, int(st.last)); i >= 0 {
+				st.last = int32(i)
+			} else if pl.pack.repackFails(j, nw, np) {
 				misfit = misfitNodes
 			} else {
 				in.writeAllocation(pl, step)
-				if !pl.pack.repack(in, pl, j, nw, np) {
+				if pl.pack.repack(in, pl, j, nw, np) {
+					in.readLast(pl, step) // every task moved
+				} else {
 					misfit = misfitNodes
 				}
 			}
@@ -190,8 +197,7 @@ func (in *instance) greedy(pinned []bool) *plan {
 				continue
 			}
 			if r == ps && p >= int(h.limit[ps]) || r == worker && w >= int(h.limit[worker]) {
-				st.flags &^= 1 << r
-				states[j][r].atLimit = true
+				st.flags = st.flags&^(1<<r) | limitWorker<<r
 				continue
 			}
 			st.next[r], st.after[r] = h.gain(r, p, w, now)
@@ -212,6 +218,9 @@ func (in *instance) greedy(pinned []bool) *plan {
 		}
 		for role := range 2 {
 			states[j][role].lastGain = st.lastGain[role]
+			if st.flags&(limitWorker<<role) != 0 {
+				states[j][role].atLimit = true
+			}
 			if st.queued(role) {
 				states[j][role].endGain = st.next[role]
 			}
@@ -243,6 +252,15 @@ func (in *instance) writeAllocation(pl *plan, step []stepJob) {
 	for k, j := range in.order {
 		if pl.status[j] == Running && !pl.kept[j] {
 			pl.ps[j], pl.wk[j] = int(step[k].ps), int(step[k].wk)
+		}
+	}
+}
+
+// readLast copies the packing's last node of every queued job into step.
+func (in *instance) readLast(pl *plan, step []stepJob) {
+	for k, j := range in.order {
+		if pl.status[j] == Running && !pl.kept[j] {
+			step[k].last = pl.pack.last[j]
 		}
 	}
 }

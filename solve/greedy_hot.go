@@ -86,15 +86,20 @@ type stepJob struct {
 	next, after [2]float64
 	lastGain    [2]float64
 	ps, wk      int32
+	// last is, with node-level capacity, the node of the job's last task
+	// (packing.last, read here beside the rest of the record).
+	last int32
 	// flags: bit role set while the role's next task is queued;
 	// servedPS or servedWorker after the job got a task in the loop, the
-	// role of the last one.
+	// role of the last one; limitWorker<<role when the role reached its
+	// limit in the loop (written to the plan's roleState at the end).
 	flags uint8
 }
 
 const (
 	servedWorker = 1 << (2 + iota)
 	servedPS
+	limitWorker
 )
 
 // queued reports whether the next task of the role is a candidate.

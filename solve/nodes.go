@@ -311,7 +311,13 @@ func (pg *packing) find(j, role int, d []float64) int {
 
 // findID is find for a task of demand id.
 func (pg *packing) findID(j, id int, d []float64) int {
-	if i := int(pg.last[j]); i >= 0 && pg.fits(i, d) {
+	return pg.findFrom(int(pg.last[j]), id, d)
+}
+
+// findFrom is find for a task of demand id whose job's last task went to
+// node last (pg.last).
+func (pg *packing) findFrom(last, id int, d []float64) int {
+	if i := last; i >= 0 && pg.fits(i, d) {
 		return i
 	}
 	for _, c := range pg.pk.prefer[id] {
@@ -427,12 +433,13 @@ func (pg *packing) add(in *instance, j, nw, np int) bool {
 }
 
 // addTask places one task of job j and the role, of demand d (demand id),
-// as add does: it reports whether it found room.
-func (pg *packing) addTask(j, role, id int, d []float64) bool {
-	i := pg.findID(j, id, d)
-	if i < 0 {
-		return false
+// as add does, given the job's last node (pg.last[j], which the greedy
+// keeps in its own record): it returns the node, or -1 when no node has
+// room.
+func (pg *packing) addTask(j, role, id int, d []float64, last int) int {
+	i := pg.findFrom(last, id, d)
+	if i >= 0 {
+		pg.take(j, role, d, i, 1)
 	}
-	pg.take(j, role, d, i, 1)
-	return true
+	return i
 }
