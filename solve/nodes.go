@@ -245,11 +245,13 @@ func (pg *packing) layout() [][]layout.Slot {
 		at[j+1] += at[j]
 	}
 	total := int(at[nj])
-	byJob := make([]placement, total)
+	// What a job's layout needs of a placement: its node, role and count.
+	type placed struct{ node, roleCount int32 }
+	byJob := make([]placed, total)
 	next := slices.Clone(at[:nj])
 	for _, chunk := range pg.log {
 		for _, p := range chunk {
-			byJob[next[p.job]] = p
+			byJob[next[p.job]] = placed{p.node, p.role<<30 | p.count}
 			next[p.job]++
 		}
 	}
@@ -263,7 +265,7 @@ func (pg *packing) layout() [][]layout.Slot {
 		}
 		own := slots[lo:lo:hi]
 		for _, p := range byJob[lo:hi] {
-			own = addTo(own, p)
+			own = addTo(own, placement{node: p.node, role: p.roleCount >> 30, count: p.roleCount & (1<<30 - 1)})
 		}
 		out[j] = own
 	}
