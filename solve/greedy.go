@@ -125,38 +125,51 @@ func (in *instance) greedy(pinned []bool) *plan {
 			continue
 		}
 		h, st := &hot[k], &step[k]
-		st.now, st.lastGain, st.gain = h.T(pl.ps[j], pl.wk[j]), [2]float64{math.NaN(), math.NaN()}, pl.gain[j]
+		now := h.T(pl.ps[j], pl.wk[j])
+		st.lastGain = [2]float64{math.NaN(), math.NaN()}
 		st.ps, st.wk = int32(pl.ps[j]), int32(pl.wk[j])
+		if pl.pack != nil {
+			st.last = pl.pack.last[j]
+		}
 		for role := range 2 {
 			if in.atLimit(pl, j, role) {
 				states[j][role].atLimit = true
 				continue
 			}
-			var g float64
-			g, st.after[role] = h.gain(role, pl.ps[j], pl.wk[j], st.now)
-			q.push(taskGain{gain: g, key: int32(2*k + role)})
+			st.next[role], st.after[role] = h.gain(role, pl.ps[j], pl.wk[j], now)
+			st.flags |= 1 << role
+		}
+		if c, ok := st.bestTask(k); ok {
+			q.push(c)
 		}
 	}
-	for len(q.items) > 0 && q.items[0].gain > 0 {
+	for q.ready() && q.items[0].gain > 0 {
 		c := q.items[0]
 		k, role := int(c.key>>1), int(c.key&1)
 		h, st := &hot[k], &step[k]
-		j := int(h.j)
-		nw, np := 1, 0
+		// The step record's first read, here, overlaps its cache miss
+		// with the hot record's (nothing below changes the flags).
+		j, flags := int(h.j), st.flags
+		dw, dp := in.demByID(h.dem[worker]), in.demByID(h.dem[ps])
+		nw, np, d := 1, 0, dw
 		if role == ps {
-			nw, np = 0, 1
+			nw, np, d = 0, 1, dp
 		}
 		// in.tryAdd, with the allocation in step: repack, which reads
 		// the plan's, gets it written out first.
 		misfit := fitted
-		if !in.fits(pl, j, nw, np) {
+		if !in.fitsDemands(pl, dw, dp, nw, np) {
 			misfit = misfitTotal
-		} else if pl.pack != nil && !pl.pack.add(in, j, nw, np) {
-			if pl.pack.repackFails(j, nw, np) {
+		} else if pl.pack != nil {
+			if i := pl.pack.addTask(j, role, int(h.dem[role]), d, int(st.last)); i >= 0 {
+				st.last = int32(i)
+			} else if pl.pack.repackFails(j, nw, np) {
 				misfit = misfitNodes
 			} else {
 				in.writeAllocation(pl, step)
-				if !pl.pack.repack(in, pl, j, nw, np) {
+				if pl.pack.repack(in, pl, j, nw, np) {
+					in.readLast(pl, step) // every task moved
+				} else {
 					misfit = misfitNodes
 				}
 			}
@@ -165,33 +178,31 @@ func (in *instance) greedy(pinned []bool) *plan {
 			if in.stopAtFirstMisfit {
 				break
 			}
-			q.pop()
+			st.flags = flags &^ (1 << role)
 			states[j][role].noFit, states[j][role].noFitAt, states[j][role].misfit = true, c.gain, misfit
+			q.serve(st, k)
 			continue
 		}
-		dw, dp := in.dem(j, worker), in.dem(j, ps)
 		for r := range pl.used {
 			pl.used[r] += float64(nw)*dw[r] + float64(np)*dp[r]
 		}
 		st.wk += int32(nw)
 		st.ps += int32(np)
 		st.lastGain[role] = c.gain
-		st.gain = c.gain
-		st.now = st.after[role]
+		st.flags = flags&^(servedWorker|servedPS) | servedWorker<<role
+		now := st.after[role] // the job's remaining time with the task
 		p, w := int(st.ps), int(st.wk)
 		for r := range 2 {
-			i := int(q.at[2*k+r])
-			if i < 0 {
+			if !st.queued(r) {
 				continue
 			}
 			if r == ps && p >= int(h.limit[ps]) || r == worker && w >= int(h.limit[worker]) {
-				q.remove(i)
-				states[j][r].atLimit = true
+				st.flags = st.flags&^(1<<r) | limitWorker<<r
 				continue
 			}
-			q.items[i].gain, st.after[r] = h.gain(r, p, w, st.now)
-			q.fix(i)
+			st.next[r], st.after[r] = h.gain(r, p, w, now)
 		}
+		q.serve(st, k)
 	}
 	in.writeAllocation(pl, step)
 	for k, j := range in.order {
@@ -199,13 +210,21 @@ func (in *instance) greedy(pinned []bool) *plan {
 			continue
 		}
 		st := &step[k]
-		pl.gain[j] = st.gain
+		switch {
+		case st.flags&servedWorker != 0:
+			pl.gain[j] = st.lastGain[worker]
+		case st.flags&servedPS != 0:
+			pl.gain[j] = st.lastGain[ps]
+		}
 		for role := range 2 {
 			states[j][role].lastGain = st.lastGain[role]
+			if st.flags&(limitWorker<<role) != 0 {
+				states[j][role].atLimit = true
+			}
+			if st.queued(role) {
+				states[j][role].endGain = st.next[role]
+			}
 		}
-	}
-	for _, c := range q.items {
-		states[in.order[c.key>>1]][c.key&1].endGain = c.gain
 	}
 	for j := range nj {
 		if pl.status[j] != Running || pl.kept[j] {
@@ -233,6 +252,15 @@ func (in *instance) writeAllocation(pl *plan, step []stepJob) {
 	for k, j := range in.order {
 		if pl.status[j] == Running && !pl.kept[j] {
 			pl.ps[j], pl.wk[j] = int(step[k].ps), int(step[k].wk)
+		}
+	}
+}
+
+// readLast copies the packing's last node of every queued job into step.
+func (in *instance) readLast(pl *plan, step []stepJob) {
+	for k, j := range in.order {
+		if pl.status[j] == Running && !pl.kept[j] {
+			step[k].last = pl.pack.last[j]
 		}
 	}
 }

@@ -7,7 +7,8 @@ import (
 )
 
 // binaryGains is the greedy's queue as it was before gainQueue became
-// 4-ary: container/heap's binary heap with the same order.
+// 4-ary with one entry per job: container/heap's binary heap of every
+// queued task, with the same order.
 type binaryGains struct {
 	items []taskGain
 	at    map[int32]int
@@ -32,69 +33,82 @@ func (h *binaryGains) Pop() any {
 	return c
 }
 
-// TestGainQueueAsBinaryHeap runs the greedy's moves (push, take the best,
-// lower the best's gain, remove an entry, change any entry's gain) on
-// random queues, with many equal gains, through gainQueue and through a
-// binary heap, and checks that the best entry is the same after every
-// move: the greedy reads only the best, so its plans are the same.
+// TestGainQueueAsBinaryHeap runs the greedy's moves on random jobs, with
+// many equal gains, through gainQueue (one entry per job, the better of its
+// two roles, with a heap of a random size) and through a binary heap of
+// every queued task (both roles of every job), and checks that the best
+// task is the same after every move while it is positive, and that
+// gainQueue has none when it is not: the greedy reads only the best, and
+// stops there, so its plans are the same. The moves: the best task does
+// not fit (its role is dropped), or it is served (both of its job's gains
+// fall or rise, and a role may reach its limit).
 func TestGainQueueAsBinaryHeap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 1))
 	for trial := range 200 {
-		keys := 2 + rng.IntN(400)
-		q := newGainQueue((keys + 1) / 2)
+		jobs := 1 + rng.IntN(200)
+		q := newGainQueue(jobs)
+		q.hot = 1 + rng.IntN(2*jobs)
 		b := &binaryGains{at: map[int32]int{}}
+		step := make([]stepJob, jobs)
 		gain := func() float64 {
-			if rng.IntN(3) == 0 {
+			switch rng.IntN(20) {
+			case 0:
+				return -rng.Float64()
+			case 1, 2, 3, 4, 5:
 				return float64(rng.IntN(4)) // ties
 			}
-			return rng.NormFloat64()
+			return 4 * rng.Float64()
 		}
-		for k := range keys {
-			c := taskGain{gain: gain(), key: int32(k)}
-			q.push(c)
-			heap.Push(b, c)
-		}
-		for move := 0; len(b.items) > 0; move++ {
-			if q.items[0] != b.items[0] || len(q.items) != len(b.items) {
-				t.Fatalf("trial %d, move %d: best %+v of %d, binary heap's %+v of %d", trial, move, q.items[0], len(q.items), b.items[0], len(b.items))
-			}
-			for i, c := range q.items {
-				if q.at[c.key] != int32(i) {
-					t.Fatalf("trial %d, move %d: at[%d] = %d, the entry is at %d", trial, move, c.key, q.at[c.key], i)
+		for k := range jobs {
+			st := &step[k]
+			for role := range 2 {
+				if rng.IntN(5) == 0 {
+					continue // at its limit from the start
 				}
+				st.next[role], st.flags = gain(), st.flags|1<<role
+				heap.Push(b, taskGain{gain: st.next[role], key: int32(2*k + role)})
 			}
-			switch op := rng.IntN(10); {
-			case op < 3: // the best is taken off (did not fit)
-				q.pop()
+			if c, ok := st.bestTask(k); ok {
+				q.push(c)
+			}
+		}
+		for move := 0; ; move++ {
+			if len(b.items) == 0 || !(b.items[0].gain > 0) {
+				if q.ready() {
+					t.Fatalf("trial %d, move %d: best %+v, the binary heap has no positive gain left", trial, move, q.items[0])
+				}
+				break
+			}
+			if !q.ready() || q.items[0] != b.items[0] {
+				t.Fatalf("trial %d, move %d: best %+v, binary heap's %+v of %d tasks", trial, move, q.items, b.items[0], len(b.items))
+			}
+			k, role := int(q.items[0].key>>1), int(q.items[0].key&1)
+			st := &step[k]
+			if rng.IntN(3) == 0 { // the best did not fit
+				st.flags &^= 1 << role
 				heap.Pop(b)
-			case op < 7: // the best got its task: its gain falls
-				g := q.items[0].gain - rng.Float64()
+				q.serve(st, k)
+				continue
+			}
+			for r := range 2 { // served: its job's queued tasks change
+				if !st.queued(r) {
+					continue
+				}
+				key := int32(2*k + r)
 				if rng.IntN(4) == 0 {
-					g = float64(rng.IntN(4))
+					st.flags &^= 1 << r
+					heap.Remove(b, b.at[key])
+					continue
 				}
-				key := q.items[0].key
-				q.items[0].gain = g
-				q.fix(0)
-				b.items[b.at[key]].gain = g
-				heap.Fix(b, b.at[key])
-			case op < 8: // an entry at its limit is removed
-				key := b.items[rng.IntN(len(b.items))].key
-				q.remove(int(q.at[key]))
-				heap.Remove(b, b.at[key])
-				if q.at[key] != -1 {
-					t.Fatalf("trial %d: removed key %d still at %d", trial, key, q.at[key])
+				g := st.next[r] - rng.Float64()/4
+				if rng.IntN(4) == 0 {
+					g = gain()
 				}
-			default: // the job's other entry is re-evaluated
-				key := b.items[rng.IntN(len(b.items))].key
-				g := gain()
-				q.items[q.at[key]].gain = g
-				q.fix(int(q.at[key]))
+				st.next[r] = g
 				b.items[b.at[key]].gain = g
 				heap.Fix(b, b.at[key])
 			}
-		}
-		if len(q.items) != 0 {
-			t.Fatalf("trial %d: %d entries left", trial, len(q.items))
+			q.serve(st, k)
 		}
 	}
 }

@@ -90,6 +90,13 @@ type packing struct {
 	// holds the additions repack found no room for.
 	repacked, exactSteps int
 	repackFailed         map[[4]int]bool
+	// dirty lists the nodes whose free capacity changed since their
+	// class's tree last saw it (isDirty[i]): the trees are brought up to
+	// date before a search (sync), as a node often takes several tasks in
+	// a row before one; they then hold what updating them at every change
+	// would give (a vertex is the maximum of its leaves).
+	dirty   []int32
+	isDirty []bool
 }
 
 // placement is count tasks of a job and role put on a node; prev is the
@@ -134,37 +141,48 @@ func newPacker(in *instance) *packer {
 			return pk.free0[i*nr : (i+1)*nr]
 		})
 	}
-	// Number the distinct demand vectors (a fixed-size key up to 8
-	// resources: no allocation per job).
-	ids, long := map[[8]uint64]int{}, map[string]int{}
-	pk.demandID = make([][2]int, len(p.Jobs))
-	for j := range p.Jobs {
+	var vecs [][]float64
+	pk.demandID, vecs = in.demandIDs()
+	for _, d := range vecs {
+		pk.prefer = append(pk.prefer, pk.preference(d))
+	}
+	return pk
+}
+
+// demandIDs numbers the distinct demand vectors of the jobs' tasks in
+// order of first use (by job, then role): ids[j][role], and vecs[id] the
+// vector (a fixed-size key up to 8 resources: no allocation per job).
+func (in *instance) demandIDs() (ids [][2]int, vecs [][]float64) {
+	nr := in.nr
+	short, long := map[[8]uint64]int{}, map[string]int{}
+	ids = make([][2]int, len(in.p.Jobs))
+	for j := range in.p.Jobs {
 		for role := range 2 {
 			d := in.demand[j][role]
 			var id int
 			var ok bool
-			var short [8]uint64
-			if nr <= len(short) {
+			var key [8]uint64
+			if nr <= len(key) {
 				for r, x := range d {
-					short[r] = math.Float64bits(x)
+					key[r] = math.Float64bits(x)
 				}
-				id, ok = ids[short]
+				id, ok = short[key]
 			} else {
 				id, ok = long[layout.DemandKey(d)]
 			}
 			if !ok {
-				id = len(pk.prefer)
-				if nr <= len(short) {
-					ids[short] = id
+				id = len(vecs)
+				if nr <= len(key) {
+					short[key] = id
 				} else {
 					long[layout.DemandKey(d)] = id
 				}
-				pk.prefer = append(pk.prefer, pk.preference(d))
+				vecs = append(vecs, d)
 			}
-			pk.demandID[j][role] = id
+			ids[j][role] = id
 		}
 	}
-	return pk
+	return ids, vecs
 }
 
 // mask has bit r set when x[r] > 0 (resources beyond the 64th share bit 63:
@@ -198,7 +216,7 @@ func (pk *packer) preference(d []float64) []int {
 
 func (pk *packer) newPacking(jobs int) *packing {
 	pg := &packing{pk: pk, free: slices.Clone(pk.free0), tree: make([]layout.FreeTree, len(pk.tree0)),
-		start: make([]int, len(pk.prefer)*len(pk.classes)), last: make([]int32, jobs)}
+		start: make([]int, len(pk.prefer)*len(pk.classes)), last: make([]int32, jobs), isDirty: make([]bool, len(pk.classOf))}
 	for c, t := range pk.tree0 {
 		pg.tree[c] = t.Clone()
 	}
@@ -211,27 +229,45 @@ func (pk *packer) newPacking(jobs int) *packing {
 // layout sums the placements up: per job, the nodes it has tasks on (in
 // the order first used) and how many of each role.
 func (pg *packing) layout() [][]layout.Slot {
-	out := make([][]layout.Slot, len(pg.last))
+	nj := len(pg.last)
+	out := make([][]layout.Slot, nj)
+	// The log is in the greedy's order, which jumps across the jobs: it is
+	// first sorted by job (a counting sort, which keeps each job's order),
+	// so that each job's layout is then summed up in one place, not one
+	// cache miss per placement at a million tasks.
+	at := make([]int32, nj+1)
+	for _, chunk := range pg.log {
+		for _, p := range chunk {
+			at[p.job+1]++
+		}
+	}
+	for j := range nj {
+		at[j+1] += at[j]
+	}
+	total := int(at[nj])
+	// What a job's layout needs of a placement: its node, role and count.
+	type placed struct{ node, roleCount int32 }
+	byJob := make([]placed, total)
+	next := slices.Clone(at[:nj])
+	for _, chunk := range pg.log {
+		for _, p := range chunk {
+			byJob[next[p.job]] = placed{p.node, p.role<<30 | p.count}
+			next[p.job]++
+		}
+	}
 	// A job has at most as many nodes as placements: each job's share of
 	// one array, sized so, holds its layout without growing.
-	count := make([]int, len(pg.last))
-	total := 0
-	for _, chunk := range pg.log {
-		for _, p := range chunk {
-			count[p.job]++
-		}
-		total += len(chunk)
-	}
 	slots := make([]layout.Slot, total)
-	for j, n := range count {
-		if n > 0 {
-			out[j], slots = slots[:0:n], slots[n:]
+	for j := range nj {
+		lo, hi := int(at[j]), int(at[j+1])
+		if lo == hi {
+			continue
 		}
-	}
-	for _, chunk := range pg.log {
-		for _, p := range chunk {
-			out[p.job] = addTo(out[p.job], p)
+		own := slots[lo:lo:hi]
+		for _, p := range byJob[lo:hi] {
+			own = addTo(own, placement{node: p.node, role: p.roleCount >> 30, count: p.roleCount & (1<<30 - 1)})
 		}
+		out[j] = own
 	}
 	return out
 }
@@ -272,10 +308,20 @@ func (pg *packing) fits(i int, d []float64) bool {
 // find returns the node where a task of job j and the role goes (see the
 // rules above), or -1 when no node has room for it.
 func (pg *packing) find(j, role int, d []float64) int {
-	if i := int(pg.last[j]); i >= 0 && pg.fits(i, d) {
+	return pg.findID(j, pg.pk.demandID[j][role], d)
+}
+
+// findID is find for a task of demand id.
+func (pg *packing) findID(j, id int, d []float64) int {
+	return pg.findFrom(int(pg.last[j]), id, d)
+}
+
+// findFrom is find for a task of demand id whose job's last task went to
+// node last (pg.last).
+func (pg *packing) findFrom(last, id int, d []float64) int {
+	if i := last; i >= 0 && pg.fits(i, d) {
 		return i
 	}
-	id := pg.pk.demandID[j][role]
 	for _, c := range pg.pk.prefer[id] {
 		if i := pg.firstFit(c, id, d); i >= 0 {
 			return i
@@ -292,6 +338,7 @@ func (pg *packing) firstFit(c, id int, d []float64) int {
 	if *s < len(cl.nodes) && pg.fits(cl.nodes[*s], d) {
 		return cl.nodes[*s] // where the last search ended, usually the answer
 	}
+	pg.sync()
 	k := pg.tree[c].First(*s, d, nil)
 	if k < 0 {
 		*s = len(cl.nodes)
@@ -338,16 +385,28 @@ func (pg *packing) untake(in *instance) {
 	clear(pg.start) // free capacity grew
 }
 
-// adjust subtracts count tasks of demand d from node i's free capacity and
-// updates its class's segment tree.
+// adjust subtracts count tasks of demand d from node i's free capacity
+// (its class's tree sees it at the next sync).
 func (pg *packing) adjust(i int, d []float64, count int) {
-	pk := pg.pk
-	nr := pk.nr
+	nr := pg.pk.nr
 	f := pg.free[i*nr : (i+1)*nr]
 	for r, x := range d {
 		f[r] -= float64(count) * x
 	}
-	pg.tree[pk.classOf[i]].Set(pk.slot[i], f)
+	if !pg.isDirty[i] {
+		pg.isDirty[i] = true
+		pg.dirty = append(pg.dirty, int32(i))
+	}
+}
+
+// sync brings the trees up to date with the free capacities.
+func (pg *packing) sync() {
+	pk, nr := pg.pk, pg.pk.nr
+	for _, i := range pg.dirty {
+		pg.tree[pk.classOf[i]].Set(pk.slot[i], pg.free[int(i)*nr:(int(i)+1)*nr])
+		pg.isDirty[i] = false
+	}
+	pg.dirty = pg.dirty[:0]
 }
 
 // add places nw workers and np PS of job j, alternating from a worker (the
@@ -373,4 +432,16 @@ func (pg *packing) add(in *instance, j, nw, np int) bool {
 		}
 	}
 	return true
+}
+
+// addTask places one task of job j and the role, of demand d (demand id),
+// as add does, given the job's last node (pg.last[j], which the greedy
+// keeps in its own record): it returns the node, or -1 when no node has
+// room.
+func (pg *packing) addTask(j, role, id int, d []float64, last int) int {
+	i := pg.findFrom(last, id, d)
+	if i >= 0 {
+		pg.take(j, role, d, i, 1)
+	}
+	return i
 }

@@ -388,8 +388,10 @@ type instance struct {
 	// concurrent makes the candidate plans be computed at the same time
 	// whatever the problem's size (for tests).
 	concurrent bool
-	// hot is the greedy's hotJobs, made once (hotOnce).
+	// hot is the greedy's hotJobs, made once (hotOnce), and byID the
+	// distinct demand vectors its records number, side by side.
 	hot     []hotJob
+	byID    []float64
 	hotOnce sync.Once
 	// packer, when not nil, makes every plan check its tasks node by node
 	// (NodeCapacity).
@@ -701,7 +703,11 @@ func full(misfit int) string {
 // fits reports whether nw more workers and np more PS of job j fit in the
 // cluster's totals that the plan leaves free.
 func (in *instance) fits(pl *plan, j, nw, np int) bool {
-	dw, dp := in.dem(j, worker), in.dem(j, ps)
+	return in.fitsDemands(pl, in.dem(j, worker), in.dem(j, ps), nw, np)
+}
+
+// fitsDemands is fits for a job of worker and PS demands dw and dp.
+func (in *instance) fitsDemands(pl *plan, dw, dp []float64, nw, np int) bool {
 	for r, c := range in.capacity {
 		if pl.used[r]+float64(nw)*dw[r]+float64(np)*dp[r] > c+in.eps[r] {
 			return false
