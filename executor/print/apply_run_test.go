@@ -16,8 +16,10 @@ import (
 )
 
 // apply.Run with the print and exec executors. These tests were apply's;
-// they live here because the print executor links client-go (its
-// manifests), which apply's own test binary need not link.
+// they moved here while the print executor linked client-go (its
+// manifests), which apply's own test binary need not link; since the
+// Kubernetes client moved to optimus-kubernetes (executor/allkube), print
+// links none, and apply's package stays free of its executors.
 
 // testbed is apply/testdata's testbed plan and jobs (apply's diff_test.go
 // says how they were made).
