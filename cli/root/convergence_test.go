@@ -247,8 +247,9 @@ func TestEvalConvergenceOnStepSchedules(t *testing.T) {
 	// Pollux at 50% observed, families left out: 24 of 25 covered with
 	// and without the budgets since a still-falling log's p10 reaches
 	// where it would converge if it stopped falling now (22 before); with
-	// the budgets 25 of 25 at 25% (23 without), the median error 32% of
-	// the truth (44% without).
+	// the budgets 25 of 25 at 25% (23 without), the median error 20% of
+	// the truth (44% without; 32% with the budgets before session 6's
+	// budget-share weight, benchmarks/convergence.md).
 	for _, mode := range [][]string{{"--prior=true"}, {"--leave-family-out"}, {"--leave-family-out", "--budgets"}} {
 		code, out, stderr := evalConvergence(t, polluxCurves.Dir(t), mode...)
 		if code != 0 {
@@ -257,7 +258,7 @@ func TestEvalConvergenceOnStepSchedules(t *testing.T) {
 		if mode[0] == "--leave-family-out" {
 			want25, rel25 := 23, 0.45
 			if len(mode) > 1 {
-				want25, rel25 = 25, 0.33
+				want25, rel25 = 25, 0.21
 			}
 			f50, f25 := readConvergenceEval(t, out, 0.5), readConvergenceEval(t, out, 0.25)
 			if f50.uncensored != 25 || f50.covered < 24 || f25.covered < want25 || f25.medianRel > rel25 {
