@@ -21,7 +21,7 @@ func init() {
 		Order:        3,
 		ReadsCluster: true,
 		NewConfig: func() executor.Config {
-			return &KubernetesConfig{Timeout: DefaultTimeout, LeaseWait: DefaultLeaseWait, LeaseDuration: DefaultLeaseDuration, Rate: DefaultRateFlags()}
+			return &KubernetesConfig{defaultCluster()}
 		},
 		FileFlags: []string{"kubeconfig"},
 	})
@@ -34,15 +34,16 @@ Worker replicas, node affinity to the planned nodes), resized in place, in
 		Order:        4,
 		ReadsCluster: true,
 		NewConfig: func() executor.Config {
-			return &PyTorchJobConfig{Timeout: DefaultTimeout, LeaseWait: DefaultLeaseWait, LeaseDuration: DefaultLeaseDuration, Rate: DefaultRateFlags()}
+			return &PyTorchJobConfig{defaultCluster()}
 		},
 		FileFlags: []string{"kubeconfig"},
 	})
 }
 
-// KubernetesConfig is the kubernetes executor's configuration from optimus
-// apply's flags: the fields of kubernetes.Options a user sets.
-type KubernetesConfig struct {
+// ClusterConfig is what both Kubernetes-family executors (kubernetes,
+// pytorchjob) take from optimus apply's flags: the cluster, the namespace,
+// the waits, the pod templates and the request rate.
+type ClusterConfig struct {
 	Kubeconfig, Context, Namespace    string
 	Timeout, LeaseWait, LeaseDuration time.Duration
 	// PodTemplates is the directory of the jobs' pod templates
@@ -52,26 +53,43 @@ type KubernetesConfig struct {
 	Rate RateFlags
 }
 
-// AddFlags defines --kubeconfig, --context, --namespace, --timeout,
-// --lease-wait, --lease-duration, --pod-templates, --qps and --burst.
-func (c *KubernetesConfig) AddFlags(fs *pflag.FlagSet) {
+// defaultCluster is ClusterConfig with apply's defaults.
+func defaultCluster() ClusterConfig {
+	return ClusterConfig{Timeout: DefaultTimeout, LeaseWait: DefaultLeaseWait, LeaseDuration: DefaultLeaseDuration, Rate: DefaultRateFlags()}
+}
+
+// addFlags defines --kubeconfig, --context, --namespace, --timeout,
+// --lease-wait, --lease-duration, --pod-templates, --qps and --burst; the
+// three help lines given are the ones the executors word differently.
+func (c *ClusterConfig) addFlags(fs *pflag.FlagSet, namespaceHelp, timeoutHelp, leaseDurationHelp string) {
 	fs.StringVar(&c.Kubeconfig, "kubeconfig", c.Kubeconfig, "the kubeconfig `FILE` (default: KUBECONFIG, ~/.kube/config, then in-cluster)")
 	fs.StringVar(&c.Context, "context", c.Context, "the kubeconfig `CONTEXT` (default: its current context)")
-	fs.StringVar(&c.Namespace, "namespace", c.Namespace, "the `NAMESPACE` of the pods and Services (default: the context's, else default)")
-	fs.DurationVar(&c.Timeout, "timeout", c.Timeout, "how long (`DURATION`) to wait for replaced pods to go, new pods to run, and each API request (negative: do not wait for pods)")
+	fs.StringVar(&c.Namespace, "namespace", c.Namespace, namespaceHelp)
+	fs.DurationVar(&c.Timeout, "timeout", c.Timeout, timeoutHelp)
 	fs.DurationVar(&c.LeaseWait, "lease-wait", c.LeaseWait, "how long (`DURATION`) to wait for another apply's lease on the namespace (negative: fail at once)")
-	fs.DurationVar(&c.LeaseDuration, "lease-duration", c.LeaseDuration, "how long (`DURATION`) the namespace's Lease lasts unrenewed: apply renews it every third of that, a killed apply's lapses after it")
+	fs.DurationVar(&c.LeaseDuration, "lease-duration", c.LeaseDuration, leaseDurationHelp)
 	AddTemplatesFlag(fs, &c.PodTemplates)
 	c.Rate.AddFlags(fs)
 }
 
 // Check refuses a namespace Kubernetes cannot have, and a --qps or --burst
 // that cannot be.
-func (c *KubernetesConfig) Check() error {
+func (c *ClusterConfig) Check() error {
 	if err := CheckNamespace(c.Namespace); err != nil {
 		return err
 	}
 	return c.Rate.Check()
+}
+
+// KubernetesConfig is the kubernetes executor's configuration from optimus
+// apply's flags: the fields of kubernetes.Options a user sets.
+type KubernetesConfig struct{ ClusterConfig }
+
+// AddFlags defines the cluster's flags (ClusterConfig.addFlags).
+func (c *KubernetesConfig) AddFlags(fs *pflag.FlagSet) {
+	c.addFlags(fs, "the `NAMESPACE` of the pods and Services (default: the context's, else default)",
+		"how long (`DURATION`) to wait for replaced pods to go, new pods to run, and each API request (negative: do not wait for pods)",
+		"how long (`DURATION`) the namespace's Lease lasts unrenewed: apply renews it every third of that, a killed apply's lapses after it")
 }
 
 // New reads the pod templates and connects to the cluster (no API call
@@ -90,34 +108,13 @@ func (c *KubernetesConfig) Unlinked() string {
 
 // PyTorchJobConfig is the pytorchjob executor's configuration from optimus
 // apply's flags: the kubernetes executor's, which it shares.
-type PyTorchJobConfig struct {
-	Kubeconfig, Context, Namespace    string
-	Timeout, LeaseWait, LeaseDuration time.Duration
-	PodTemplates                      string
-	// Rate is --qps and --burst, as for the kubernetes executor.
-	Rate RateFlags
-}
+type PyTorchJobConfig struct{ ClusterConfig }
 
-// AddFlags defines --kubeconfig, --context, --namespace, --timeout,
-// --lease-wait, --lease-duration, --qps, --burst and --pod-templates.
+// AddFlags defines the cluster's flags (ClusterConfig.addFlags).
 func (c *PyTorchJobConfig) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&c.Kubeconfig, "kubeconfig", c.Kubeconfig, "the kubeconfig `FILE` (default: KUBECONFIG, ~/.kube/config, then in-cluster)")
-	fs.StringVar(&c.Context, "context", c.Context, "the kubeconfig `CONTEXT` (default: its current context)")
-	fs.StringVar(&c.Namespace, "namespace", c.Namespace, "the `NAMESPACE` of the PyTorchJobs (default: the context's, else default)")
-	fs.DurationVar(&c.Timeout, "timeout", c.Timeout, "how long (`DURATION`) each API request may take")
-	fs.DurationVar(&c.LeaseWait, "lease-wait", c.LeaseWait, "how long (`DURATION`) to wait for another apply's lease on the namespace (negative: fail at once)")
-	fs.DurationVar(&c.LeaseDuration, "lease-duration", c.LeaseDuration, "how long (`DURATION`) the namespace's Lease lasts unrenewed")
-	c.Rate.AddFlags(fs)
-	AddTemplatesFlag(fs, &c.PodTemplates)
-}
-
-// Check refuses a namespace Kubernetes cannot have, and a --qps or --burst
-// that cannot be.
-func (c *PyTorchJobConfig) Check() error {
-	if err := CheckNamespace(c.Namespace); err != nil {
-		return err
-	}
-	return c.Rate.Check()
+	c.addFlags(fs, "the `NAMESPACE` of the PyTorchJobs (default: the context's, else default)",
+		"how long (`DURATION`) each API request may take",
+		"how long (`DURATION`) the namespace's Lease lasts unrenewed")
 }
 
 // New reads the pod templates and connects to the cluster (no API call
