@@ -2,18 +2,17 @@ package simulate_test
 
 import (
 	"os"
-	"runtime/debug"
 	"testing"
+
+	"github.com/optimus-sched/optimus/internal/testgc"
 )
 
-// TestMain runs the tests with the garbage collector's target at 400%
-// instead of 100% (unless GOGC is set): they make a lot of short-lived
+// TestMain runs the tests with the garbage collector's target raised
+// (testgc.Raise: 400% unless GOGC is set): they make a lot of short-lived
 // garbage, and collecting it was a fifth of their CPU
 // (benchmarks/test-time.md, "Session 6, library tests"). No test here
 // depends on when the collector runs.
 func TestMain(m *testing.M) {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
+	testgc.Raise()
 	os.Exit(m.Run())
 }

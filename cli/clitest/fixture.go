@@ -5,10 +5,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/optimus-sched/optimus/internal/testgc"
 )
 
 // A Fixture is a folder of tables made once per test binary, on first use,
@@ -23,9 +24,6 @@ type Fixture struct {
 	dir  string
 	err  error
 }
-
-// testGCPercent is the collector's target in Main.
-const testGCPercent = 400
 
 var fixtures struct {
 	sync.Mutex
@@ -106,14 +104,12 @@ func copyDir(src, dst string) error {
 //
 // and after run once the tests are done (ktest.StopShared, say).
 //
-// Unless GOGC is set, the tests run with the collector at 400%: a test
-// binary runs many short commands whose heaps are small and die with the
-// command, so collecting a quarter as often saves CPU
-// (benchmarks/test-time.md, session 6) for memory the machine has.
+// Unless GOGC is set, the tests run with the collector at 400%
+// (testgc.Raise): a test binary runs many short commands whose heaps are
+// small and die with the command, so collecting a quarter as often saves
+// CPU (benchmarks/test-time.md, session 6) for memory the machine has.
 func Main(m *testing.M, after ...func()) {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(testGCPercent)
-	}
+	testgc.Raise()
 	code := m.Run()
 	for _, f := range after {
 		f()

@@ -2,19 +2,18 @@ package table
 
 import (
 	"os"
-	"runtime/debug"
 	"testing"
+
+	"github.com/optimus-sched/optimus/internal/testgc"
 )
 
-// TestMain runs the tests with the garbage collector's target at 400%
-// instead of 100% (unless GOGC is set): they make a lot of short-lived
+// TestMain runs the tests with the garbage collector's target raised
+// (testgc.Raise: 400% unless GOGC is set): they make a lot of short-lived
 // garbage, and collecting it was a fifth of their CPU
 // (benchmarks/test-time.md, "Session 6, library tests"). The tests that
 // look at memory count bytes allocated, or collect (runtime.GC) before
 // reading the heap.
 func TestMain(m *testing.M) {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
+	testgc.Raise()
 	os.Exit(m.Run())
 }
