@@ -114,7 +114,15 @@ type Client struct {
 
 // Connect builds a client for the cluster and namespace the options name,
 // with one HTTP client and, as client-go's clientset does, one rate limiter
-// shared by all groups. It makes no API call.
+// shared by all groups but the Leases'. It makes no API call.
+//
+// The Leases have a token bucket of their own, of the same QPS and burst:
+// a renewal must not wait in line behind the writes its Lease guards. At
+// --qps 10 with the writes queued, a renewal's GET and PUT waited past the
+// 2/3 of the Lease after which it counts as lost, and an apply stopped
+// itself half done. kube-controller-manager gives leader election a client
+// of its own for the same reason. The Lease's requests are few (two per
+// renewal, every third of its duration), so --qps still bounds the rest.
 func Connect(o Options) (*Client, error) {
 	cfg := o.RESTConfig
 	ns := o.Namespace
@@ -190,9 +198,14 @@ func newClient(cfg *rest.Config, groups []Group) (*Client, error) {
 		cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, cfg.Burst)
 	}
 	var limiter *meteredLimiter
+	var leaseLimiter flowcontrol.RateLimiter
 	if cfg.RateLimiter != nil {
 		limiter = &meteredLimiter{RateLimiter: cfg.RateLimiter}
 		cfg.RateLimiter = limiter
+		leaseLimiter = limiter
+		if cfg.QPS > 0 {
+			leaseLimiter = flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, cfg.Burst)
+		}
 	}
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
@@ -208,6 +221,9 @@ func newClient(cfg *rest.Config, groups []Group) (*Client, error) {
 			gc.APIPath = "/api"
 		}
 		gc.NegotiatedSerializer = codecs.WithoutConversion()
+		if gv == coordv1.SchemeGroupVersion {
+			gc.RateLimiter = leaseLimiter
+		}
 		if c.rest[gv], err = rest.RESTClientForConfigAndClient(gc, httpClient); err != nil {
 			return nil, err
 		}

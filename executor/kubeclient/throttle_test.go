@@ -3,6 +3,9 @@ package kubeclient
 import (
 	"testing"
 
+	authzv1 "k8s.io/api/authorization/v1"
+	coordv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
 )
 
@@ -46,5 +49,35 @@ func TestRateLimitFromOptions(t *testing.T) {
 	}
 	if err := (RateFlags{QPS: 10, Burst: -1}).Check(); err == nil {
 		t.Error("a negative --burst was accepted")
+	}
+}
+
+// The Leases' requests have a bucket of their own, of the client's QPS:
+// with the writes' bucket empty, a renewal still goes at once (it once
+// waited behind them past the point where its Lease counted as lost).
+func TestLeaseRequestsDoNotWaitBehindWrites(t *testing.T) {
+	c, err := Connect(Options{RESTConfig: &rest.Config{Host: "https://127.0.0.1:1"}, QPS: 0.001, Burst: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writes := c.rest[corev1.SchemeGroupVersion].GetRateLimiter()
+	leases := c.rest[coordv1.SchemeGroupVersion].GetRateLimiter()
+	if writes == nil || leases == nil {
+		t.Fatalf("limiters: pods %v, leases %v", writes, leases)
+	}
+	if !writes.TryAccept() {
+		t.Fatal("a fresh bucket of burst 1 refused its first request")
+	}
+	if writes.TryAccept() {
+		t.Fatal("the pods' bucket was not emptied by one request at burst 1")
+	}
+	if !leases.TryAccept() {
+		t.Error("a Lease request waits for the pods' bucket")
+	}
+	if leases.QPS() != writes.QPS() {
+		t.Errorf("the Leases' bucket has %g QPS, the rest %g", leases.QPS(), writes.QPS())
+	}
+	if got := c.rest[authzv1.SchemeGroupVersion].GetRateLimiter(); got != writes {
+		t.Error("the access reviews do not share the writes' bucket")
 	}
 }
