@@ -10,8 +10,10 @@
 package kubebin
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,25 +88,34 @@ func IfUnlinked(ios *iostreams.IOStreams, x any) error {
 	if from := os.Getenv(envFrom); from != "" {
 		return &Error{Msg: fmt.Sprintf("%s does not link %s either (run by %s): install both binaries again with `go install ./cmd/...` from optimus' source tree, or `make install`", self, what, from)}
 	}
-	path, err := find(self)
-	if err != nil {
-		where := "not on PATH"
-		if self != "" {
-			where = "neither in " + filepath.Dir(self) + " nor on PATH"
-		}
+	path, where := find(self)
+	if path == "" {
 		return &Error{Msg: fmt.Sprintf("%s needs %s, the optimus binary with the Kubernetes client, which is %s: install both binaries with `go install ./cmd/...` from optimus' source tree, or `make install`", what, Binary, where)}
 	}
 	return run(path, append(os.Environ(), envFrom+"="+self))
 }
 
-// find looks for optimus-kubernetes next to self, then on PATH.
-func find(self string) (string, error) {
+// find looks for optimus-kubernetes next to self, then on PATH. When it
+// finds none, where says where it looked, and names a file next to self
+// that is there but cannot be run (a copy that lost its mode bits), which
+// would otherwise look like a missing one.
+func find(self string) (path, where string) {
+	where = "not on PATH"
 	if self != "" {
-		if p, err := exec.LookPath(filepath.Join(filepath.Dir(self), Binary)); err == nil {
-			return p, nil
+		next := filepath.Join(filepath.Dir(self), Binary)
+		p, err := exec.LookPath(next)
+		if err == nil {
+			return p, ""
+		}
+		where = "neither in " + filepath.Dir(self) + " nor on PATH"
+		if errors.Is(err, fs.ErrPermission) {
+			where = "not on PATH, and " + next + " is there but is not an executable file"
 		}
 	}
-	return exec.LookPath(Binary)
+	if p, err := exec.LookPath(Binary); err == nil {
+		return p, ""
+	}
+	return "", where
 }
 
 // isSystem reports whether ios are the process's own standard streams.
