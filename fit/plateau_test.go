@@ -181,3 +181,27 @@ func TestBlendPlateauLateFit(t *testing.T) {
 		t.Errorf("prior past the window: %+v; want its median kept (about 127)", b)
 	}
 }
+
+// A log flat by the rule for a window, without a drop, on which the fit
+// expects a slow fall to come (so the prediction is not "converged now"):
+// the fit's mass between the floor and now is ruled out, and its mass
+// past now is split as a plateau's, converged at the floor or after the
+// next likely cut. A flat stretch the log's noise cannot tell from a slow
+// fall moves nothing.
+func TestBlendFlatLogLateFit(t *testing.T) {
+	rule := Rule{Threshold: 0.02, Window: 10, Cap: 200}
+	slow := ConvergencePrediction{P10: 30, P50: 39, P90: 59}
+	sch := Schedule{Observed: 40, DropsKnown: true, Spacing: 1}
+	b := Blend(slow, true, QualityGood, FamilyPrior{}, Evidence{Floor: 30, Schedule: sch}, rule)
+	if b.Plateau || b.P50 != 30 || b.P90 < 50 {
+		t.Errorf("flat for a window: %+v; want the median at the floor 30 and P90 past the next cut's window start (50)", b)
+	}
+	noisy := sch
+	noisy.Noise = 0.08 // noise as large as the rule's fall over a window
+	if b := Blend(slow, true, QualityGood, FamilyPrior{}, Evidence{Floor: 30, Schedule: noisy}, rule); b.P50 != 39 {
+		t.Errorf("flat within the noise: %+v; want the fit's median 39", b)
+	}
+	if b := Blend(slow, true, QualityGood, FamilyPrior{}, Evidence{Floor: 30}, rule); b.P50 != 39 {
+		t.Errorf("without the log (predict): %+v; want the fit's median 39", b)
+	}
+}

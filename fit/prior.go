@@ -175,7 +175,10 @@ type Blended struct {
 // the job's own evidence that its schedule is spent (Schedule.Spent); with
 // the log seen, the "converged now" outcome is the floor, where the log
 // met the rule, and the fit's mass past the next cut's window moves into
-// it as far as the log's flat stretch speaks against the fit's slow fall. A job still training gets at least the interval its log's
+// it as far as the log's flat stretch speaks against the fit's slow fall.
+// A log flat for longer than its noise resolves, on which the prediction
+// expects convergence later, treats the fit's mass alike: a plateau's two
+// outcomes for the share its flat stretch speaks for. A job still training gets at least the interval its log's
 // spacing and noise allow.
 func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPrior, ev Evidence, rule Rule) Blended {
 	var b Blended
@@ -361,6 +364,41 @@ func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPri
 		if atFloor {
 			nowP10 = floor
 		}
+		for i := 0; i < n && moved > 0; i++ {
+			u := (float64(i) + 0.5) / n
+			kept = append(kept, sample{dlo + (dhi-dlo)*u, moved / n, false})
+		}
+		sortSamples()
+	}
+	if !b.Plateau && onPlateau && sch.DropsKnown && ev.Floor > 0 && sch.Observed-ev.Floor > sch.minHalfWidth(rule) {
+		// Flat by the rule for longer than its noise resolves, while the
+		// prediction expects convergence later than a window past now
+		// (so the plateau rule above did not apply): of the fit's mass,
+		// what lies between the floor and now is ruled out by the log
+		// (it met the rule at the floor and stayed flat), and what lies
+		// past now is a 1/k fall the flat stretch speaks against, in
+		// proportion to its length. That share is a plateau's: converged
+		// at the floor (1 - q) or after the next likely cut (q). The
+		// prior's epochs are finished runs' and stay.
+		q := sch.continuation() * sch.Spent(rule)
+		dlo, dhi := sch.nextDrop()
+		dlo = math.Min(dlo+float64(rule.Window), float64(hi))
+		dhi = math.Min(math.Max(dhi+float64(rule.Window), dlo), float64(hi))
+		flat := math.Min(1, float64(sch.Observed-ev.Floor)/float64(max(rule.Window, 1)))
+		moved := 0.0
+		var toFloor []sample
+		for i := range kept {
+			switch {
+			case !kept[i].fit || kept[i].epoch <= floor:
+			case kept[i].epoch <= float64(sch.Observed):
+				kept[i].epoch = floor
+			default:
+				toFloor = append(toFloor, sample{floor, flat * (1 - q) * kept[i].weight, false})
+				moved += flat * q * kept[i].weight
+				kept[i].weight *= 1 - flat
+			}
+		}
+		kept = append(kept, toFloor...)
 		for i := 0; i < n && moved > 0; i++ {
 			u := (float64(i) + 0.5) / n
 			kept = append(kept, sample{dlo + (dhi-dlo)*u, moved / n, false})
