@@ -149,3 +149,59 @@ func TestBlendMinimumWidth(t *testing.T) {
 		t.Errorf("half-width %d for 1%% noise, want 2", h)
 	}
 }
+
+// On a plateau after a cut, a fit expecting convergence long after the
+// next cut's window (a 1/k fit across the drop expects a slow fall) is
+// contradicted by the log's flat stretch: the share the stretch speaks for
+// moves into the next cut's window, the one fall still to come. The
+// prior's epochs are finished runs' convergences, not a slow fall: they
+// stay. A log flat for no epoch moves nothing.
+func TestBlendPlateauLateFit(t *testing.T) {
+	rule := Rule{Threshold: 0.02, Window: 10, Cap: 200}
+	late := ConvergencePrediction{P10: 70, P50: 110, P90: 150}
+	sch := Schedule{Observed: 45, Drops: []int{30}, DropsKnown: true}
+	// The next cut's window: from a window past now to a window past now
+	// plus the first phase's length (45+10 .. 45+30+10).
+	for _, c := range []struct {
+		floor      int
+		lo, hi     int // the median's range
+		p90AtLeast int
+	}{
+		{35, 55, 85, 80},    // flat for a window: the fit's late mass is in the window
+		{40, 55, 100, 140},  // flat for half a window: half of it moves, half stays
+		{45, 105, 115, 150}, // flat at the last epoch only: nothing moves
+	} {
+		b := Blend(late, true, QualityPoor, FamilyPrior{}, Evidence{Floor: c.floor, Schedule: sch}, rule)
+		if !b.Plateau || b.P50 < c.lo || b.P50 > c.hi || b.P90 < c.p90AtLeast {
+			t.Errorf("floor %d: %+v; want the median in %d-%d and P90 >= %d", c.floor, b, c.lo, c.hi, c.p90AtLeast)
+		}
+	}
+	prior := FamilyPrior{Epochs: []float64{120, 125, 130, 135}}
+	if b := Blend(ConvergencePrediction{}, false, QualityInsufficient, prior, Evidence{Floor: 35, Schedule: sch}, rule); b.P50 < 115 {
+		t.Errorf("prior past the window: %+v; want its median kept (about 127)", b)
+	}
+}
+
+// A log flat by the rule for a window, without a drop, on which the fit
+// expects a slow fall to come (so the prediction is not "converged now"):
+// the fit's mass between the floor and now is ruled out, and its mass
+// past now is split as a plateau's, converged at the floor or after the
+// next likely cut. A flat stretch the log's noise cannot tell from a slow
+// fall moves nothing.
+func TestBlendFlatLogLateFit(t *testing.T) {
+	rule := Rule{Threshold: 0.02, Window: 10, Cap: 200}
+	slow := ConvergencePrediction{P10: 30, P50: 39, P90: 59}
+	sch := Schedule{Observed: 40, DropsKnown: true, Spacing: 1}
+	b := Blend(slow, true, QualityGood, FamilyPrior{}, Evidence{Floor: 30, Schedule: sch}, rule)
+	if b.Plateau || b.P50 != 30 || b.P90 < 50 {
+		t.Errorf("flat for a window: %+v; want the median at the floor 30 and P90 past the next cut's window start (50)", b)
+	}
+	noisy := sch
+	noisy.Noise = 0.08 // noise as large as the rule's fall over a window
+	if b := Blend(slow, true, QualityGood, FamilyPrior{}, Evidence{Floor: 30, Schedule: noisy}, rule); b.P50 != 39 {
+		t.Errorf("flat within the noise: %+v; want the fit's median 39", b)
+	}
+	if b := Blend(slow, true, QualityGood, FamilyPrior{}, Evidence{Floor: 30}, rule); b.P50 != 39 {
+		t.Errorf("without the log (predict): %+v; want the fit's median 39", b)
+	}
+}

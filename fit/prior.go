@@ -174,7 +174,11 @@ type Blended struct {
 // next likely cut, the chance of a cut (Schedule.continuation) scaled by
 // the job's own evidence that its schedule is spent (Schedule.Spent); with
 // the log seen, the "converged now" outcome is the floor, where the log
-// met the rule. A job still training gets at least the interval its log's
+// met the rule, and the fit's mass past the next cut's window moves into
+// it as far as the log's flat stretch speaks against the fit's slow fall.
+// A log flat for longer than its noise resolves, on which the prediction
+// expects convergence later, treats the fit's mass alike: a plateau's two
+// outcomes for the share its flat stretch speaks for. A job still training gets at least the interval its log's
 // spacing and noise allow.
 func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPrior, ev Evidence, rule Rule) Blended {
 	var b Blended
@@ -205,7 +209,10 @@ func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPri
 	if !fitted && w == 0 {
 		return Blended{P10: -1, P50: -1, P90: -1}
 	}
-	type sample struct{ epoch, weight float64 }
+	type sample struct {
+		epoch, weight float64
+		fit           bool // the fit's mass (else the prior's or the rule's)
+	}
 	var kept []sample
 	const n = 100
 	floor := float64(ev.Floor)
@@ -236,7 +243,7 @@ func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPri
 			}
 		}
 		for _, e := range fitted {
-			kept = append(kept, sample{e, (1 - w) / float64(len(fitted))})
+			kept = append(kept, sample{e, (1 - w) / float64(len(fitted)), true})
 		}
 	}
 	if w > 0 {
@@ -249,7 +256,7 @@ func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPri
 				if share != nil {
 					wt = w * share[k] / float64(per)
 				}
-				kept = append(kept, sample{math.Max(e*(1+u), floor), wt})
+				kept = append(kept, sample{math.Max(e*(1+u), floor), wt, false})
 			}
 		}
 	}
@@ -329,7 +336,7 @@ func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPri
 				case kept[i].epoch <= float64(sch.Observed):
 					kept[i].epoch = floor
 				case flat > 0:
-					toFloor = append(toFloor, sample{floor, flat * kept[i].weight})
+					toFloor = append(toFloor, sample{floor, flat * kept[i].weight, false})
 					kept[i].weight *= 1 - flat
 				}
 			case atFloor && flat > 0 && spent < 1:
@@ -338,8 +345,19 @@ func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPri
 				// much as the cut does; of the mass the log's flat
 				// stretch speaks for, 1 - q is converged at the floor.
 				f := flat * (1 - q)
-				toFloor = append(toFloor, sample{floor, f * kept[i].weight})
+				toFloor = append(toFloor, sample{floor, f * kept[i].weight, false})
 				kept[i].weight *= 1 - f
+			case atFloor && flat > 0 && kept[i].epoch > dhi && kept[i].fit:
+				// The fit's mass past the next cut's window: a 1/k
+				// fall still to come, which the log's flat stretch
+				// speaks against (the prior's epochs are finished runs'
+				// convergences, cuts and all: they stay). A fall that
+				// can still come is a cut's, and the next comes first:
+				// the share the flat stretch speaks for moves into its
+				// window. None goes to the floor: the fit expects more
+				// progress, and the schedule is not known to be spent.
+				moved += flat * kept[i].weight
+				kept[i].weight *= 1 - flat
 			}
 		}
 		kept = append(kept, toFloor...)
@@ -348,7 +366,42 @@ func Blend(p ConvergencePrediction, fitted bool, quality string, prior FamilyPri
 		}
 		for i := 0; i < n && moved > 0; i++ {
 			u := (float64(i) + 0.5) / n
-			kept = append(kept, sample{dlo + (dhi-dlo)*u, moved / n})
+			kept = append(kept, sample{dlo + (dhi-dlo)*u, moved / n, false})
+		}
+		sortSamples()
+	}
+	if !b.Plateau && onPlateau && sch.DropsKnown && ev.Floor > 0 && sch.Observed-ev.Floor > sch.minHalfWidth(rule) {
+		// Flat by the rule for longer than its noise resolves, while the
+		// prediction expects convergence later than a window past now
+		// (so the plateau rule above did not apply): of the fit's mass,
+		// what lies between the floor and now is ruled out by the log
+		// (it met the rule at the floor and stayed flat), and what lies
+		// past now is a 1/k fall the flat stretch speaks against, in
+		// proportion to its length. That share is a plateau's: converged
+		// at the floor (1 - q) or after the next likely cut (q). The
+		// prior's epochs are finished runs' and stay.
+		q := sch.continuation() * sch.Spent(rule)
+		dlo, dhi := sch.nextDrop()
+		dlo = math.Min(dlo+float64(rule.Window), float64(hi))
+		dhi = math.Min(math.Max(dhi+float64(rule.Window), dlo), float64(hi))
+		flat := math.Min(1, float64(sch.Observed-ev.Floor)/float64(max(rule.Window, 1)))
+		moved := 0.0
+		var toFloor []sample
+		for i := range kept {
+			switch {
+			case !kept[i].fit || kept[i].epoch <= floor:
+			case kept[i].epoch <= float64(sch.Observed):
+				kept[i].epoch = floor
+			default:
+				toFloor = append(toFloor, sample{floor, flat * (1 - q) * kept[i].weight, false})
+				moved += flat * q * kept[i].weight
+				kept[i].weight *= 1 - flat
+			}
+		}
+		kept = append(kept, toFloor...)
+		for i := 0; i < n && moved > 0; i++ {
+			u := (float64(i) + 0.5) / n
+			kept = append(kept, sample{dlo + (dhi-dlo)*u, moved / n, false})
 		}
 		sortSamples()
 	}
