@@ -19,7 +19,7 @@ import (
 // mass is moved as far as the flat stretch speaks against its slow fall
 // (fit.Blend): the median error at 50% observed falls from 21% (20% with
 // budgets, 23% and 21% without a prior) to 11% (11%, 12%, 9%),
-// benchmarks/convergence.md, and no uncensored curve loses its cover.
+// benchmarks/convergence-budgets.md, and no uncensored curve loses its cover.
 func TestPolluxHalfWayFlatLogs(t *testing.T) {
 	vcs, err := datasets.PolluxCurves()
 	if err != nil {
