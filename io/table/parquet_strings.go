@@ -2,9 +2,12 @@ package table
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -119,21 +122,55 @@ func denseStrings(chunks []arrow.Array) (arrow.Array, error) {
 		}
 		rows += d.Len()
 	}
-	b := array.NewStringBuilder(mem)
-	defer b.Release()
-	b.Reserve(rows)
-	b.ReserveData(size)
+	if size > math.MaxInt32 {
+		// Offsets that overflow: the builder's, with its error.
+		b := array.NewStringBuilder(mem)
+		defer b.Release()
+		b.Reserve(rows)
+		b.ReserveData(size)
+		for _, c := range chunks {
+			d := c.(*array.Dictionary)
+			dict, idx := d.Dictionary().(*array.String), d.Indices().(*array.Int32)
+			valid := validityOf(idx)
+			for r, k := range idx.Int32Values() {
+				if valid.null(r) {
+					b.AppendNull()
+				} else {
+					b.Append(dict.Value(int(k)))
+				}
+			}
+		}
+		return b.NewArray(), nil
+	}
+	// The offsets, bytes and validity bitmap written as the builder's
+	// Append and AppendNull write them (see SetStringsRepeated), without a
+	// call per row.
+	offsets := make([]int32, rows+1)
+	data := make([]byte, 0, size)
+	bitmap := builderBitmap(rows)
+	row, nulls := 0, 0
 	for _, c := range chunks {
 		d := c.(*array.Dictionary)
 		dict, idx := d.Dictionary().(*array.String), d.Indices().(*array.Int32)
 		valid := validityOf(idx)
+		if valid.bitmap == nil {
+			bitutil.SetBitsTo(bitmap, int64(row), int64(idx.Len()), true)
+		}
 		for r, k := range idx.Int32Values() {
 			if valid.null(r) {
-				b.AppendNull()
+				nulls++
 			} else {
-				b.Append(dict.Value(int(k)))
+				if valid.bitmap != nil {
+					bitutil.SetBit(bitmap, row)
+				}
+				data = append(data, dict.Value(int(k))...)
 			}
+			row++
+			offsets[row] = int32(len(data))
 		}
 	}
-	return b.NewArray(), nil
+	a := array.NewData(arrow.BinaryTypes.String, rows, []*memory.Buffer{memory.NewBufferBytes(bitmap),
+		memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offsets)), memory.NewBufferBytes(data)}, nil, nulls, 0)
+	defer a.Release()
+	return array.MakeFromData(a), nil
 }

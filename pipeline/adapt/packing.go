@@ -156,6 +156,83 @@ func parsePackingFast(s string) (slots []packedNode, ok bool) {
 	}
 }
 
+// appendPackingFast reads an alloc_nodes value as parsePackingFast does,
+// its nodes looked up in nodeIndex as ParsePacking does, but appends the
+// slots to dst (place's hand-off reads every job's layout into one array)
+// and returns them as a slice of it that cannot grow into the next job's,
+// with dst extended. A layout naming a node the cluster lacks is stale:
+// nil slots, dst as it was. ok is false, dst as it was, where the value is
+// not written as PackingColumn writes it: ParsePacking then reads it.
+func appendPackingFast(dst []layout.Slot, s string, nodeIndex map[string]int) (slots, out []layout.Slot, ok bool) {
+	start := len(dst)
+	stale := false
+	count := func() (int, bool) {
+		n, i := 0, 0
+		for i < len(s) && i < 9 && s[i] >= '0' && s[i] <= '9' {
+			n = 10*n + int(s[i]-'0')
+			i++
+		}
+		if i == 0 || i > 1 && s[0] == '0' {
+			return 0, false
+		}
+		s = s[i:]
+		return n, true
+	}
+	eat := func(prefix string) bool {
+		if strings.HasPrefix(s, prefix) {
+			s = s[len(prefix):]
+			return true
+		}
+		return false
+	}
+	if !eat("[") {
+		return nil, dst, false
+	}
+	for k := 0; ; k++ {
+		if eat("]") {
+			switch {
+			case k == 0 || s != "":
+				return nil, dst[:start], false
+			case stale:
+				return nil, dst[:start], true
+			}
+			return dst[start:len(dst):len(dst)], dst, true
+		}
+		if k > 0 && !eat(",") || !eat(`{"node":"`) {
+			return nil, dst[:start], false
+		}
+		end := strings.IndexByte(s, '"')
+		if end <= 0 {
+			return nil, dst[:start], false
+		}
+		node := s[:end]
+		for i := 0; i < len(node); i++ {
+			if node[i] == '\\' || node[i] < 0x20 {
+				return nil, dst[:start], false
+			}
+		}
+		s = s[end+1:]
+		if !eat(`,"ps":`) {
+			return nil, dst[:start], false
+		}
+		ps, okP := count()
+		if !okP || !eat(`,"workers":`) {
+			return nil, dst[:start], false
+		}
+		workers, okW := count()
+		if !okW || !eat("}") {
+			return nil, dst[:start], false
+		}
+		n, known := nodeIndex[node]
+		if !known {
+			stale = true
+		}
+		if !stale {
+			dst = append(dst, layout.Slot{Node: n, PS: ps, Workers: workers})
+		}
+	}
+}
+
 // packedNode is one entry of alloc_nodes as written: how many PS and
 // workers of a job go on the node of that name.
 type packedNode struct {

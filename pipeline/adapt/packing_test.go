@@ -52,3 +52,49 @@ func TestParsePackingAgainstCluster(t *testing.T) {
 		t.Errorf("a node the cluster lacks: %v %v %v, want stale", slots, stale, err)
 	}
 }
+
+// appendPackingFast gives ParsePacking's slots wherever it reads a value,
+// leaves dst as it was where it does not (ParsePacking then decides) and
+// where the layout is stale, and hands out slices that cannot grow into
+// the next job's slots.
+func TestAppendPackingFastAgreesWithParsePacking(t *testing.T) {
+	idx := map[string]int{"a": 0, "b": 1, "gpu-01": 2}
+	dst := []layout.Slot{{Node: 9, PS: 9, Workers: 9}}
+	fast := 0
+	for _, in := range []string{
+		`[{"node":"b","ps":1,"workers":2},{"node":"a","ps":0,"workers":1}]`,
+		`[{"node":"gpu-01","ps":0,"workers":0}]`,
+		`[{"node":"gone","ps":1,"workers":1}]`,
+		`[{"node":"a","ps":1,"workers":1},{"node":"gone","ps":1,"workers":1}]`,
+		`[{"node":"gone","ps":1,"workers":1},{"node":"a","ps":1,"workers":1}]`,
+		`[{"node":"gone","ps":1,"workers":1},{"node":"a","ps":01,"workers":1}]`,
+		`[ {"workers": 2, "ps": 0, "node": "a"} ]`, `[{"node":"a\u0062","ps":1,"workers":1}]`,
+		`[]`, "", "[", `[{"node":"a","ps":1,"workers":1}]x`, `[{"node":"a","ps":1,"workers":1},]`,
+		`[{"node":"","ps":1,"workers":1}]`, `[{"node":"a","ps":1234567890,"workers":1}]`,
+	} {
+		before := len(dst)
+		slots, out, ok := appendPackingFast(dst, in, idx)
+		want, wantStale, err := ParsePacking(in, idx)
+		switch {
+		case !ok:
+			if len(out) != before || slots != nil {
+				t.Errorf("%s: not read, but %v appended or %v returned", in, out[before:], slots)
+			}
+		case err != nil:
+			t.Errorf("%s: read as %v, but ParsePacking: %v", in, slots, err)
+		case !slices.Equal(slots, want) || (slots == nil) != wantStale:
+			t.Errorf("%s: %v, want %v (stale %v)", in, slots, want, wantStale)
+		case slots != nil && (cap(slots) != len(slots) || len(out) != before+len(slots)):
+			t.Errorf("%s: slots %d of cap %d, dst %d to %d", in, len(slots), cap(slots), before, len(out))
+		default:
+			fast++
+			if slots == nil && len(out) != before {
+				t.Errorf("%s: stale, but dst grew from %d to %d", in, before, len(out))
+			}
+		}
+		dst = out
+	}
+	if fast != 5 || dst[0] != (layout.Slot{Node: 9, PS: 9, Workers: 9}) {
+		t.Errorf("%d values read fast, want 5; dst starts %v", fast, dst[0])
+	}
+}

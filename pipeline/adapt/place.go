@@ -2,6 +2,7 @@ package adapt
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
@@ -42,14 +43,25 @@ func Assignments(alloc *table.Table, c *pipeline.Cluster) ([]pipeline.Assignment
 	foreign := ForeignDemands(alloc, c.Resources)
 	modes := alloc.Strings(col.Mode)
 	out := make([]pipeline.Assignment, len(names))
+	// Every layout's slots in one array, sized by counting the entries.
+	entries := 0
+	for i, p := range packing {
+		if packingOK[i] {
+			entries += strings.Count(p, "{")
+		}
+	}
+	slotsOf := make([]layout.Slot, 0, entries)
 	for i, name := range names {
 		a := pipeline.Assignment{Job: name, PS: int(aps[i]), Workers: int(aw[i]), Status: place.Status(status[i]),
 			Reason: reason[i], PSDemand: psDemand[i], WorkerDemand: workerDemand[i], Foreign: foreign[i],
 			AllReduce: modes[i] == fit.AllReduce}
 		if a.Status == place.Running && packingOK[i] && a.Foreign == "" && (a.PS >= 1 || a.AllReduce) && a.Workers >= 1 {
-			slots, _, err := ParsePacking(packing[i], nodeIndex)
-			if err != nil {
-				return nil, &table.Error{Source: alloc.Source, Column: col.AllocNodes, Row: i + 1, Msg: err.Error()}
+			var slots []layout.Slot
+			var ok bool
+			if slots, slotsOf, ok = appendPackingFast(slotsOf, packing[i], nodeIndex); !ok {
+				if slots, _, err = ParsePacking(packing[i], nodeIndex); err != nil {
+					return nil, &table.Error{Source: alloc.Source, Column: col.AllocNodes, Row: i + 1, Msg: err.Error()}
+				}
 			}
 			// A node the cluster no longer has makes the layout stale: it
 			// is dropped (place.Job.Packing also drops one whose counts no
