@@ -2,7 +2,9 @@ package datasets
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"sync"
 
 	"github.com/optimus-sched/optimus/fit"
 )
@@ -29,7 +31,21 @@ type JobModel struct {
 var GeneratedResources = []string{"gpu", "cpu", "memory_gb", "net_gbps"}
 
 // JobModels returns the model families of generated jobs, sorted by name.
+// Their speed models are fitted once per process (the fit is most of the
+// cost and gives the same models every time); each caller gets its own
+// copy (a JobModel holds no slice or map).
 func JobModels() ([]JobModel, error) {
+	jobModelsOnce.Do(func() { jobModels, jobModelsErr = fitJobModels() })
+	return slices.Clone(jobModels), jobModelsErr
+}
+
+var (
+	jobModelsOnce sync.Once
+	jobModels     []JobModel
+	jobModelsErr  error
+)
+
+func fitJobModels() ([]JobModel, error) {
 	ms, err := Measured()
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"reflect"
 	"testing"
 )
 
@@ -27,5 +28,26 @@ func TestParameterBlocksMatchPublishedSizes(t *testing.T) {
 	}
 	if _, err := ParameterBlocks("gpt-5"); err == nil {
 		t.Error("unknown model: no error")
+	}
+}
+
+// JobModels fits once per process: every call gives the models a fit of
+// the measurements gives, in a copy of its own.
+func TestJobModelsAreFittedOnceAndCopied(t *testing.T) {
+	a, err := JobModels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := fitJobModels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, want) || len(a) == 0 {
+		t.Fatalf("JobModels %+v, a fit gives %+v", a, want)
+	}
+	a[0].Name, a[0].Speed.Theta[0] = "changed", -1
+	b, _ := JobModels()
+	if !reflect.DeepEqual(b, want) {
+		t.Errorf("a change to one caller's models reached the next: %+v", b[0])
 	}
 }

@@ -88,7 +88,13 @@ const (
 func Allocate(p *AllocProblem) AllocResult {
 	s := newSearch(p)
 	pop := s.initial()
-	for range s.gens {
+	gens := s.gens
+	if s.nj == 0 {
+		// The one allocation is empty: no generation can add another
+		// (TestNoJobsNoGenerations), yet each would try 4·PopSize.
+		gens = 0
+	}
+	for range gens {
 		pop = s.generation(pop)
 	}
 	best := pop[0]

@@ -1,4 +1,9 @@
-package clitest_test
+// Tests of cli/clitest, moved into cli/root's test binary, which links every
+// command already: a test binary of their own linked the table layer
+// (Arrow) again, several CPU-seconds, for well under one of tests
+// (benchmarks/test-time.md, "Session 7, CPU of the tests").
+
+package root_test
 
 import (
 	"errors"
@@ -151,5 +156,3 @@ func TestMainSetsGCPercent(t *testing.T) {
 		t.Errorf("GC percent %d under clitest.Main with GOGC=%q, want %d", got, os.Getenv("GOGC"), want)
 	}
 }
-
-func TestMain(m *testing.M) { clitest.Main(m) }

@@ -1,4 +1,9 @@
-package initcmd_test
+// Tests of cli/initcmd, moved into cli/root's test binary, which links every
+// command already: a test binary of their own linked the table layer
+// (Arrow) again, several CPU-seconds, for well under one of tests
+// (benchmarks/test-time.md, "Session 7, CPU of the tests").
+
+package root_test
 
 import (
 	"os"
@@ -15,9 +20,9 @@ import (
 	"github.com/optimus-sched/optimus/io/table"
 )
 
-// optimus runs "optimus init" alone: the arguments below start after
+// optimusInit runs "optimus init" alone: the arguments below start after
 // "init".
-var optimus = clitest.Command(func(ios *iostreams.IOStreams) *cobra.Command { return initcmd.NewCmd(ios, nil) })
+var optimusInit = clitest.Command(func(ios *iostreams.IOStreams) *cobra.Command { return initcmd.NewCmd(ios, nil) })
 
 // init writes a plan table without a task, in the format the name says,
 // and refuses to replace a state or to guess a name.
@@ -25,7 +30,7 @@ func TestInit(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"state.parquet", "state.csv", "state.arrow"} {
 		path := filepath.Join(dir, name)
-		optimus.MustRun(t, nil, path)
+		optimusInit.MustRun(t, nil, path)
 		st, err := table.ReadFile(path, schema.Plan)
 		if err != nil || st.NumRows() != 0 {
 			t.Errorf("%s: %v, %d rows; want an empty plan table", name, err, st.NumRows())
@@ -42,7 +47,7 @@ func TestInit(t *testing.T) {
 		{[]string{}, "init takes one argument, the state file to write"},
 		{[]string{"a.parquet", "b.parquet"}, "init takes one argument"},
 	} {
-		code, _, stderr := optimus.Run(t, nil, c.args...)
+		code, _, stderr := optimusInit.Run(t, nil, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, %s; want 2 and %q", c.args, code, stderr, c.want)
 		}
@@ -54,5 +59,3 @@ func TestInit(t *testing.T) {
 		t.Error("init wrote state.txt")
 	}
 }
-
-func TestMain(m *testing.M) { clitest.Main(m) }

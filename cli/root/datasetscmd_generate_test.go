@@ -1,4 +1,9 @@
-package datasetscmd_test
+// Tests of cli/datasetscmd, moved into cli/root's test binary, which links every
+// command already: a test binary of their own linked the table layer
+// (Arrow) again, several CPU-seconds, for well under one of tests
+// (benchmarks/test-time.md, "Session 7, CPU of the tests").
+
+package root_test
 
 import (
 	"os"
@@ -16,10 +21,10 @@ import (
 	"github.com/optimus-sched/optimus/cli/solvecmd"
 )
 
-// optimus runs, in-process, the commands the tests pipe generated
-// workloads through (clitest.Tree: not every command, so that the test
-// binary links no client-go).
-var optimus = clitest.Tree(datasetscmd.NewCmd,
+// optimusDatasets runs, in-process, the commands the tests pipe generated
+// workloads through (clitest.Tree: those commands only, as in their own
+// test binary, which linked no client-go).
+var optimusDatasets = clitest.Tree(datasetscmd.NewCmd,
 	func(ios *iostreams.IOStreams) *cobra.Command { return convertcmd.NewCmd(ios, nil) },
 	func(ios *iostreams.IOStreams) *cobra.Command { return solvecmd.NewCmd(ios, nil) },
 	func(ios *iostreams.IOStreams) *cobra.Command { return placecmd.NewCmd(ios, nil) })
@@ -31,12 +36,12 @@ func TestGeneratedPairsStayTogether(t *testing.T) {
 	dir := t.TempDir()
 	f := func(name string) string { return filepath.Join(dir, name) }
 	for _, seed := range []string{"1", "2"} {
-		if code, _, msg := optimus.Run(t, nil, "datasets", "generate", "--tasks", "40", "--nodes", "8", "--seed", seed,
+		if code, _, msg := optimusDatasets.Run(t, nil, "datasets", "generate", "--tasks", "40", "--nodes", "8", "--seed", seed,
 			"--cluster", f("c"+seed+".parquet"), "-o", f("p"+seed+".parquet")); code != 0 {
 			t.Fatalf("generate: %d %s", code, msg)
 		}
 	}
-	if code, _, msg := optimus.Run(t, nil, "convert", "-i", f("c1.parquet"), "-o", f("c1.csv")); code != 0 {
+	if code, _, msg := optimusDatasets.Run(t, nil, "convert", "-i", f("c1.parquet"), "-o", f("c1.csv")); code != 0 {
 		t.Fatal(msg)
 	}
 	cases := []struct {
@@ -49,7 +54,7 @@ func TestGeneratedPairsStayTogether(t *testing.T) {
 		{"p1.parquet", "c1.csv", 0, ""}, // CSV carries no metadata: nothing to check
 	}
 	for _, c := range cases {
-		code, _, msg := optimus.Run(t, nil, "solve", "-i", f(c.pred), "--cluster", f(c.cluster), "-o", f("a.parquet"))
+		code, _, msg := optimusDatasets.Run(t, nil, "solve", "-i", f(c.pred), "--cluster", f(c.cluster), "-o", f("a.parquet"))
 		if code != c.code || !strings.Contains(msg, c.want) {
 			t.Errorf("solve -i %s --cluster %s: exit %d %q, want %d %q", c.pred, c.cluster, code, msg, c.code, c.want)
 		}
@@ -61,7 +66,7 @@ func TestGeneratedPairsStayTogether(t *testing.T) {
 func TestGenerateWritesBothOrNeither(t *testing.T) {
 	dir := t.TempDir()
 	cluster := filepath.Join(dir, "c.parquet")
-	code, _, msg := optimus.Run(t, nil, "datasets", "generate", "--tasks", "40", "--nodes", "8", "--cluster", cluster, "-o", filepath.Join(dir, "nodir", "p.parquet"))
+	code, _, msg := optimusDatasets.Run(t, nil, "datasets", "generate", "--tasks", "40", "--nodes", "8", "--cluster", cluster, "-o", filepath.Join(dir, "nodir", "p.parquet"))
 	if code == 0 || !strings.Contains(msg, "nodir/p.parquet") {
 		t.Fatalf("exit %d %q", code, msg)
 	}
@@ -80,7 +85,7 @@ func TestGenerateBoundsItsSizes(t *testing.T) {
 	for _, args := range [][]string{
 		{"--tasks", "1000000000000"}, {"--nodes", "1000000000"}, {"--max-job-workers", "1000000000000"},
 	} {
-		code, _, msg := optimus.Run(t, nil, append([]string{"datasets", "generate", "--cluster", filepath.Join(dir, "c.parquet"), "-o", filepath.Join(dir, "p.parquet")}, args...)...)
+		code, _, msg := optimusDatasets.Run(t, nil, append([]string{"datasets", "generate", "--cluster", filepath.Join(dir, "c.parquet"), "-o", filepath.Join(dir, "p.parquet")}, args...)...)
 		if code != 2 || !strings.Contains(msg, "at most") {
 			t.Errorf("%v: exit %d %q", args, code, msg)
 		}
@@ -100,7 +105,7 @@ func TestGenerateRefusesOneFileForBoth(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, out := range []string{f, filepath.Join(dir, ".", "x.parquet"), link} {
-		code, _, msg := optimus.Run(t, nil, "datasets", "generate", "--tasks", "40", "--nodes", "8", "--cluster", f, "-o", out)
+		code, _, msg := optimusDatasets.Run(t, nil, "datasets", "generate", "--tasks", "40", "--nodes", "8", "--cluster", f, "-o", out)
 		if code != 2 || !strings.Contains(msg, "are the same file") {
 			t.Errorf("-o %s: exit %d %q", out, code, msg)
 		}

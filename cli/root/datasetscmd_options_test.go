@@ -1,4 +1,9 @@
-package datasetscmd_test
+// Tests of cli/datasetscmd, moved into cli/root's test binary, which links every
+// command already: a test binary of their own linked the table layer
+// (Arrow) again, several CPU-seconds, for well under one of tests
+// (benchmarks/test-time.md, "Session 7, CPU of the tests").
+
+package root_test
 
 import (
 	"testing"
@@ -11,7 +16,7 @@ import (
 // The positional arguments land in the options, the flags have their
 // documented defaults, and a wrong number of arguments is a usage error
 // before anything runs.
-func TestCommandLines(t *testing.T) {
+func TestDatasetsCommandLines(t *testing.T) {
 	ex := clitest.MustParse(t, datasetscmd.NewCmdExport, "testbed", "-o", "tb")
 	if *ex != (datasetscmd.ExportOptions{IO: ex.IO, Name: "testbed", Dir: "tb", Seed: datatables.DefaultSeed, Format: "parquet"}) {
 		t.Errorf("export: %+v", *ex)

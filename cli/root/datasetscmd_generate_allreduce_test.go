@@ -1,4 +1,9 @@
-package datasetscmd_test
+// Tests of cli/datasetscmd, moved into cli/root's test binary, which links every
+// command already: a test binary of their own linked the table layer
+// (Arrow) again, several CPU-seconds, for well under one of tests
+// (benchmarks/test-time.md, "Session 7, CPU of the tests").
+
+package root_test
 
 import (
 	"os"
@@ -19,7 +24,7 @@ func TestGenerateAllReduceJobs(t *testing.T) {
 		t.Helper()
 		out := filepath.Join(dir, name+".csv")
 		args := append([]string{"datasets", "generate", "--tasks", "300", "--nodes", "40", "--cluster", filepath.Join(dir, name+"-cluster.csv"), "-o", out, "-q"}, extra...)
-		if code, _, msg := optimus.Run(t, nil, args...); code != 0 {
+		if code, _, msg := optimusDatasets.Run(t, nil, args...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, msg)
 		}
 		return out
@@ -54,10 +59,10 @@ func TestGenerateAllReduceJobs(t *testing.T) {
 		t.Errorf("%d all-reduce jobs without --allreduce", n)
 	}
 	alloc, plan := filepath.Join(dir, "alloc.csv"), filepath.Join(dir, "plan.csv")
-	if code, _, msg := optimus.Run(t, nil, "solve", "--cluster", filepath.Join(dir, "a-cluster.csv"), "-i", a, "-o", alloc, "-q"); code != 0 {
+	if code, _, msg := optimusDatasets.Run(t, nil, "solve", "--cluster", filepath.Join(dir, "a-cluster.csv"), "-i", a, "-o", alloc, "-q"); code != 0 {
 		t.Fatalf("solve: exit %d: %s", code, msg)
 	}
-	if code, _, msg := optimus.Run(t, nil, "place", "--cluster", filepath.Join(dir, "a-cluster.csv"), "-i", alloc, "-o", plan, "-q"); code != 0 {
+	if code, _, msg := optimusDatasets.Run(t, nil, "place", "--cluster", filepath.Join(dir, "a-cluster.csv"), "-i", alloc, "-o", plan, "-q"); code != 0 {
 		t.Fatalf("place: exit %d: %s", code, msg)
 	}
 	pt, err := table.ReadFile(plan, schema.Plan)

@@ -1,4 +1,9 @@
-package datasetscmd_test
+// Tests of cli/datasetscmd, moved into cli/root's test binary, which links every
+// command already: a test binary of their own linked the table layer
+// (Arrow) again, several CPU-seconds, for well under one of tests
+// (benchmarks/test-time.md, "Session 7, CPU of the tests").
+
+package root_test
 
 import (
 	"bytes"
@@ -13,10 +18,10 @@ import (
 func TestImportPolluxWorkload(t *testing.T) {
 	dir := t.TempDir()
 	imported, exported := filepath.Join(dir, "imported"), filepath.Join(dir, "exported")
-	if code, _, stderr := optimus.Run(t, nil, "datasets", "import", "pollux", "../../datasets/data/pollux/workloads/workload-1.csv", "-o", imported, "--format", "csv", "-q"); code != 0 {
+	if code, _, stderr := optimusDatasets.Run(t, nil, "datasets", "import", "pollux", "../../datasets/data/pollux/workloads/workload-1.csv", "-o", imported, "--format", "csv", "-q"); code != 0 {
 		t.Fatalf("import: exit %d: %s", code, stderr)
 	}
-	if code, _, stderr := optimus.Run(t, nil, "datasets", "export", "pollux-workload-1", "-o", exported, "--format", "csv", "-q"); code != 0 {
+	if code, _, stderr := optimusDatasets.Run(t, nil, "datasets", "export", "pollux-workload-1", "-o", exported, "--format", "csv", "-q"); code != 0 {
 		t.Fatalf("export: exit %d: %s", code, stderr)
 	}
 	for _, name := range []string{"cluster", "jobs", "speed", "placements"} {
@@ -56,7 +61,7 @@ func TestImportPolluxBadInput(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, "out")
-		code, _, stderr := optimus.Run(t, nil, "datasets", "import", "pollux", w, "-o", out)
+		code, _, stderr := optimusDatasets.Run(t, nil, "datasets", "import", "pollux", w, "-o", out)
 		if code != 2 || !strings.Contains(stderr, w+": "+c.want) {
 			t.Errorf("%s: exit %d, stderr %q; want exit 2 and %s", c.name, code, stderr, c.want)
 		}
@@ -64,7 +69,7 @@ func TestImportPolluxBadInput(t *testing.T) {
 			t.Errorf("%s: %s was written", c.name, out)
 		}
 	}
-	if code, _, stderr := optimus.Run(t, nil, "datasets", "import", "philly", "x.csv", "-o", t.TempDir()); code != 2 || !strings.Contains(stderr, "pollux") {
+	if code, _, stderr := optimusDatasets.Run(t, nil, "datasets", "import", "philly", "x.csv", "-o", t.TempDir()); code != 2 || !strings.Contains(stderr, "pollux") {
 		t.Errorf("an unknown format: exit %d: %s", code, stderr)
 	}
 }
