@@ -219,7 +219,7 @@ func TestEvalConvergenceInputs(t *testing.T) {
 // at most 10% of the truth at 50%, and at least 90% at 50% (28 of 29 and
 // 30 of 31 since the floor and spent-schedule steps; with the declared
 // budgets, seed 2, 28 of 31); at 25% the median error is 12-16% (13% with
-// the budgets; benchmarks/convergence.md): the bar of 10% is not met, and 20% is
+// the budgets; benchmarks/convergence-budgets.md): the bar of 10% is not met, and 20% is
 // checked. The budgets run adds about 1.3 CPU-seconds, the Pollux one
 // below 0.8. Pollux's imagenet curves (a step schedule) are all covered at
 // both fractions, with the prior and with the families left out, and no
@@ -249,7 +249,7 @@ func TestEvalConvergenceOnStepSchedules(t *testing.T) {
 	// where it would converge if it stopped falling now (22 before); with
 	// the budgets 25 of 25 at 25% (23 without), the median error 20% of
 	// the truth (44% without; 32% with the budgets before session 6's
-	// budget-share weight, benchmarks/convergence.md).
+	// budget-share weight, benchmarks/convergence-budgets.md).
 	for _, mode := range [][]string{{"--prior=true"}, {"--leave-family-out"}, {"--leave-family-out", "--budgets"}} {
 		code, out, stderr := evalConvergence(t, polluxCurves.Dir(t), mode...)
 		if code != 0 {
