@@ -18,6 +18,7 @@ import (
 // learns it has lost it (Lost, Err) and its Release leaves the new
 // holder's Lease alone.
 func TestHeldLeaseIsRenewedAndLossIsSeen(t *testing.T) {
+	t.Parallel() // it waits 4 s on purpose: beside the others, not before them
 	srv := ktest.Shared(t)
 	ns := ktest.Namespace(t, srv.Admin())
 	ctx := context.Background()

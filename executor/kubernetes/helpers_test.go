@@ -2,6 +2,7 @@ package kubernetes_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"sort"
@@ -26,6 +27,8 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	ktest.DefaultParallel(4)
 	code := m.Run()
 	stopKubelet()
 	ktest.StopShared()

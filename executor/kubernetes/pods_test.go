@@ -26,7 +26,7 @@ import (
 // pod optimus creates: the MXNet scheduler pods requested nothing, so the
 // quota refused them and every MXNet job failed.
 func TestQuotaOnCPUAndMemoryAdmitsEveryPod(t *testing.T) {
-	e := setup(t)
+	e := setupParallel(t) // the quota is the namespace's
 	// Two MXNet jobs: parameter servers, workers and a scheduler each.
 	e.keepJobs("dssm-a", "resnet50-a")
 	ctx := context.Background()

@@ -106,8 +106,13 @@ type env struct {
 	nodes []ktest.NodeSpec
 }
 
+// setup runs t beside the other tests that set up (t.Parallel): each has a
+// namespace of its own, and the one test that grants the user rights
+// (cluster-wide) grants them to the token no other test uses; they share
+// the nodes, which nothing here counts pods on (no pods: no operator).
 func setup(t *testing.T) *env {
 	t.Helper()
+	t.Parallel()
 	file := crdFile(t)
 	srv := ktest.Shared(t)
 	crdOnce.Do(func() { crdErr = installCRD(srv, file) })

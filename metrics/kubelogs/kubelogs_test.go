@@ -53,6 +53,7 @@ func collect(t *testing.T, c *Collector, root string) []string {
 // nothing, a pod without logs is a warning, a 10 MB line is skipped and
 // bounded, and the files are the configuration's run directories.
 func TestCollectThroughPodsLog(t *testing.T) {
+	t.Parallel() // a namespace, node and log kubelet of its own
 	srv := ktest.Shared(t)
 	admin := srv.Admin()
 	ctx := context.Background()

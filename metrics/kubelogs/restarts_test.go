@@ -42,6 +42,7 @@ import (
 // Each .podlog file holds exactly the lines not lost, in order, and a read
 // with nothing new asks nothing again and changes nothing.
 func TestCollectAcrossRestarts(t *testing.T) {
+	t.Parallel() // a namespace, node and log kubelet of its own
 	srv := ktest.Shared(t)
 	admin := srv.Admin()
 	ctx := context.Background()

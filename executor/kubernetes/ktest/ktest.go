@@ -6,13 +6,14 @@
 package ktest
 
 import (
-	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -97,6 +98,21 @@ func need(t testing.TB) (apiserver, etcd string) {
 	return apiserver, etcd
 }
 
+// DefaultParallel sets how many parallel tests of the binary run at once
+// (-test.parallel, which defaults to GOMAXPROCS: 2 here) to n unless the
+// command line gives it; call it from TestMain after flag.Parse. The tests
+// against the API server mostly wait (on its answers, a rate limit, a
+// Lease), so GOMAXPROCS of them leave the CPU idle; each runs in a
+// namespace (and on nodes) of its own, so more of them at once change
+// nothing they check.
+func DefaultParallel(n int) {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(n))
+	}
+}
+
 // StopShared stops the shared server, if one was started.
 func StopShared() {
 	if shared != nil {
@@ -158,7 +174,10 @@ func freePort() (int, error) {
 }
 
 // Start starts etcd and kube-apiserver and waits until the API server is
-// ready. Stop them with Stop.
+// ready. Stop them with Stop. The API server is started beside etcd, not
+// after it: it retries its etcd connection until etcd listens, and the two
+// processes' start-up (loading and initialising a large binary each)
+// overlaps instead of adding up.
 func Start(apiserverBin, etcdBin string) (*Server, error) {
 	dir, err := os.MkdirTemp(tempRoot(), "optimus-ktest-")
 	if err != nil {
@@ -198,9 +217,6 @@ func Start(apiserverBin, etcdBin string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.waitHTTP(etcdURL+"/health", nil, s.etcdExit, "etcd", 60*time.Second); err != nil {
-		return nil, err
-	}
 	s.Host = "https://127.0.0.1:" + strconv.Itoa(ports[2])
 	args := []string{"--etcd-servers", etcdURL,
 		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
@@ -216,6 +232,11 @@ func Start(apiserverBin, etcdBin string) (*Server, error) {
 		"--kubelet-certificate-authority", filepath.Join(dir, kubeletCACert)}
 	s.apiserver, s.apiserverExit, err = launch(dir, "kube-apiserver", apiserverBin, append(args, APIServerFlags...)...)
 	if err != nil {
+		return nil, err
+	}
+	// etcd first, so that an etcd that cannot start is reported with its
+	// own log rather than as an API server that is never ready.
+	if err := s.waitHTTP(etcdURL+"/health", nil, s.etcdExit, "etcd", 60*time.Second); err != nil {
 		return nil, err
 	}
 	insecure := &http.Client{Transport: &http.Transport{TLSClientConfig: insecureTLS()}, Timeout: 5 * time.Second}
@@ -346,7 +367,7 @@ func (s *Server) waitHTTP(url string, c *http.Client, exit chan error, name stri
 		case err := <-exit:
 			exit <- err
 			return fmt.Errorf("%s exited (%v); its log ends:\n%s", name, err, s.logTail(name))
-		case <-time.After(200 * time.Millisecond):
+		case <-time.After(50 * time.Millisecond): // a test binary waits on this: poll often, it is one local request
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("%s not ready after %s; its log ends:\n%s", name, limit, s.logTail(name))
@@ -362,10 +383,13 @@ func (s *Server) logTail(name string) string {
 	return string(b)
 }
 
-// Stop stops the API server, then etcd, and removes the directory. With
-// OPTIMUS_KTEST_CPU set to a file, it appends each server's user and
-// system CPU seconds to it ("kube-apiserver 3.16 u 0.89 s"): how a test
-// binary's CPU splits between itself and the servers it waited for.
+// Stop kills the API server, then etcd, and removes the directory. They
+// are killed, not asked to stop: their store is thrown away with the
+// directory, and kube-apiserver's graceful shutdown took over a second at
+// the end of every test binary. With OPTIMUS_KTEST_CPU set to a file, it
+// appends each server's user and system CPU seconds to it
+// ("kube-apiserver 3.16 u 0.89 s"): how a test binary's CPU splits between
+// itself and the servers it waited for.
 func (s *Server) Stop() {
 	if f := os.Getenv("OPTIMUS_KTEST_REQUESTS"); f != "" && s.ca != nil {
 		s.writeRequestCounts(f)
@@ -377,13 +401,8 @@ func (s *Server) Stop() {
 		if p.cmd == nil || p.cmd.Process == nil {
 			continue
 		}
-		_ = p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.exit:
-		case <-time.After(15 * time.Second):
-			_ = p.cmd.Process.Kill()
-			<-p.exit
-		}
+		_ = p.cmd.Process.Kill()
+		<-p.exit
 		if f := os.Getenv("OPTIMUS_KTEST_CPU"); f != "" && p.cmd.ProcessState != nil {
 			if out, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
 				fmt.Fprintf(out, "%s %.2f u %.2f s\n", filepath.Base(p.cmd.Path), p.cmd.ProcessState.UserTime().Seconds(), p.cmd.ProcessState.SystemTime().Seconds())
@@ -442,9 +461,12 @@ func (s *Server) WriteKubeconfig(dir, token, namespace string) (string, error) {
 	return path, clientcmd.WriteToFile(*cfg, path)
 }
 
-// writeKeys writes the service-account signing key pair.
+// writeKeys writes the service-account signing key pair: ECDSA P-256,
+// which the API server accepts as RSA (ES256 tokens) and which takes
+// microseconds to make, where a 2048-bit RSA key took a CPU share of a
+// second on a loaded machine; no test creates service-account tokens.
 func writeKeys(dir string) error {
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return err
 	}
@@ -452,13 +474,14 @@ func writeKeys(dir string) error {
 	if err != nil {
 		return err
 	}
-	var priv, pubPEM bytes.Buffer
-	_ = pem.Encode(&priv, &pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
-	_ = pem.Encode(&pubPEM, &pem.Block{Type: "PUBLIC KEY", Bytes: pub})
-	if err := os.WriteFile(filepath.Join(dir, "sa.key"), priv.Bytes(), 0o600); err != nil {
+	priv, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "sa.pub"), pubPEM.Bytes(), 0o600)
+	if err := os.WriteFile(filepath.Join(dir, "sa.key"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: priv}), 0o600); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "sa.pub"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}), 0o600)
 }
 
 // ErrNotReady is returned by waits that ran out of time.

@@ -1,4 +1,4 @@
-package ktest
+package kubelogs
 
 import (
 	"context"
@@ -10,22 +10,27 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/optimus-sched/optimus/executor/kubernetes/ktest"
 )
 
 // The stand-in kubelet through the API server's pods/log, as client-go's
 // GetLogs asks it: sinceTime, timestamps, tailLines and limitBytes as the
 // kubelet honours them, partial lines joined, a container without a log
-// one waiting to start.
+// one waiting to start. (A test of ktest's LogKubelet, kept in the test
+// binary of the package its stand-in serves: in ktest's own it was that
+// binary's one test, and cost a link and an API server of its own.)
 func TestLogKubeletThroughPodsLog(t *testing.T) {
-	srv := StartT(t)
+	t.Parallel()
+	srv := ktest.Shared(t)
 	admin := srv.Admin()
 	ctx := context.Background()
-	ns := Namespace(t, admin)
-	AddNodes(t, admin, []NodeSpec{{Name: "n1", Capacity: map[string]float64{"cpu": 4}}})
+	ns := ktest.Namespace(t, admin)
+	ktest.AddNodes(t, admin, []ktest.NodeSpec{{Name: "logkubelet-node", Capacity: map[string]float64{"cpu": 4}}})
 	kl := srv.StartLogKubelet(t)
-	kl.Register(t, admin, "n1")
+	kl.Register(t, admin, "logkubelet-node")
 	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: ns},
-		Spec: corev1.PodSpec{NodeName: "n1", Containers: []corev1.Container{{Name: "a", Image: "x"}, {Name: "b", Image: "x"}}}}
+		Spec: corev1.PodSpec{NodeName: "logkubelet-node", Containers: []corev1.Container{{Name: "a", Image: "x"}, {Name: "b", Image: "x"}}}}
 	if _, err := admin.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
