@@ -10,7 +10,7 @@ import (
 // TestMain runs the tests with the garbage collector's target raised
 // (testgc.Raise: 400% unless GOGC is set): they make a lot of short-lived
 // garbage, and collecting it was a fifth of their CPU
-// (benchmarks/test-time.md, "Session 6, library tests"). No test here
+// (benchmarks/test-time-session6.md, "Session 6, library tests"). No test here
 // depends on when the collector runs.
 func TestMain(m *testing.M) {
 	testgc.Raise()

@@ -107,7 +107,7 @@ func copyDir(src, dst string) error {
 // Unless GOGC is set, the tests run with the collector at 400%
 // (testgc.Raise): a test binary runs many short commands whose heaps are
 // small and die with the command, so collecting a quarter as often saves
-// CPU (benchmarks/test-time.md, session 6) for memory the machine has.
+// CPU (benchmarks/test-time-session6.md) for memory the machine has.
 func Main(m *testing.M, after ...func()) {
 	testgc.Raise()
 	code := m.Run()

@@ -334,7 +334,7 @@ func launch(dir, name, bin string, args ...string) (*exec.Cmd, chan error, error
 // serverGOGC is the Go garbage collector's target for etcd and
 // kube-apiserver: their heaps in a test are small, so collecting less often
 // (400: a heap up to five times the live one) trades memory the machine has
-// for CPU the tests share (benchmarks/test-time.md, session 5).
+// for CPU the tests share (benchmarks/test-time-sessions2-5.md, session 5).
 // OPTIMUS_KTEST_GOGC overrides it, for measuring: "off" or a percentage
 // (the Go runtime would ignore anything else silently, so it is an error).
 func serverGOGC() (string, error) {
