@@ -1,6 +1,8 @@
 # Summarise a `go test -debug-trace` file: per-slot occupancy by action kind,
 # the longest actions, idle gaps, and test runs.
 import json, sys, collections
+if len(sys.argv) != 2:
+    sys.exit('usage: test-schedule.py TRACE.json  (from go test -count=1 -debug-trace=TRACE.json ./...)')
 d = json.load(open(sys.argv[1]))
 stacks = collections.defaultdict(list)
 acts = []  # (tid, start, end, kind, pkg)
