@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"unsafe"
 
 	"github.com/optimus-sched/optimus/layout"
 )
@@ -146,6 +147,12 @@ func (in *instance) greedy(pinned []bool) *plan {
 	for q.ready() && q.items[0].gain > 0 {
 		c := q.items[0]
 		k, role := int(c.key>>1), int(c.key&1)
+		if n := q.next(); n >= 0 {
+			// The job of the next step, unless this one stays the best.
+			prefetch(unsafe.Pointer(&hot[n]))
+			prefetch(unsafe.Pointer(&hot[n].dem))
+			prefetch(unsafe.Pointer(&step[n]))
+		}
 		h, st := &hot[k], &step[k]
 		// The step record's first read, here, overlaps its cache miss
 		// with the hot record's (nothing below changes the flags).
@@ -247,11 +254,15 @@ func (in *instance) greedy(pinned []bool) *plan {
 }
 
 // writeAllocation writes the greedy's allocations of the queued jobs (those
-// that run and are not kept) from step to the plan.
+// that run and are not kept) from step to the plan, and their last nodes
+// to the packing's (packing.addTask).
 func (in *instance) writeAllocation(pl *plan, step []stepJob) {
 	for k, j := range in.order {
 		if pl.status[j] == Running && !pl.kept[j] {
 			pl.ps[j], pl.wk[j] = int(step[k].ps), int(step[k].wk)
+			if pl.pack != nil {
+				pl.pack.last[j] = step[k].last
+			}
 		}
 	}
 }
