@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"unsafe"
 
 	"github.com/optimus-sched/optimus/layout"
 )
@@ -146,6 +147,12 @@ func (in *instance) greedy(pinned []bool) *plan {
 	for q.ready() && q.items[0].gain > 0 {
 		c := q.items[0]
 		k, role := int(c.key>>1), int(c.key&1)
+		if n := q.next(); n >= 0 {
+			// The job of the next step, unless this one stays the best.
+			prefetch(unsafe.Pointer(&hot[n]))
+			prefetch(unsafe.Pointer(&hot[n].dem))
+			prefetch(unsafe.Pointer(&step[n]))
+		}
 		h, st := &hot[k], &step[k]
 		// The step record's first read, here, overlaps its cache miss
 		// with the hot record's (nothing below changes the flags).
@@ -154,6 +161,21 @@ func (in *instance) greedy(pinned []bool) *plan {
 		nw, np, d := 1, 0, dw
 		if role == ps {
 			nw, np, d = 0, 1, dp
+		}
+		// The gains of the job's next tasks should this one fit are
+		// computed before the fit check, whose first read, the free
+		// capacity of the job's last node (prefetched here), is a cache
+		// miss at a million tasks: the two overlap.
+		if pl.pack != nil && st.last >= 0 {
+			prefetch(unsafe.Pointer(&pl.pack.free[int(st.last)*in.nr]))
+		}
+		p, w := int(st.ps)+np, int(st.wk)+nw
+		now := st.after[role] // the job's remaining time with the task
+		var next, after [2]float64
+		for r := range 2 {
+			if flags&(1<<r) != 0 && !(r == ps && p >= int(h.limit[ps]) || r == worker && w >= int(h.limit[worker])) {
+				next[r], after[r] = h.gain(r, p, w, now)
+			}
 		}
 		// in.tryAdd, with the allocation in step: repack, which reads
 		// the plan's, gets it written out first.
@@ -186,12 +208,9 @@ func (in *instance) greedy(pinned []bool) *plan {
 		for r := range pl.used {
 			pl.used[r] += float64(nw)*dw[r] + float64(np)*dp[r]
 		}
-		st.wk += int32(nw)
-		st.ps += int32(np)
+		st.wk, st.ps = int32(w), int32(p)
 		st.lastGain[role] = c.gain
 		st.flags = flags&^(servedWorker|servedPS) | servedWorker<<role
-		now := st.after[role] // the job's remaining time with the task
-		p, w := int(st.ps), int(st.wk)
 		for r := range 2 {
 			if !st.queued(r) {
 				continue
@@ -200,7 +219,7 @@ func (in *instance) greedy(pinned []bool) *plan {
 				st.flags = st.flags&^(1<<r) | limitWorker<<r
 				continue
 			}
-			st.next[r], st.after[r] = h.gain(r, p, w, now)
+			st.next[r], st.after[r] = next[r], after[r]
 		}
 		q.serve(st, k)
 	}
@@ -244,25 +263,6 @@ func (in *instance) greedy(pinned []bool) *plan {
 		pl.byLimits[j] = true // explained by limitReason, when the plan is chosen
 	}
 	return pl
-}
-
-// writeAllocation writes the greedy's allocations of the queued jobs (those
-// that run and are not kept) from step to the plan.
-func (in *instance) writeAllocation(pl *plan, step []stepJob) {
-	for k, j := range in.order {
-		if pl.status[j] == Running && !pl.kept[j] {
-			pl.ps[j], pl.wk[j] = int(step[k].ps), int(step[k].wk)
-		}
-	}
-}
-
-// readLast copies the packing's last node of every queued job into step.
-func (in *instance) readLast(pl *plan, step []stepJob) {
-	for k, j := range in.order {
-		if pl.status[j] == Running && !pl.kept[j] {
-			step[k].last = pl.pack.last[j]
-		}
-	}
 }
 
 func (in *instance) atLimit(pl *plan, j, role int) bool {

@@ -126,3 +126,26 @@ func (in *instance) demByID(id int32) []float64 {
 	i := int(id) * in.nr
 	return in.byID[i : i+in.nr : i+in.nr]
 }
+
+// writeAllocation writes the greedy's allocations of the queued jobs (those
+// that run and are not kept) from step to the plan, and their last nodes
+// to the packing's (packing.addTask).
+func (in *instance) writeAllocation(pl *plan, step []stepJob) {
+	for k, j := range in.order {
+		if pl.status[j] == Running && !pl.kept[j] {
+			pl.ps[j], pl.wk[j] = int(step[k].ps), int(step[k].wk)
+			if pl.pack != nil {
+				pl.pack.last[j] = step[k].last
+			}
+		}
+	}
+}
+
+// readLast copies the packing's last node of every queued job into step.
+func (in *instance) readLast(pl *plan, step []stepJob) {
+	for k, j := range in.order {
+		if pl.status[j] == Running && !pl.kept[j] {
+			step[k].last = pl.pack.last[j]
+		}
+	}
+}

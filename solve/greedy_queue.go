@@ -113,6 +113,22 @@ func (q *gainQueue) refill() {
 	q.low, q.floor = keep, floor
 }
 
+// next is the rank of the job whose entry is the best after the best's
+// (the best of the root's children), -1 when there is none.
+func (q *gainQueue) next() int {
+	n := len(q.items)
+	if n < 2 {
+		return -1
+	}
+	j := 1
+	for k := 2; k < min(1+arity, n); k++ {
+		if before(&q.items[k], &q.items[j]) {
+			j = k
+		}
+	}
+	return int(q.items[j].key >> 1)
+}
+
 // pop takes the best entry off.
 func (q *gainQueue) pop() {
 	n := len(q.items) - 1

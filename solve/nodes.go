@@ -56,10 +56,11 @@ type nodeClass struct {
 type packer struct {
 	nr      int
 	classes []nodeClass
-	classOf []int // classOf[i] is node i's class
-	slot    []int // slot[i] is node i's position within its class
-	eps     []float64
-	scale   []float64
+	// at[i] is node i's class and its position within it, side by side
+	// (a sync reads both of a node picked anywhere in the cluster).
+	at    []nodeAt
+	eps   []float64
+	scale []float64
 	// demandID[j][role] numbers the distinct demand vectors; prefer[id]
 	// lists the classes where a task of that demand may go, best first.
 	demandID [][2]int
@@ -69,6 +70,9 @@ type packer struct {
 	free0 []float64
 	tree0 []layout.FreeTree
 }
+
+// nodeAt is where a node is in the classes: class, and slot within it.
+type nodeAt struct{ class, slot int32 }
 
 // packing is a placement of a plan's tasks on the nodes, grown one task at
 // a time.
@@ -109,7 +113,7 @@ type placement struct {
 func newPacker(in *instance) *packer {
 	p := in.p
 	nr := len(p.Resources)
-	pk := &packer{nr: nr, eps: make([]float64, nr), classOf: make([]int, len(p.Nodes)), slot: make([]int, len(p.Nodes))}
+	pk := &packer{nr: nr, eps: make([]float64, nr), at: make([]nodeAt, len(p.Nodes))}
 	for r := range nr {
 		most := 0.0
 		for _, n := range p.Nodes {
@@ -127,7 +131,7 @@ func newPacker(in *instance) *packer {
 			byHas[has] = c
 			pk.classes = append(pk.classes, nodeClass{has: has})
 		}
-		pk.classOf[i], pk.slot[i] = c, len(pk.classes[c].nodes)
+		pk.at[i] = nodeAt{int32(c), int32(len(pk.classes[c].nodes))}
 		pk.classes[c].nodes = append(pk.classes[c].nodes, i)
 	}
 	pk.free0 = make([]float64, len(p.Nodes)*nr)
@@ -216,7 +220,7 @@ func (pk *packer) preference(d []float64) []int {
 
 func (pk *packer) newPacking(jobs int) *packing {
 	pg := &packing{pk: pk, free: slices.Clone(pk.free0), tree: make([]layout.FreeTree, len(pk.tree0)),
-		start: make([]int, len(pk.prefer)*len(pk.classes)), last: make([]int32, jobs), isDirty: make([]bool, len(pk.classOf))}
+		start: make([]int, len(pk.prefer)*len(pk.classes)), last: make([]int32, jobs), isDirty: make([]bool, len(pk.at))}
 	for c, t := range pk.tree0 {
 		pg.tree[c] = t.Clone()
 	}
@@ -350,6 +354,12 @@ func (pg *packing) firstFit(c, id int, d []float64) int {
 
 // take puts count tasks of job j and the role, of demand d, on node i.
 func (pg *packing) take(j, role int, d []float64, i, count int) {
+	pg.put(j, role, d, i, count, pg.last[j])
+	pg.last[j] = int32(i)
+}
+
+// put is take without last: the job's last node before is prev.
+func (pg *packing) put(j, role int, d []float64, i, count int, prev int32) {
 	pg.adjust(i, d, count)
 	if n := len(pg.log); n == 0 || len(pg.log[n-1]) == logChunk {
 		// The first chunk starts small and grows (most plans of a small
@@ -367,8 +377,7 @@ func (pg *packing) take(j, role int, d []float64, i, count int) {
 		copy(grown, pg.log[n])
 		pg.log[n] = grown
 	}
-	pg.log[n] = append(pg.log[n], placement{job: int32(j), node: int32(i), prev: pg.last[j], role: int32(role), count: int32(count)})
-	pg.last[j] = int32(i)
+	pg.log[n] = append(pg.log[n], placement{job: int32(j), node: int32(i), prev: prev, role: int32(role), count: int32(count)})
 }
 
 // untake takes the last placement off again.
@@ -403,7 +412,8 @@ func (pg *packing) adjust(i int, d []float64, count int) {
 func (pg *packing) sync() {
 	pk, nr := pg.pk, pg.pk.nr
 	for _, i := range pg.dirty {
-		pg.tree[pk.classOf[i]].Set(pk.slot[i], pg.free[int(i)*nr:(int(i)+1)*nr])
+		at := pk.at[i]
+		pg.tree[at.class].Set(int(at.slot), pg.free[int(i)*nr:(int(i)+1)*nr])
 		pg.isDirty[i] = false
 	}
 	pg.dirty = pg.dirty[:0]
@@ -435,13 +445,15 @@ func (pg *packing) add(in *instance, j, nw, np int) bool {
 }
 
 // addTask places one task of job j and the role, of demand d (demand id),
-// as add does, given the job's last node (pg.last[j], which the greedy
-// keeps in its own record): it returns the node, or -1 when no node has
-// room.
+// as add does, given the job's last node: it returns the node, or -1 when
+// no node has room. The greedy keeps each job's last node in its own
+// record, read beside the rest, and writes them to pg.last before a
+// repack and at its end (writeAllocation): last[j] is neither read nor
+// written here (at a million tasks each is a cache miss).
 func (pg *packing) addTask(j, role, id int, d []float64, last int) int {
 	i := pg.findFrom(last, id, d)
 	if i >= 0 {
-		pg.take(j, role, d, i, 1)
+		pg.put(j, role, d, i, 1, int32(last))
 	}
 	return i
 }

@@ -29,7 +29,7 @@ func (pg *packing) repack(in *instance, pl *plan, j, nw, np int) bool {
 		return false
 	}
 	// The work of a repack: its tasks and the nodes it starts from.
-	work := nw + np + len(pk.classOf)
+	work := nw + np + len(pk.at)
 	for jj := range pl.ps {
 		work += pl.ps[jj] + pl.wk[jj]
 	}
@@ -75,7 +75,7 @@ func (pg *packing) repack(in *instance, pl *plan, j, nw, np int) bool {
 			break
 		}
 	}
-	if !ok && len(pk.classOf) <= exactNodes && pg.exactSteps < exactSteps {
+	if !ok && len(pk.at) <= exactNodes && pg.exactSteps < exactSteps {
 		fresh = pk.newPacking(len(pg.last))
 		ok = fresh.exact(kinds, &pg.exactSteps)
 	}
