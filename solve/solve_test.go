@@ -2,10 +2,12 @@ package solve
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/optimus-sched/optimus/datasets"
@@ -81,8 +83,8 @@ func checkInvariants(t *testing.T, p *Problem, res *Result) {
 		}
 		switch d.Status {
 		case Running:
-			if d.PS < 1 || d.Workers < 1 {
-				t.Errorf("%s: running with %d PS and %d workers", job.Name, d.PS, d.Workers)
+			if d.PS < job.minPS() || d.Workers < 1 || job.allReduce() && d.PS != 0 {
+				t.Errorf("%s: running with %d PS and %d workers (all-reduce: %t)", job.Name, d.PS, d.Workers, job.allReduce())
 			}
 			if job.MaxPS > 0 && d.PS > job.MaxPS || job.MaxWorkers > 0 && d.Workers > job.MaxWorkers {
 				t.Errorf("%s: %d PS + %d workers beyond its limits %d + %d", job.Name, d.PS, d.Workers, job.MaxPS, job.MaxWorkers)
@@ -160,15 +162,32 @@ func checkPacking(t *testing.T, p *Problem, res *Result) {
 }
 
 // randomProblem is a realistic instance with running jobs: a third of the
-// jobs run now at a random allocation, some beyond what fits.
+// jobs run now at a random allocation, some beyond what fits. In one
+// problem in 16, half the jobs are all-reduce jobs of Pollux's
+// applications (pollux plans only those: without them its plans would all
+// be empty; its search on them is most of the time such a problem takes).
 func randomProblem(t testing.TB, rng *rand.Rand) *Problem {
 	p := realisticProblem(t, rng, 2+rng.IntN(12), 8, rng.IntN(2) == 0)
 	for range rng.IntN(4) {
 		p.Nodes = append(p.Nodes, []float64{8, 64, 512, 50})
 	}
+	withAllReduce := rng.IntN(16) == 0
 	for j := range p.Jobs {
+		if withAllReduce && rng.IntN(2) == 0 {
+			models := allReduceModels(t)
+			sm := models[rng.IntN(len(models))]
+			f := 0.9 + 0.2*rng.Float64()
+			for k := range sm.Theta {
+				sm.Theta[k] /= f
+			}
+			p.Jobs[j].Speed = sm
+			p.Jobs[j].Remaining = float64(100 + rng.IntN(20000))
+		}
 		if rng.IntN(3) == 0 {
 			p.Jobs[j].CurPS, p.Jobs[j].CurWorkers = 1+rng.IntN(5), 1+rng.IntN(5)
+			if p.Jobs[j].allReduce() && rng.IntN(4) != 0 {
+				p.Jobs[j].CurPS = 0
+			}
 		}
 		if rng.IntN(4) == 0 {
 			p.Jobs[j].MaxPS, p.Jobs[j].MaxWorkers = 0, 0
@@ -176,6 +195,37 @@ func randomProblem(t testing.TB, rng *rand.Rand) *Problem {
 	}
 	return p
 }
+
+// allReduceModels are the all-reduce speed models of Pollux's
+// applications at their first profiled batch, on nodes of 4 GPUs (fitted
+// once).
+var allReduceModels = func() func(t testing.TB) []fit.SpeedModel {
+	var once sync.Once
+	var models []fit.SpeedModel
+	var err error
+	return func(t testing.TB) []fit.SpeedModel {
+		t.Helper()
+		once.Do(func() {
+			var profiles map[string]*datasets.PolluxProfile
+			if profiles, err = datasets.PolluxProfiles(); err != nil {
+				return
+			}
+			for _, app := range slices.Sorted(maps.Keys(profiles)) {
+				pr := profiles[app]
+				var f fit.SpeedFit
+				if f, err = datasets.PolluxTrueModel(pr, pr.Batches[0], 16, 4, 4); err != nil {
+					err = fmt.Errorf("%s: %w", app, err)
+					return
+				}
+				models = append(models, f.Model)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return models
+	}
+}()
 
 func TestEveryPolicyKeepsCapacityAndLimits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
@@ -190,6 +240,7 @@ func TestEveryPolicyKeepsCapacityAndLimits(t *testing.T) {
 			restartCosts[e.Name] = []float64{0, 300, 1e9}
 		}
 	}
+	running := map[Policy]int{}
 	for i := range 300 {
 		p := randomProblem(t, rng)
 		if i < 10 {
@@ -201,9 +252,22 @@ func TestEveryPolicyKeepsCapacityAndLimits(t *testing.T) {
 					t.Run(fmt.Sprintf("%d/%s/restart=%g/%s", i, policy, rc, capacity), func(t *testing.T) {
 						res := mustSolve(t, p, Options{Policy: policy, RestartCost: rc, TetrisSRTFWeight: 0.5, Capacity: capacity})
 						checkInvariants(t, p, res)
+						for _, d := range res.Decisions {
+							if d.Status == Running {
+								running[policy]++
+							}
+						}
 					})
 				}
 			}
+		}
+	}
+	// Every policy plans some job in some problem (pollux only all-reduce
+	// ones): the invariants are checked on plans that hold tasks.
+	t.Logf("running decisions by policy: %v", running)
+	for _, policy := range Policies {
+		if running[policy] == 0 {
+			t.Errorf("%s ran no job in any problem", policy)
 		}
 	}
 }
