@@ -6,6 +6,11 @@
 // It does not import the root command: the root command's own tests use
 // it, and a command package's external tests pass root.NewCmd to run
 // whole pipelines, or their own constructor to run one command alone.
+//
+// Its tests are in cli/root (clitest_test.go), run by cli/root's test binary,
+// which links every command already: a test binary of this package's
+// own would link Arrow again, some 4 CPU-seconds of every go test ./...
+// (benchmarks/test-time.md, "Session 7, CPU of the tests").
 package clitest
 
 import (

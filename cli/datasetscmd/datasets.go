@@ -1,5 +1,10 @@
 // Package datasetscmd implements `optimus datasets`: list the embedded
 // datasets and export them as files.
+//
+// Its tests are in cli/root (datasetscmd_*_test.go), run by cli/root's test binary,
+// which links every command already: a test binary of this package's
+// own would link Arrow again, some 4 CPU-seconds of every go test ./...
+// (benchmarks/test-time.md, "Session 7, CPU of the tests").
 package datasetscmd
 
 import (

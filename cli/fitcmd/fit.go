@@ -1,6 +1,11 @@
 // Package fitcmd implements `optimus fit`: fit each job's convergence and
 // speed models to its loss points and speed samples, and `optimus fit
 // suggest`: which configurations to measure next.
+//
+// Its tests are in cli/root (fitcmd_*_test.go), run by cli/root's test binary,
+// which links every command already: a test binary of this package's
+// own would link Arrow again, some 4 CPU-seconds of every go test ./...
+// (benchmarks/test-time.md, "Session 7, CPU of the tests").
 package fitcmd
 
 import (

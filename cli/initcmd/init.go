@@ -1,6 +1,11 @@
 // Package initcmd implements `optimus init STATE`: write the state file the
 // print and exec executors start from (apply --state), one where nothing
 // runs, so the first round of a cron job finds the state it reads.
+//
+// Its tests are in cli/root (initcmd_test.go), run by cli/root's test binary,
+// which links every command already: a test binary of this package's
+// own would link Arrow again, some 4 CPU-seconds of every go test ./...
+// (benchmarks/test-time.md, "Session 7, CPU of the tests").
 package initcmd
 
 import (
