@@ -95,65 +95,12 @@ func parsePacking(s string) ([]packedNode, error) {
 // bad values), which ParsePacking then reads, or rejects, with
 // encoding/json.
 func parsePackingFast(s string) (slots []packedNode, ok bool) {
-	eat := func(prefix string) bool {
-		if strings.HasPrefix(s, prefix) {
-			s = s[len(prefix):]
-			return true
-		}
-		return false
-	}
-	count := func() (int, bool) {
-		n, i := 0, 0
-		for i < len(s) && i < 9 && s[i] >= '0' && s[i] <= '9' {
-			n = 10*n + int(s[i]-'0')
-			i++
-		}
-		if i == 0 || i > 1 && s[0] == '0' {
-			return 0, false
-		}
-		s = s[i:]
-		return n, true
-	}
-	if !eat("[") {
+	if !scanPackingFast(s, func(node string, ps, workers int) {
+		slots = append(slots, packedNode{Node: node, PS: ps, Workers: workers})
+	}) {
 		return nil, false
 	}
-	for k := 0; ; k++ {
-		if eat("]") {
-			return slots, k > 0 && s == ""
-		}
-		if k > 0 && !eat(",") {
-			return nil, false
-		}
-		if !eat(`{"node":"`) {
-			return nil, false
-		}
-		end := strings.IndexByte(s, '"')
-		if end <= 0 {
-			return nil, false
-		}
-		node := s[:end]
-		for i := 0; i < len(node); i++ {
-			if node[i] == '\\' || node[i] < 0x20 {
-				return nil, false
-			}
-		}
-		s = s[end+1:]
-		var sl packedNode
-		var okP, okW bool
-		if !eat(`,"ps":`) {
-			return nil, false
-		}
-		sl.PS, okP = count()
-		if !okP || !eat(`,"workers":`) {
-			return nil, false
-		}
-		sl.Workers, okW = count()
-		if !okW || !eat("}") {
-			return nil, false
-		}
-		sl.Node = node
-		slots = append(slots, sl)
-	}
+	return slots, true
 }
 
 // appendPackingFast reads an alloc_nodes value as parsePackingFast does,
@@ -166,6 +113,36 @@ func parsePackingFast(s string) (slots []packedNode, ok bool) {
 func appendPackingFast(dst []layout.Slot, s string, nodeIndex map[string]int) (slots, out []layout.Slot, ok bool) {
 	start := len(dst)
 	stale := false
+	ok = scanPackingFast(s, func(node string, ps, workers int) {
+		n, known := nodeIndex[node]
+		stale = stale || !known
+		if !stale {
+			dst = append(dst, layout.Slot{Node: n, PS: ps, Workers: workers})
+		}
+	})
+	switch {
+	case !ok:
+		return nil, dst[:start], false
+	case stale:
+		return nil, dst[:start], true
+	}
+	return dst[start:len(dst):len(dst)], dst, true
+}
+
+// scanPackingFast calls each for every entry of an alloc_nodes value
+// written as PackingColumn writes it (a non-empty array of
+// {"node":"N","ps":P,"workers":W}, no escapes in N, counts without
+// leading zeros) and reports whether the whole value was such; on false,
+// each may have been called for the entries before the first it could
+// not read.
+func scanPackingFast(s string, each func(node string, ps, workers int)) bool {
+	eat := func(prefix string) bool {
+		if strings.HasPrefix(s, prefix) {
+			s = s[len(prefix):]
+			return true
+		}
+		return false
+	}
 	count := func() (int, bool) {
 		n, i := 0, 0
 		for i < len(s) && i < 9 && s[i] >= '0' && s[i] <= '9' {
@@ -178,58 +155,39 @@ func appendPackingFast(dst []layout.Slot, s string, nodeIndex map[string]int) (s
 		s = s[i:]
 		return n, true
 	}
-	eat := func(prefix string) bool {
-		if strings.HasPrefix(s, prefix) {
-			s = s[len(prefix):]
-			return true
-		}
-		return false
-	}
 	if !eat("[") {
-		return nil, dst, false
+		return false
 	}
 	for k := 0; ; k++ {
 		if eat("]") {
-			switch {
-			case k == 0 || s != "":
-				return nil, dst[:start], false
-			case stale:
-				return nil, dst[:start], true
-			}
-			return dst[start:len(dst):len(dst)], dst, true
+			return k > 0 && s == ""
 		}
 		if k > 0 && !eat(",") || !eat(`{"node":"`) {
-			return nil, dst[:start], false
+			return false
 		}
 		end := strings.IndexByte(s, '"')
 		if end <= 0 {
-			return nil, dst[:start], false
+			return false
 		}
 		node := s[:end]
 		for i := 0; i < len(node); i++ {
 			if node[i] == '\\' || node[i] < 0x20 {
-				return nil, dst[:start], false
+				return false
 			}
 		}
 		s = s[end+1:]
 		if !eat(`,"ps":`) {
-			return nil, dst[:start], false
+			return false
 		}
 		ps, okP := count()
 		if !okP || !eat(`,"workers":`) {
-			return nil, dst[:start], false
+			return false
 		}
 		workers, okW := count()
 		if !okW || !eat("}") {
-			return nil, dst[:start], false
+			return false
 		}
-		n, known := nodeIndex[node]
-		if !known {
-			stale = true
-		}
-		if !stale {
-			dst = append(dst, layout.Slot{Node: n, PS: ps, Workers: workers})
-		}
+		each(node, ps, workers)
 	}
 }
 
