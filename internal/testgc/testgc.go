@@ -1,6 +1,6 @@
 // Package testgc sets the garbage collector's target of a test binary
 // whose tests make much short-lived garbage: collecting a quarter as often
-// saved a fifth of such binaries' CPU (benchmarks/test-time.md, session 6),
+// saved a fifth of such binaries' CPU (benchmarks/test-time-session6.md),
 // for memory the machine has. A GOGC in the environment wins.
 package testgc
 

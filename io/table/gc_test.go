@@ -10,7 +10,7 @@ import (
 // TestMain runs the tests with the garbage collector's target raised
 // (testgc.Raise: 400% unless GOGC is set): they make a lot of short-lived
 // garbage, and collecting it was a fifth of their CPU
-// (benchmarks/test-time.md, "Session 6, library tests"). The tests that
+// (benchmarks/test-time-session6.md, "Session 6, library tests"). The tests that
 // look at memory count bytes allocated, or collect (runtime.GC) before
 // reading the heap.
 func TestMain(m *testing.M) {
