@@ -10,9 +10,7 @@ import (
 	"github.com/optimus-sched/optimus/executor"
 	execexec "github.com/optimus-sched/optimus/executor/exec"
 	printexec "github.com/optimus-sched/optimus/executor/print"
-	"github.com/optimus-sched/optimus/io/schema"
-	"github.com/optimus-sched/optimus/io/table"
-	"github.com/optimus-sched/optimus/pipeline/adapt"
+	"github.com/optimus-sched/optimus/pipeline/adapt/adapttest"
 )
 
 // apply.Run with the print and exec executors. These tests were apply's;
@@ -21,24 +19,8 @@ import (
 // Kubernetes client moved to optimus-kubernetes (executor/allkube), print
 // links none, and apply's package stays free of its executors.
 
-// testbed is apply/testdata's testbed plan and jobs (apply's diff_test.go
-// says how they were made).
-func testbed(t *testing.T) (apply.Plan, map[string]executor.Job) {
-	t.Helper()
-	pt, err := table.ReadFile("../../apply/testdata/plan.csv", schema.Plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := adapt.ReadPlan(pt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jt, err := table.ReadFile("../../apply/testdata/jobs.csv", schema.Jobs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return plan, adapt.ReadJobs(jt)
-}
+// testbed is apply/testdata's testbed plan and jobs.
+func testbed(t *testing.T) (apply.Plan, map[string]executor.Job) { return adapttest.Testbed(t) }
 
 // moved puts one task on another node.
 func moved(p apply.Plan, name, node string) apply.Plan {

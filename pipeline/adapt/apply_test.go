@@ -9,25 +9,11 @@ import (
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline/adapt"
+	"github.com/optimus-sched/optimus/pipeline/adapt/adapttest"
 )
 
-// testbed reads apply's testdata: the testbed pipeline's plan and jobs.
-func testbed(t *testing.T) (apply.Plan, map[string]executor.Job) {
-	t.Helper()
-	pt, err := table.ReadFile("../../apply/testdata/plan.csv", schema.Plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := adapt.ReadPlan(pt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jt, err := table.ReadFile("../../apply/testdata/jobs.csv", schema.Jobs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return plan, adapt.ReadJobs(jt)
-}
+// testbed is apply/testdata's testbed plan and jobs.
+func testbed(t *testing.T) (apply.Plan, map[string]executor.Job) { return adapttest.Testbed(t) }
 
 func TestReadPlan(t *testing.T) {
 	plan, jobs := testbed(t)
