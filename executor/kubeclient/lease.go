@@ -115,7 +115,9 @@ func (h *Hold) lose(why string) {
 
 // renew renews the Lease every o.Renew, retrying a failed renewal every
 // leasePoll, until Release or until it is lost: another holder's, or not
-// renewed for 2/3 of its duration.
+// renewed for 2/3 of its duration. Both clocks run from the renew time
+// written into the Lease, the instant other holders count from, so slow
+// requests do not push the renewals apart.
 func (h *Hold) renew() {
 	defer close(h.done)
 	every := h.o.Renew
@@ -123,7 +125,7 @@ func (h *Hold) renew() {
 		every = h.o.Duration / 3
 	}
 	deadline := h.o.Duration * 2 / 3
-	wait := every
+	wait := max(every-time.Since(h.renewed), 0)
 	for {
 		select {
 		case <-h.stop:
@@ -132,7 +134,7 @@ func (h *Hold) renew() {
 		}
 		// A renewal may take until the Lease would count as lost.
 		ctx, cancel := context.WithTimeout(context.Background(), max(deadline-time.Since(h.renewed), leasePoll))
-		err := h.renewOnce(ctx)
+		written, err := h.renewOnce(ctx)
 		cancel()
 		var lost *LostError
 		switch {
@@ -140,7 +142,8 @@ func (h *Hold) renew() {
 			h.lose(lost.Why)
 			return
 		case err == nil:
-			h.renewed, wait = time.Now(), every
+			h.renewed = written
+			wait = max(every-time.Since(written), 0)
 		case time.Since(h.renewed) >= deadline:
 			h.lose(fmt.Sprintf("not renewed for %s (last error: %v)", time.Since(h.renewed).Round(time.Millisecond), err))
 			return
@@ -150,26 +153,28 @@ func (h *Hold) renew() {
 	}
 }
 
-func (h *Hold) renewOnce(ctx context.Context) error {
+// renewOnce writes a new renew time into the Lease if it is still ours,
+// and returns that time.
+func (h *Hold) renewOnce(ctx context.Context) (time.Time, error) {
 	leases := h.c.Leases(h.c.Namespace)
 	l, err := leases.Get(ctx, h.o.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return &LostError{Why: "it was deleted"}
+		return time.Time{}, &LostError{Why: "it was deleted"}
 	}
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
 	if l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity != h.o.Identity {
 		holder := ""
 		if l.Spec.HolderIdentity != nil {
 			holder = *l.Spec.HolderIdentity
 		}
-		return &LostError{Why: fmt.Sprintf("it is now held by %q", holder)}
+		return time.Time{}, &LostError{Why: fmt.Sprintf("it is now held by %q", holder)}
 	}
 	now := metav1.NewMicroTime(time.Now())
 	l.Spec.RenewTime = &now
 	_, err = leases.Update(ctx, l, metav1.UpdateOptions{}) // a conflict: look again at the next try
-	return err
+	return now.Time, err
 }
 
 // AcquireLease is HoldLease for a holder that does not watch for the
@@ -202,7 +207,7 @@ func (c *Client) HoldLease(ctx context.Context, o LeaseOptions) (*Hold, error) {
 				Spec:       coordv1.LeaseSpec{HolderIdentity: &o.Identity, LeaseDurationSeconds: &dur, AcquireTime: &now, RenewTime: &now},
 			}
 			if _, err := leases.Create(ctx, l, metav1.CreateOptions{}); err == nil {
-				return c.hold(o), nil
+				return c.hold(o, now.Time), nil
 			} else if !apierrors.IsAlreadyExists(err) {
 				return nil, c.APIError(err, "create", "leases")
 			}
@@ -217,7 +222,7 @@ func (c *Client) HoldLease(ctx context.Context, o LeaseOptions) (*Hold, error) {
 		if holder == "" || expired(l, now.Time) {
 			l.Spec.HolderIdentity, l.Spec.LeaseDurationSeconds, l.Spec.AcquireTime, l.Spec.RenewTime = &o.Identity, &dur, &now, &now
 			if _, err := leases.Update(ctx, l, metav1.UpdateOptions{}); err == nil {
-				return c.hold(o), nil
+				return c.hold(o, now.Time), nil
 			} else if !apierrors.IsConflict(err) {
 				return nil, c.APIError(err, "update", "leases")
 			}
@@ -239,8 +244,9 @@ func (c *Client) HoldLease(ctx context.Context, o LeaseOptions) (*Hold, error) {
 	}
 }
 
-func (c *Client) hold(o LeaseOptions) *Hold {
-	h := &Hold{c: c, o: o, lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}), renewed: time.Now()}
+// hold starts renewing a Lease taken with the given renew time.
+func (c *Client) hold(o LeaseOptions, renewed time.Time) *Hold {
+	h := &Hold{c: c, o: o, lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}), renewed: renewed}
 	go h.renew()
 	return h
 }

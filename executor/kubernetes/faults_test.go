@@ -102,14 +102,16 @@ func (e *env) wantPods(p apply.Plan) map[string]int {
 	return out
 }
 
-// A live apply renews its Lease: paused between writes for over twice the
+// A live apply renews its Lease: paused between writes for 2 s over the
 // Lease's duration, a second apply still cannot take the namespace, and
-// is told when the Lease expires; the first then finishes.
+// is told when the Lease expires; the first then finishes. The duration
+// is 5 s: the holder gives up after 2/3 of it without a renewal, and a
+// loaded CI machine has kept the API server from answering for a second.
 func TestLeaseRenewedWhileApplyWrites(t *testing.T) {
 	e := setupParallel(t)
 	// The apply pauses in its first job; a second job is written after.
 	e.keepJobs("dssm-a", "inception-a")
-	const dur = 3 * time.Second
+	const dur = 5 * time.Second
 	first, _ := e.executor(ktest.AdminToken, func(o *k8s.Options) { o.Identity, o.LeaseDuration = "first", dur })
 	p := newPauser(5, nil)
 	k8s.SetBeforeWrite(first, p.hook)
@@ -118,7 +120,7 @@ func TestLeaseRenewedWhileApplyWrites(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); rs, err = e.run(first, e.plan, false) }()
 	<-p.paused
-	time.Sleep(2*dur + time.Second)
+	time.Sleep(dur + 2*time.Second)
 
 	second, c2 := e.executor(ktest.AdminToken, func(o *k8s.Options) { o.Identity, o.LeaseWait, o.LeaseDuration = "second", -1, dur })
 	_, err2 := e.run(second, e.plan, false)
