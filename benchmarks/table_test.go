@@ -119,3 +119,28 @@ func BenchmarkTableRead(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTableReadPlanTables reads (and validates) the four Parquet
+// files of BenchmarkTableFiles at 100,000 tasks: the cluster, the
+// workload, solve's allocation and place's plan, each as the command that
+// reads it does.
+func BenchmarkTableReadPlanTables(b *testing.B) {
+	dir := b.TempDir()
+	f := func(name string) string { return filepath.Join(dir, name) }
+	runMain(b, nil, "datasets", "generate", "--tasks", "100000", "--nodes", "16000", "--cluster", f("c.parquet"), "-o", f("p.parquet"))
+	runMain(b, nil, "solve", "--cluster", f("c.parquet"), "-i", f("p.parquet"), "-o", f("a.parquet"))
+	runMain(b, nil, "place", "--cluster", f("c.parquet"), "-i", f("a.parquet"), "-o", f("plan.parquet"))
+	for _, c := range []struct {
+		name string
+		want *schema.Table
+	}{{"c", schema.Cluster}, {"p", schema.Predictions}, {"a", schema.Allocation}, {"plan", schema.Plan}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := table.ReadFile(f(c.name+".parquet"), c.want); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
