@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -123,21 +124,34 @@ func BenchmarkTableRead(b *testing.B) {
 // BenchmarkTableReadPlanTables reads (and validates) the four Parquet
 // files of BenchmarkTableFiles at 100,000 tasks: the cluster, the
 // workload, solve's allocation and place's plan, each as the command that
-// reads it does.
+// reads it does; and the plan as CSV, as convert reads it (its kind
+// recognised from the header).
 func BenchmarkTableReadPlanTables(b *testing.B) {
 	dir := b.TempDir()
 	f := func(name string) string { return filepath.Join(dir, name) }
 	runMain(b, nil, "datasets", "generate", "--tasks", "100000", "--nodes", "16000", "--cluster", f("c.parquet"), "-o", f("p.parquet"))
 	runMain(b, nil, "solve", "--cluster", f("c.parquet"), "-i", f("p.parquet"), "-o", f("a.parquet"))
 	runMain(b, nil, "place", "--cluster", f("c.parquet"), "-i", f("a.parquet"), "-o", f("plan.parquet"))
+	plan, err := table.ReadFile(f("plan.parquet"), schema.Plan)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var csv bytes.Buffer
+	if err := table.Write(&csv, table.CSV, plan); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(f("plan.csv"), csv.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
 	for _, c := range []struct {
-		name string
+		file string
 		want *schema.Table
-	}{{"c", schema.Cluster}, {"p", schema.Predictions}, {"a", schema.Allocation}, {"plan", schema.Plan}} {
-		b.Run(c.name, func(b *testing.B) {
+	}{{"c.parquet", schema.Cluster}, {"p.parquet", schema.Predictions}, {"a.parquet", schema.Allocation},
+		{"plan.parquet", schema.Plan}, {"plan.csv", nil}} {
+		b.Run(c.file, func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				if _, err := table.ReadFile(f(c.name+".parquet"), c.want); err != nil {
+				if _, err := table.ReadFile(f(c.file), c.want); err != nil {
 					b.Fatal(err)
 				}
 			}

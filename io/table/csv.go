@@ -82,10 +82,21 @@ func splitCSV[O cellOffset](data []byte, source string, want *schema.Table) (*Ta
 		sinceGC += int64(len(cells.starts[j])) * int64(unsafe.Sizeof(O(0)))
 		cells.starts[j] = nil
 	}
+	// A column whose type is inferred as numbers keeps the values the
+	// inference parsed, for its conversion.
+	inferred := make([]*values, len(header))
 	cols := make([]column, len(header))
 	for i, name := range header {
-		cols[i] = column{name: name, infer: func() schema.Type { return inferCSVType(cells.column(i)) }, convert: func(typ schema.Type) (*values, *Error) {
-			v, e := parseCSVColumn(source, name, cells.column(i), typ)
+		cols[i] = column{name: name, infer: func() schema.Type {
+			typ, v := inferCSVValues(cells.column(i), true)
+			inferred[i] = v
+			return typ
+		}, convert: func(typ schema.Type) (*values, *Error) {
+			v, e := inferred[i], (*Error)(nil)
+			if typ != schema.Float64 || v == nil {
+				v, e = parseCSVColumn(source, name, cells.column(i), typ)
+			}
+			inferred[i] = nil
 			converted[i] = true
 			if i == 0 || converted[i-1] {
 				drop(i)
@@ -324,43 +335,92 @@ func csvError(source string, err error) error {
 // as an integer only when it is digits: a failed parse allocates its
 // error, which on a column of names was most of reading it.
 func inferCSVType(cells cellColumn) schema.Type {
+	typ, _ := inferCSVValues(cells, false)
+	return typ
+}
+
+// inferCSVValues is inferCSVType and, with keep, the column's values when
+// it is a float64 column of which every field parsed as a number (nil
+// otherwise): what parseCSVColumn would return for it, so that a column
+// inferred as numbers is not parsed twice.
+func inferCSVValues(cells cellColumn, keep bool) (schema.Type, *values) {
 	var n, ints, floats, bools int
+	var kept *values
 	for r := range cells.len() {
-		c := strings.TrimSpace(cells.cell(r))
+		raw := cells.cell(r)
+		c := trimSpace(raw)
 		if c == "" {
+			if raw != "" {
+				keep = false // spaces: not a null, and not a number
+			} else if kept != nil {
+				kept.setNull(r)
+			}
 			continue
 		}
 		n++
 		if !mightBeNumber(c) {
+			keep = false
 			if _, ok := parseBool(c); ok {
 				bools++
 			}
-		} else if isDigits(c) && parsesAsInt(c) {
+			continue
+		}
+		if isDigits(c) && parsesAsInt(c) {
 			ints++
 			floats++
-		} else if _, ok := parseNumber(c); ok {
+			if keep {
+				// As parseCSVColumn reads it in a float64 column.
+				f, _ := parseNumber(c)
+				kept = keepFloat(kept, cells, r, f)
+			}
+		} else if f, ok := parseNumber(c); ok {
 			floats++
-		} else if _, ok := parseBool(c); ok {
-			bools++
+			if keep {
+				kept = keepFloat(kept, cells, r, f)
+			}
+		} else {
+			keep = false
+			if _, ok := parseBool(c); ok {
+				bools++
+			}
 		}
 	}
+	var typ schema.Type
 	switch {
 	case n == 0:
-		return schema.String
+		typ = schema.String
 	case ints == n:
-		return schema.Int64
+		typ = schema.Int64
 	case floats == n || 2*floats > n:
-		return schema.Float64
+		typ = schema.Float64
 	case bools == n:
-		return schema.Bool
+		typ = schema.Bool
+	default:
+		typ = schema.String
 	}
-	return schema.String
+	if !keep || typ != schema.Float64 {
+		return typ, nil
+	}
+	return typ, kept
+}
+
+// keepFloat sets row r of kept to f, making kept (with a null for each
+// empty field before r) at the column's first number.
+func keepFloat(kept *values, cells cellColumn, r int, f float64) *values {
+	if kept == nil {
+		kept = newValues(schema.Float64, cells.len())
+		for k := range r {
+			kept.setNull(k) // every field before the first number is empty
+		}
+	}
+	kept.f[r] = f
+	return kept
 }
 
 // firstNumber is the first row whose field reads as a number, or -1.
 func firstNumber(cells cellColumn) int {
 	for r := range cells.len() {
-		if c := strings.TrimSpace(cells.cell(r)); mightBeNumber(c) {
+		if c := trimSpace(cells.cell(r)); mightBeNumber(c) {
 			if _, ok := parseNumber(c); ok {
 				return r
 			}
@@ -416,7 +476,10 @@ func parseNumber(s string) (float64, bool) {
 	if s == "" || strings.IndexByte(s, '_') >= 0 {
 		return 0, false
 	}
-	body := strings.TrimLeft(s, "+-")
+	body := s
+	for body != "" && (body[0] == '+' || body[0] == '-') {
+		body = body[1:]
+	}
 	if len(s)-len(body) > 1 {
 		return 0, false
 	}
@@ -433,6 +496,16 @@ func parseNumber(s string) (float64, bool) {
 	return f, true
 }
 
+// trimSpace is strings.TrimSpace, without the call for a cell that
+// starts and ends with a printable ASCII byte (nearly every cell): no
+// space, ASCII or Unicode, can then be trimmed.
+func trimSpace(s string) string {
+	if n := len(s); n > 0 && ' ' < s[0] && s[0] < utf8.RuneSelf && ' ' < s[n-1] && s[n-1] < utf8.RuneSelf {
+		return s
+	}
+	return strings.TrimSpace(s)
+}
+
 func parseBool(s string) (bool, bool) {
 	switch strings.ToLower(s) {
 	case "true", "t", "yes", "1":
@@ -443,52 +516,86 @@ func parseBool(s string) (bool, bool) {
 	return false, false
 }
 
+// parseCSVColumn reads a column's cells as values of type typ, or
+// reports the first cell that is not one. The cells of a CSV text are read
+// straight from their offsets (a call through cellColumn per cell was a
+// tenth of converting a large CSV file).
 func parseCSVColumn(source, col string, cells cellColumn, typ schema.Type) (*values, *Error) {
 	v := newValues(typ, cells.len())
-	bad := func(r int, format string, args ...any) (*values, *Error) {
-		return nil, &Error{Source: source, Column: col, Row: r + 1, Msg: fmt.Sprintf(format, args...)}
+	var e *Error
+	switch c := cells.(type) {
+	case csvColumn[uint32]:
+		e = parseCSVCells(v, source, col, c, typ)
+	case csvColumn[uint64]:
+		e = parseCSVCells(v, source, col, c, typ)
+	default:
+		for r := range cells.len() {
+			if e = parseCSVCell(v, r, source, col, cells.cell(r), typ); e != nil {
+				break
+			}
+		}
 	}
-	for r := range cells.len() {
-		c := cells.cell(r)
-		if c == "" {
-			v.setNull(r)
-			continue
-		}
-		switch typ {
-		case schema.String:
-			if why := textProblem(c); why != "" {
-				return bad(r, "%q %s", clip(c), why)
-			}
-			v.s[r] = c
-		case schema.Int64:
-			t := strings.TrimSpace(c)
-			i, err := strconv.ParseInt(t, 10, 64)
-			if errors.Is(err, strconv.ErrRange) {
-				return bad(r, "%q is beyond the range of int64", c)
-			}
-			if err != nil {
-				f, ok := parseNumber(t)
-				if !ok || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-					return bad(r, "%q is not a whole number", c)
-				}
-				i = int64(f)
-			}
-			v.i[r] = i
-		case schema.Float64:
-			f, ok := parseNumber(strings.TrimSpace(c))
-			if !ok {
-				return bad(r, "%q is not a number", c)
-			}
-			v.f[r] = f
-		case schema.Bool:
-			b, ok := parseBool(strings.TrimSpace(c))
-			if !ok {
-				return bad(r, "%q is not true or false", c)
-			}
-			v.b[r] = b
-		}
+	if e != nil {
+		return nil, e
 	}
 	return v, nil
+}
+
+func parseCSVCells[O cellOffset](v *values, source, col string, c csvColumn[O], typ schema.Type) *Error {
+	text, ends := c.text, c.ends[:len(c.starts)]
+	for r, start := range c.starts {
+		if e := parseCSVCell(v, r, source, col, text[start:ends[r]-1], typ); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// parseCSVCell sets row r of v to cell c read as a value of type typ.
+func parseCSVCell(v *values, r int, source, col, c string, typ schema.Type) *Error {
+	if c == "" {
+		v.setNull(r)
+		return nil
+	}
+	switch typ {
+	case schema.String:
+		if why := textProblem(c); why != "" {
+			return cellError(source, col, r, "%q %s", clip(c), why)
+		}
+		v.s[r] = c
+	case schema.Int64:
+		t := trimSpace(c)
+		i, err := strconv.ParseInt(t, 10, 64)
+		if errors.Is(err, strconv.ErrRange) {
+			return cellError(source, col, r, "%q is beyond the range of int64", c)
+		}
+		if err != nil {
+			f, ok := parseNumber(t)
+			if !ok || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+				return cellError(source, col, r, "%q is not a whole number", c)
+			}
+			i = int64(f)
+		}
+		v.i[r] = i
+	case schema.Float64:
+		f, ok := parseNumber(trimSpace(c))
+		if !ok {
+			return cellError(source, col, r, "%q is not a number", c)
+		}
+		v.f[r] = f
+	case schema.Bool:
+		b, ok := parseBool(trimSpace(c))
+		if !ok {
+			return cellError(source, col, r, "%q is not true or false", c)
+		}
+		v.b[r] = b
+	}
+	return nil
+}
+
+// cellError is the error for row r's cell of column col.
+func cellError(source, col string, r int, format string, args ...any) *Error {
+	return &Error{Source: source, Column: col, Row: r + 1, Msg: fmt.Sprintf(format, args...)}
 }
 
 func fieldsNamed(names []string) []arrow.Field {
