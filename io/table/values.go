@@ -70,7 +70,9 @@ func (v *values) setValid(r int) {
 	}
 }
 
-// array builds the Arrow array.
+// array builds the Arrow array. A number column's array adopts its
+// values (adopted: the array a builder makes, without the copy), so v
+// must not change afterwards.
 func (v *values) array() arrow.Array {
 	switch v.typ {
 	case schema.String:
@@ -78,13 +80,9 @@ func (v *values) array() arrow.Array {
 		b.AppendValues(v.s, v.valid)
 		return b.NewArray()
 	case schema.Int64:
-		b := array.NewInt64Builder(mem)
-		b.AppendValues(v.i, v.valid)
-		return b.NewArray()
+		return adopted(arrow.PrimitiveTypes.Int64, v.i, v.valid)
 	case schema.Float64:
-		b := array.NewFloat64Builder(mem)
-		b.AppendValues(v.f, v.valid)
-		return b.NewArray()
+		return adopted(arrow.PrimitiveTypes.Float64, v.f, v.valid)
 	}
 	b := array.NewBooleanBuilder(mem)
 	b.AppendValues(v.b, v.valid)
