@@ -71,29 +71,55 @@ func ReadFile(path string, want *schema.Table) (*Table, error) {
 		})
 	}
 	budget := MemoryBudget()
-	var buf bytes.Buffer
+	data := head
 	if info.Mode().IsRegular() {
 		if err := checkBudget(path, info.Size()); err != nil {
 			return nil, err
 		}
-		buf.Grow(int(info.Size()) + bytes.MinRead)
+		// Made at its size, not grown into: see readInto.
+		data = make([]byte, len(head), int(info.Size())+bytes.MinRead)
+		copy(data, head)
 	}
-	buf.Write(head)
-	if _, err := buf.ReadFrom(io.LimitReader(f, budget+1-int64(len(head)))); err != nil {
+	data, err = readInto(data, io.LimitReader(f, budget+1-int64(len(head))))
+	if err != nil {
 		return nil, readError(path, err)
 	}
-	if int64(buf.Len()) > budget {
+	if int64(len(data)) > budget {
 		return nil, &BudgetError{Source: path, Budget: budget}
 	}
-	t, err := Decode(buf.Bytes(), format, path, want)
-	if int64(buf.Len()) > collectEvery {
+	t, err := Decode(data, format, path, want)
+	if int64(len(data)) > collectEvery {
 		// The text and what decoding it left are garbage now: collect them
 		// before the caller's next phase (a write, say) grows the heap on
 		// top of them, to twice a live size that counted them.
-		buf = bytes.Buffer{}
+		data = nil
 		runtime.GC()
 	}
 	return t, err
+}
+
+// readInto appends what r holds to data, as io.ReadAll does, and returns
+// it. When data is full it moves to a buffer made twice as large, rather
+// than growing by append: append clears a large slice's new part in one
+// call that the collector cannot preempt, which on a file of tens of
+// megabytes left it spinning and signalling the reader on every page
+// fault (a fifth of convert's CPU at 78 MB); make clears in chunks.
+func readInto(data []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(data) == cap(data) {
+			bigger := make([]byte, len(data), max(2*cap(data), 512))
+			copy(bigger, data)
+			data = bigger
+		}
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return data, err
+		}
+	}
 }
 
 // Read reads a table of any format from r, recognising the format by its
@@ -133,15 +159,14 @@ func ReadAll(r io.Reader, source string) ([]byte, error) {
 		}
 	}
 	budget := MemoryBudget()
-	var buf bytes.Buffer
-	buf.Write(head)
-	if _, err := buf.ReadFrom(io.LimitReader(r, budget+1-int64(n))); err != nil {
+	data, err := readInto(head, io.LimitReader(r, budget+1-int64(n)))
+	if err != nil {
 		return nil, readError(source, err)
 	}
-	if int64(buf.Len()) > budget {
+	if int64(len(data)) > budget {
 		return nil, &BudgetError{Source: source, Budget: budget}
 	}
-	return buf.Bytes(), nil
+	return data, nil
 }
 
 // readError locates a read error; reading a directory is the user's
