@@ -92,7 +92,8 @@ func splitCSV[O cellOffset](data []byte, source string, want *schema.Table) (*Ta
 			inferred[i] = v
 			return typ
 		}, convert: func(typ schema.Type) (*values, *Error) {
-			v, e := inferred[i], (*Error)(nil)
+			v := inferred[i]
+			var e *Error
 			if typ != schema.Float64 || v == nil {
 				v, e = parseCSVColumn(source, name, cells.column(i), typ)
 			}
@@ -328,8 +329,7 @@ func csvError(source string, err error) error {
 
 // parseCSVColumn reads a column's cells as values of type typ, or
 // reports the first cell that is not one. The cells of a CSV text are read
-// straight from their offsets (a call through cellColumn per cell was a
-// tenth of converting a large CSV file).
+// straight from their offsets, without a call through cellColumn per cell.
 func parseCSVColumn(source, col string, cells cellColumn, typ schema.Type) (*values, *Error) {
 	v := newValues(typ, cells.len())
 	var e *Error

@@ -103,7 +103,7 @@ func ReadFile(path string, want *schema.Table) (*Table, error) {
 // than growing by append: append clears a large slice's new part in one
 // call that the collector cannot preempt, which on a file of tens of
 // megabytes left it spinning and signalling the reader on every page
-// fault (a fifth of convert's CPU at 78 MB); make clears in chunks.
+// fault (benchmarks/tables-session11.md); make clears in chunks.
 func readInto(data []byte, r io.Reader) ([]byte, error) {
 	for {
 		if len(data) == cap(data) {
