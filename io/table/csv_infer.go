@@ -55,10 +55,8 @@ func inferCSVValues(cells cellColumn, keep bool) (schema.Type, *values) {
 		if isDigits(c) && parsesAsInt(c) {
 			ints++
 			floats++
-			if keep {
-				// As parseCSVColumn reads it in a float64 column.
-				f, _ := parseNumber(c)
-				kept = keepFloat(kept, cells, r, f)
+			if kept != nil {
+				kept.f[r], _ = parseNumber(c) // as a float64 column reads it ("-0" too)
 			}
 		} else if f, ok := parseNumber(c); ok {
 			floats++
@@ -91,13 +89,18 @@ func inferCSVValues(cells cellColumn, keep bool) (schema.Type, *values) {
 	return typ, kept
 }
 
-// keepFloat sets row r of kept to f, making kept (with a null for each
-// empty field before r) at the column's first number.
+// keepFloat sets row r of kept to f. kept is made at the column's first
+// number that is not an integer, so that an integer column keeps nothing;
+// the fields before it are empty or integers, read again here.
 func keepFloat(kept *values, cells cellColumn, r int, f float64) *values {
 	if kept == nil {
 		kept = newValues(schema.Float64, cells.len())
 		for k := range r {
-			kept.setNull(k) // every field before the first number is empty
+			if c := cells.cell(k); c == "" {
+				kept.setNull(k)
+			} else {
+				kept.f[k], _ = parseNumber(trimSpace(c))
+			}
 		}
 	}
 	kept.f[r] = f
