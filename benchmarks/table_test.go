@@ -158,3 +158,35 @@ func BenchmarkTableReadPlanTables(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTableWritePlanTables writes solve's allocation and place's plan
+// at 100,000 tasks as the commands write them (Parquet, from the tables
+// as read back from their files, so every column is checked and marked),
+// each into memory.
+func BenchmarkTableWritePlanTables(b *testing.B) {
+	dir := b.TempDir()
+	f := func(name string) string { return filepath.Join(dir, name) }
+	runMain(b, nil, "datasets", "generate", "--tasks", "100000", "--nodes", "16000", "--cluster", f("c.parquet"), "-o", f("p.parquet"))
+	runMain(b, nil, "solve", "--cluster", f("c.parquet"), "-i", f("p.parquet"), "-o", f("a.parquet"))
+	runMain(b, nil, "place", "--cluster", f("c.parquet"), "-i", f("a.parquet"), "-o", f("plan.parquet"))
+	for _, c := range []struct {
+		file string
+		want *schema.Table
+	}{{"a.parquet", schema.Allocation}, {"plan.parquet", schema.Plan}} {
+		tbl, err := table.ReadFile(f(c.file), c.want)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.file, func(b *testing.B) {
+			b.ReportAllocs()
+			var buf bytes.Buffer
+			for i := 0; i < b.N; i++ {
+				buf.Reset()
+				if err := table.Write(&buf, table.Parquet, tbl); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.SetBytes(int64(buf.Len()))
+		})
+	}
+}

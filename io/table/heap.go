@@ -26,6 +26,10 @@ const (
 	preparedHeapPerInputByte = 64
 	minPreparedHeap          = 16 << 20
 	maxPreparedHeap          = 1 << 30
+	// maxDeferredHeap is the highest floor PrepareHeap puts under the
+	// collector's goal (deferCollection): a higher one costs more in
+	// fresh pages than it saves in collections (benchmarks/tables-session12.md).
+	maxDeferredHeap = 64 << 20
 )
 
 // PrepareHeapFor prepares the heap (PrepareHeap) for a command that reads
@@ -50,13 +54,15 @@ func inputBytes(paths []string) int64 {
 }
 
 // PrepareHeap makes n bytes of the Go heap fault in huge pages where the
-// system allows it (see above); elsewhere, and for n under
-// minPreparedHeap, it does nothing. Call it at a command's start, before
-// the heap holds anything large.
+// system allows it (see above), and puts a floor of the lesser of n and
+// maxDeferredHeap under the collector's goal (deferCollection); for n
+// under minPreparedHeap it does nothing. Call it
+// at a command's start, before the heap holds anything large.
 func PrepareHeap(n int64) {
 	n = min(n, maxPreparedHeap, MemoryBudget()/4)
 	if n < minPreparedHeap {
 		return
 	}
 	prepareHeap(int(n))
+	deferCollection(min(n, maxDeferredHeap))
 }

@@ -27,6 +27,7 @@ func TestInputBytes(t *testing.T) {
 // (it is not held live), and the heap serves an allocation of its size.
 func TestPrepareHeapFreesItsRegion(t *testing.T) {
 	const n = 64 << 20
+	endHeapFloor(t)
 	PrepareHeap(n)
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
