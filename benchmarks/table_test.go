@@ -121,17 +121,26 @@ func BenchmarkTableRead(b *testing.B) {
 	}
 }
 
+// planFiles writes the Parquet files of the 100k plan into a temporary
+// directory, as the commands write them: the cluster c.parquet, the
+// workload p.parquet, solve's allocation a.parquet and place's plan
+// plan.parquet. It returns the path of a file in that directory.
+func planFiles(b *testing.B) func(name string) string {
+	dir := b.TempDir()
+	f := func(name string) string { return filepath.Join(dir, name) }
+	runMain(b, nil, "datasets", "generate", "--tasks", "100000", "--nodes", "16000", "--cluster", f("c.parquet"), "-o", f("p.parquet"))
+	runMain(b, nil, "solve", "--cluster", f("c.parquet"), "-i", f("p.parquet"), "-o", f("a.parquet"))
+	runMain(b, nil, "place", "--cluster", f("c.parquet"), "-i", f("a.parquet"), "-o", f("plan.parquet"))
+	return f
+}
+
 // BenchmarkTableReadPlanTables reads (and validates) the four Parquet
 // files of BenchmarkTableFiles at 100,000 tasks: the cluster, the
 // workload, solve's allocation and place's plan, each as the command that
 // reads it does; and the plan as CSV, as convert reads it (its kind
 // recognised from the header).
 func BenchmarkTableReadPlanTables(b *testing.B) {
-	dir := b.TempDir()
-	f := func(name string) string { return filepath.Join(dir, name) }
-	runMain(b, nil, "datasets", "generate", "--tasks", "100000", "--nodes", "16000", "--cluster", f("c.parquet"), "-o", f("p.parquet"))
-	runMain(b, nil, "solve", "--cluster", f("c.parquet"), "-i", f("p.parquet"), "-o", f("a.parquet"))
-	runMain(b, nil, "place", "--cluster", f("c.parquet"), "-i", f("a.parquet"), "-o", f("plan.parquet"))
+	f := planFiles(b)
 	plan, err := table.ReadFile(f("plan.parquet"), schema.Plan)
 	if err != nil {
 		b.Fatal(err)
@@ -164,11 +173,7 @@ func BenchmarkTableReadPlanTables(b *testing.B) {
 // as read back from their files, so every column is checked and marked),
 // each into memory.
 func BenchmarkTableWritePlanTables(b *testing.B) {
-	dir := b.TempDir()
-	f := func(name string) string { return filepath.Join(dir, name) }
-	runMain(b, nil, "datasets", "generate", "--tasks", "100000", "--nodes", "16000", "--cluster", f("c.parquet"), "-o", f("p.parquet"))
-	runMain(b, nil, "solve", "--cluster", f("c.parquet"), "-i", f("p.parquet"), "-o", f("a.parquet"))
-	runMain(b, nil, "place", "--cluster", f("c.parquet"), "-i", f("a.parquet"), "-o", f("plan.parquet"))
+	f := planFiles(b)
 	for _, c := range []struct {
 		file string
 		want *schema.Table
