@@ -4,7 +4,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"sync"
 )
 
@@ -53,7 +52,6 @@ type heapFloor struct {
 	floor  int64
 	base   int // the command's own target
 	target int // the target set last
-	sample [1]metrics.Sample
 }
 
 // heapWatch is the process's watch: there is one collector target.
@@ -95,12 +93,12 @@ func (w *heapFloor) afterCollection() {
 	}
 }
 
-// liveHeap is the heap the last collection marked live, at least 1.
+// liveHeap is the heap in use, at least 1: read just after a collection
+// (the cleanup runs then), the heap it marked live, with what was
+// allocated since. (runtime/metrics has the marked heap alone, but its
+// initialisation would cost every command's start.)
 func (w *heapFloor) liveHeap() int64 {
-	w.sample[0].Name = "/gc/heap/live:bytes"
-	metrics.Read(w.sample[:])
-	if v := w.sample[0].Value; v.Kind() == metrics.KindUint64 && v.Uint64() > 0 {
-		return int64(min(v.Uint64(), 1<<62))
-	}
-	return 1
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(max(min(ms.HeapAlloc, 1<<62), 1))
 }
