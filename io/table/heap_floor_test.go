@@ -67,8 +67,9 @@ func waitForTarget(t *testing.T, what string, ok func(int) bool) int {
 
 // TestDeferCollectionPutsAFloorUnderTheGoal: with a small live heap the
 // goal is the floor (not the runtime's 4 MiB or twice the live heap), and
-// garbage well under the floor is made without a collection; without the
-// floor the same garbage takes several. Once the live heap is over half
+// garbage well under the floor is made without a collection (without the
+// floor the goal is a few MiB; how many collections that takes depends on
+// how soon the collector gets a core, so it is not counted). Once the live heap is over half
 // the floor the command's own target is back, and when the live heap
 // falls again the floor is too.
 func TestDeferCollectionPutsAFloorUnderTheGoal(t *testing.T) {
@@ -88,10 +89,9 @@ func TestDeferCollectionPutsAFloorUnderTheGoal(t *testing.T) {
 	}
 
 	runtime.GC()
-	if g := garbage(); g < 4 {
-		t.Fatalf("without a floor, 40 MiB of garbage took %d collections; the comparison needs several", g)
+	if g := heapGoal(); g >= 8<<20 {
+		t.Fatalf("without a floor and with a small live heap the goal is %d bytes; the comparison needs it small", g)
 	}
-	runtime.GC()
 	deferCollection(floor)
 	if g := heapGoal(); g < floor || g > floor+floor/16 {
 		t.Errorf("with a floor of %d bytes and a small live heap the goal is %d", floor, g)
