@@ -56,8 +56,8 @@ func inputBytes(paths []string) int64 {
 // PrepareHeap makes n bytes of the Go heap fault in huge pages where the
 // system allows it (see above), and puts a floor of the lesser of n and
 // maxDeferredHeap under the collector's goal (deferCollection); for n
-// under minPreparedHeap it does nothing. Call it
-// at a command's start, before the heap holds anything large.
+// under minPreparedHeap it does nothing. Call it at a command's start,
+// before the heap holds anything large.
 func PrepareHeap(n int64) {
 	n = min(n, maxPreparedHeap, MemoryBudget()/4)
 	if n < minPreparedHeap {

@@ -47,8 +47,8 @@ func heapGoal() int64 {
 
 // waitForTarget waits (a few seconds at most) for the watch's cleanup,
 // which runs on its own goroutine after a collection, to set a target ok
-// accepts, and returns it.
-func waitForTarget(t *testing.T, what string, ok func(int) bool) int {
+// accepts.
+func waitForTarget(t *testing.T, what string, ok func(int) bool) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -56,7 +56,7 @@ func waitForTarget(t *testing.T, what string, ok func(int) bool) int {
 		got := heapWatch.target
 		heapWatch.mu.Unlock()
 		if ok(got) {
-			return got
+			return
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("after a collection the target is %d, want %s", got, what)
@@ -67,11 +67,11 @@ func waitForTarget(t *testing.T, what string, ok func(int) bool) int {
 
 // TestDeferCollectionPutsAFloorUnderTheGoal: with a small live heap the
 // goal is the floor (not the runtime's 4 MiB or twice the live heap), and
-// garbage well under the floor is made without a collection (without the
-// floor the goal is a few MiB; how many collections that takes depends on
-// how soon the collector gets a core, so it is not counted). Once the live heap is over half
-// the floor the command's own target is back, and when the live heap
-// falls again the floor is too.
+// garbage well under the floor is made without a collection. (Without the
+// floor the goal is a few MiB; how many collections the garbage then takes
+// depends on how soon the collector gets a core, so it is not counted.)
+// Once the live heap is over half the floor the command's own target is
+// back, and when the live heap falls again the floor is too.
 func TestDeferCollectionPutsAFloorUnderTheGoal(t *testing.T) {
 	withoutGOGC(t)
 	const floor = 64 << 20
