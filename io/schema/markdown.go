@@ -19,7 +19,10 @@ func Markdown() string {
 		"Every reader also requires: at least one column; column names that are non-empty, unique, valid UTF-8 " +
 		"without NUL; string values and metadata that are valid UTF-8 without NUL. Columns no table declares " +
 		"pass through with their own type (string, integer, floating point or bool; dictionary-encoded strings " +
-		"are decoded). CSV cannot tell an empty string from a null, and carries no metadata.\n\n")
+		"are decoded). A Parquet file's columns must be flat, each of Parquet's BOOLEAN, INT32 or INT64 " +
+		"(with or without an integer annotation), FLOAT, DOUBLE, FLOAT16 or STRING, or all null; any other " +
+		"(a timestamp, date, decimal or binary column, a list, struct or map) is refused, naming the column. " +
+		"CSV cannot tell an empty string from a null, and carries no metadata.\n\n")
 	b.WriteString("| table | version | one row per | key |\n|---|---|---|---|\n")
 	for _, t := range All {
 		key := t.Key

@@ -8,3 +8,7 @@ func ParquetBoth(t *Table) (ours, pqarrows []byte, err error) {
 	defer rec.Release()
 	return bothParquets(rec, parquetProperties(t))
 }
+
+// ParquetReadBoth reads a Parquet file with decodeParquet and with
+// pqarrow's reader and says where the tables differ (see readBoth).
+func ParquetReadBoth(data []byte) error { return readBoth(data) }

@@ -1,15 +1,12 @@
 package table
 
 import (
-	"context"
 	"errors"
 	"io"
 	"os"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/optimus-sched/optimus/io/schema"
 )
@@ -71,20 +68,20 @@ func ReadParquetBatches(path string, want *schema.Table, rows int, each func(*Ta
 		if pf.NumRows() == 0 {
 			return ErrWholeTable
 		}
-		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(rows)}, mem)
-		if err != nil {
-			return err
+		cols, err := parquetColumns(pf, path)
+		if err != nil || len(cols) == 0 {
+			return ErrWholeTable
 		}
-		rr, err := fr.GetRecordReader(context.Background(), nil, nil)
-		if err != nil {
-			return err
-		}
-		defer rr.Release()
+		defer func() {
+			for _, c := range cols {
+				c.close()
+			}
+		}()
 		md := pf.MetaData().KeyValueMetadata()
 		var s *schema.Table
 		read := int64(0)
-		for rr.Next() {
-			raw, err := batchTable(rr.RecordBatch(), path, md.Keys(), md.Values())
+		for cols[0].rows > 0 {
+			raw, err := batchTable(cols, int64(rows), path, md.Keys(), md.Values())
 			if err != nil {
 				return err
 			}
@@ -103,9 +100,6 @@ func ReadParquetBatches(path string, want *schema.Table, rows int, each func(*Ta
 				return failed
 			}
 		}
-		if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
-			return err
-		}
 		if read != pf.NumRows() {
 			return ErrWholeTable
 		}
@@ -120,17 +114,20 @@ func ReadParquetBatches(path string, want *schema.Table, rows int, each func(*Ta
 	return nil
 }
 
-// batchTable is a record batch as the raw table decode checks, with the
-// file's metadata.
-func batchTable(rec arrow.RecordBatch, source string, keys, vals []string) (*Table, error) {
-	t := &Table{Source: source, rows: int(rec.NumRows())}
-	for i, f := range rec.Schema().Fields() {
-		t.fields = append(t.fields, arrow.Field{Name: f.Name, Type: f.Type, Nullable: f.Nullable})
-		t.cols = append(t.cols, rec.Column(i))
+// batchTable is the next rows rows of cols as the raw table decode
+// checks, with the file's metadata.
+func batchTable(cols []*parquetColumn, rows int64, source string, keys, vals []string) (*Table, error) {
+	t := &Table{Source: source}
+	newRead(cols)
+	for _, c := range cols {
+		a, err := c.read(rows)
+		if err != nil {
+			return nil, err
+		}
+		t.fields = append(t.fields, c.field)
+		t.cols = append(t.cols, a)
 	}
-	if len(t.fields) == 0 {
-		return nil, ErrWholeTable
-	}
+	t.rows = t.cols[0].Len()
 	setMeta(t, keys, vals)
 	if checkNames(source, t.ColumnNames()) != nil || checkMeta(source, t.Meta) != nil {
 		return nil, ErrWholeTable

@@ -12,9 +12,9 @@ import (
 )
 
 // optimus' Parquet files have pqarrow's bytes on the tables optimus
-// writes: every dataset of the catalog, and a generated workload's
-// cluster and predictions with the allocation and plan that solve and
-// place make of them.
+// writes, and read back as pqarrow reads them: every dataset of the
+// catalog, and a generated workload's cluster and predictions with the
+// allocation and plan that solve and place make of them.
 func TestParquetBytesOnRealTables(t *testing.T) {
 	var tables []datatables.Named
 	for _, d := range datatables.Catalog {
@@ -67,6 +67,9 @@ func TestParquetBytesOnRealTables(t *testing.T) {
 		}
 		if !bytes.Equal(ours, theirs) {
 			t.Errorf("%s (%d rows): %d bytes, pqarrow's are %d and differ", n.Name, conformed.NumRows(), len(ours), len(theirs))
+		}
+		if err := table.ParquetReadBoth(ours); err != nil {
+			t.Errorf("%s: read back: %v", n.Name, err)
 		}
 	}
 	if plan.NumRows() < 15_000 {

@@ -1,7 +1,7 @@
 package table
 
 import (
-	"context"
+	"fmt"
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -9,7 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/parquet/schema"
 )
 
 // encodeParquet writes rec as pqarrow.FileWriter.Write does (the same
@@ -24,22 +24,8 @@ import (
 // table is one), so each column is one leaf and its definition levels are
 // its validity.
 func encodeParquet(w io.Writer, rec arrow.RecordBatch, props *parquet.WriterProperties) error {
-	arrowProps := pqarrow.DefaultWriterProps()
-	if rec.NumRows() == 0 {
-		// pqarrow writes an empty row group's column chunks through a
-		// serial row group, whose bytes a buffered one does not give;
-		// there is nothing to encode side by side anyway.
-		pw, err := pqarrow.NewFileWriter(rec.Schema(), w, props, arrowProps)
-		if err != nil {
-			return err
-		}
-		if err := pw.Write(rec); err != nil {
-			return err
-		}
-		return pw.Close()
-	}
 	sc := rec.Schema()
-	pqSchema, err := pqarrow.ToParquet(sc, props, arrowProps)
+	root, err := parquetSchema(sc, props)
 	if err != nil {
 		return err
 	}
@@ -47,9 +33,27 @@ func encodeParquet(w io.Writer, rec arrow.RecordBatch, props *parquet.WriterProp
 	for i, k := range sc.Metadata().Keys() {
 		meta.Append(k, sc.Metadata().Values()[i])
 	}
-	fw, err := file.NewParquetWriterWithError(w, pqSchema.Root(), file.WithWriterProps(props), file.WithWriteMetadata(meta))
+	fw, err := file.NewParquetWriterWithError(w, root, file.WithWriterProps(props), file.WithWriteMetadata(meta))
 	if err != nil {
 		return err
+	}
+	if rec.NumRows() == 0 {
+		// pqarrow writes an empty table as one row group without rows,
+		// through a serial row group, whose bytes a buffered one does not
+		// give; there is nothing to encode side by side anyway.
+		rgw, err := fw.AppendRowGroupChecked()
+		if err != nil {
+			return err
+		}
+		for range rec.NumCols() {
+			if _, err := rgw.NextColumn(); err != nil {
+				return err
+			}
+		}
+		if err := rgw.Close(); err != nil {
+			return err
+		}
+		return fw.Close()
 	}
 	n, groupRows := rec.NumRows(), props.MaxRowGroupLength()
 	for off := int64(0); off < n; off += groupRows {
@@ -58,7 +62,7 @@ func encodeParquet(w io.Writer, rec arrow.RecordBatch, props *parquet.WriterProp
 		if err != nil {
 			return err
 		}
-		if err := encodeRowGroup(rgw, rec, off, size, arrowProps); err != nil {
+		if err := encodeRowGroup(rgw, rec, off, size); err != nil {
 			return err
 		}
 		if err := rgw.Close(); err != nil {
@@ -66,6 +70,48 @@ func encodeParquet(w io.Writer, rec arrow.RecordBatch, props *parquet.WriterProp
 		}
 	}
 	return fw.Close()
+}
+
+// parquetSchema is the Parquet schema pqarrow.ToParquet gives a flat
+// schema of the column types optimus tables hold (and the other integer
+// and float types the reader reads): each field a leaf, optional when
+// nullable, without a field id.
+func parquetSchema(sc *arrow.Schema, props *parquet.WriterProperties) (*schema.GroupNode, error) {
+	nodes := make(schema.FieldList, 0, sc.NumFields())
+	for _, f := range sc.Fields() {
+		var typ parquet.Type
+		var logical schema.LogicalType = schema.NoLogicalType{}
+		switch f.Type.ID() {
+		case arrow.STRING:
+			typ, logical = parquet.Types.ByteArray, schema.StringLogicalType{}
+		case arrow.INT64:
+			typ, logical = parquet.Types.Int64, schema.NewIntLogicalType(64, true)
+		case arrow.UINT64:
+			typ, logical = parquet.Types.Int64, schema.NewIntLogicalType(64, false)
+		case arrow.INT8, arrow.INT16, arrow.INT32:
+			typ, logical = parquet.Types.Int32, schema.NewIntLogicalType(int8(f.Type.(arrow.FixedWidthDataType).BitWidth()), true)
+		case arrow.UINT8, arrow.UINT16, arrow.UINT32:
+			typ, logical = parquet.Types.Int32, schema.NewIntLogicalType(int8(f.Type.(arrow.FixedWidthDataType).BitWidth()), false)
+		case arrow.FLOAT64:
+			typ = parquet.Types.Double
+		case arrow.FLOAT32:
+			typ = parquet.Types.Float
+		case arrow.BOOL:
+			typ = parquet.Types.Boolean
+		default:
+			return nil, fmt.Errorf("column %q has type %s, which optimus does not write", f.Name, f.Type)
+		}
+		rep := parquet.Repetitions.Required
+		if f.Nullable {
+			rep = parquet.Repetitions.Optional
+		}
+		node, err := schema.NewPrimitiveNodeLogical(f.Name, rep, logical, typ, -1, -1)
+		if err != nil {
+			return nil, err
+		}
+		nodes = append(nodes, node)
+	}
+	return schema.NewGroupNode(props.RootName(), props.RootRepetition(), nodes, -1)
 }
 
 // encodeRowGroup encodes rows [off, off+size) of every column of rec into
@@ -76,7 +122,7 @@ func encodeParquet(w io.Writer, rec arrow.RecordBatch, props *parquet.WriterProp
 // Close would close them (it then finds them closed); closing them here,
 // while later columns are still being encoded, takes that work off the
 // serial end of the row group.
-func encodeRowGroup(rgw file.BufferedRowGroupWriter, rec arrow.RecordBatch, off, size int64, arrowProps pqarrow.ArrowWriterProperties) error {
+func encodeRowGroup(rgw file.BufferedRowGroupWriter, rec arrow.RecordBatch, off, size int64) error {
 	n := int(rec.NumCols())
 	errs := make([]error, n)
 	encoded := make([]chan struct{}, n)
@@ -104,14 +150,13 @@ func encodeRowGroup(rgw file.BufferedRowGroupWriter, rec arrow.RecordBatch, off,
 	}()
 	forEachColumn(n, func(i int) {
 		defer close(encoded[i])
-		errs[i] = encodeColumn(rgw, i, rec.Schema().Field(i), rec.Column(i), off, size, arrowProps)
+		errs[i] = encodeColumn(rgw, i, rec.Schema().Field(i), rec.Column(i), off, size)
 	})
 	return <-closed
 }
 
 // encodeColumn writes rows [off, off+size) of column i, whose field is f.
-// Each call has its own write context: pqarrow keeps scratch buffers in it.
-func encodeColumn(rgw file.BufferedRowGroupWriter, i int, f arrow.Field, col arrow.Array, off, size int64, arrowProps pqarrow.ArrowWriterProperties) error {
+func encodeColumn(rgw file.BufferedRowGroupWriter, i int, f arrow.Field, col arrow.Array, off, size int64) error {
 	cw, err := rgw.Column(i)
 	if err != nil {
 		return err
@@ -132,12 +177,100 @@ func encodeColumn(rgw file.BufferedRowGroupWriter, i int, f arrow.Field, col arr
 		return err
 	}
 	if !done {
-		ctx := pqarrow.NewArrowWriteContext(context.Background(), &arrowProps)
-		if err := pqarrow.WriteArrowToColumn(ctx, cw, values, defLevels, nil, f.Nullable); err != nil {
+		if err := writePlain(cw, values, defLevels); err != nil {
 			return err
 		}
 	}
 	return flushLastPage(cw)
+}
+
+// writePlain writes a column's values as pqarrow.WriteArrowToColumn does
+// for a flat column: a batch of every value, or of the non-null values
+// spread over the rows (WriteBatchSpaced) when some are null. The column
+// writer chooses the encoding (dictionary or plain) and the pages.
+func writePlain(cw file.ColumnChunkWriter, values arrow.Array, defLevels []int16) error {
+	noNulls := values.NullN() == 0 || cw.Descr().SchemaNode().RepetitionType() == parquet.Repetitions.Required
+	nulls, offset := values.NullBitmapBytes(), int64(values.Data().Offset())
+	var err error
+	switch wr := cw.(type) {
+	case *file.Int32ColumnChunkWriter:
+		data, ok := widened(values)
+		if !ok {
+			return fmt.Errorf("column %q: no INT32 writer for type %s", cw.Descr().Name(), values.DataType())
+		}
+		if noNulls {
+			_, err = wr.WriteBatch(data, defLevels, nil)
+		} else {
+			_, err = wr.WriteBatchSpacedWithError(data, defLevels, nil, nulls, offset)
+		}
+	case *file.Float32ColumnChunkWriter:
+		data := values.(*array.Float32).Float32Values()
+		if noNulls {
+			_, err = wr.WriteBatch(data, defLevels, nil)
+		} else {
+			_, err = wr.WriteBatchSpacedWithError(data, defLevels, nil, nulls, offset)
+		}
+	case *file.Int64ColumnChunkWriter:
+		var data []int64
+		switch v := values.(type) {
+		case *array.Int64:
+			data = v.Int64Values()
+		case *array.Uint64:
+			data = arrow.Int64Traits.CastFromBytes(bytesOfSlice(v.Uint64Values()))
+		default:
+			return fmt.Errorf("column %q: no INT64 writer for type %s", cw.Descr().Name(), values.DataType())
+		}
+		if noNulls {
+			_, err = wr.WriteBatch(data, defLevels, nil)
+		} else {
+			_, err = wr.WriteBatchSpacedWithError(data, defLevels, nil, nulls, offset)
+		}
+	case *file.Float64ColumnChunkWriter:
+		data := values.(*array.Float64).Float64Values()
+		if noNulls {
+			_, err = wr.WriteBatch(data, defLevels, nil)
+		} else {
+			_, err = wr.WriteBatchSpacedWithError(data, defLevels, nil, nulls, offset)
+		}
+	case *file.BooleanColumnChunkWriter:
+		b := values.(*array.Boolean)
+		if noNulls {
+			_, err = wr.WriteBitmapBatch(b.Data().Buffers()[1].Bytes(), offset, b.Len(), defLevels, nil)
+			break
+		}
+		data := make([]bool, b.Len())
+		for r := range data {
+			data[r] = b.Value(r)
+		}
+		_, err = wr.WriteBatchSpacedWithError(data, defLevels, nil, nulls, offset)
+	case *file.ByteArrayColumnChunkWriter:
+		s := values.(*array.String)
+		buf := []byte{}
+		if b := s.Data().Buffers()[2]; b != nil {
+			buf = b.Bytes()
+		}
+		offsets := s.ValueOffsets()
+		if wr.SupportsArrowOffsets() {
+			if noNulls {
+				_, err = wr.WriteBatchArrow(buf, offsets, defLevels, nil)
+			} else {
+				_, err = wr.WriteBatchSpacedArrow(buf, offsets, defLevels, nil, nulls, offset)
+			}
+			break
+		}
+		data := make([]parquet.ByteArray, s.Len())
+		for r := range data {
+			data[r] = parquet.ByteArray(buf[offsets[r]:offsets[r+1]])
+		}
+		if noNulls {
+			_, err = wr.WriteBatch(data, defLevels, nil)
+		} else {
+			_, err = wr.WriteBatchSpacedWithError(data, defLevels, nil, nulls, offset)
+		}
+	default:
+		return fmt.Errorf("column %q: no writer for type %s", cw.Descr().Name(), values.DataType())
+	}
+	return err
 }
 
 // flushLastPage builds and compresses the column chunk's last, partly
@@ -154,4 +287,31 @@ func flushLastPage(cw file.ColumnChunkWriter) error {
 		return nil
 	}
 	return flusher.FlushCurrentPage()
+}
+
+// widened is an integer column stored as INT32, as int32 values.
+func widened(values arrow.Array) ([]int32, bool) {
+	switch v := values.(type) {
+	case *array.Int32:
+		return v.Int32Values(), true
+	case *array.Uint32:
+		return arrow.Int32Traits.CastFromBytes(bytesOfSlice(v.Uint32Values())), true
+	case *array.Int16:
+		return widen(v.Int16Values()), true
+	case *array.Uint16:
+		return widen(v.Uint16Values()), true
+	case *array.Int8:
+		return widen(v.Int8Values()), true
+	case *array.Uint8:
+		return widen(v.Uint8Values()), true
+	}
+	return nil, false
+}
+
+func widen[T int8 | int16 | uint8 | uint16](vals []T) []int32 {
+	out := make([]int32, len(vals))
+	for i, v := range vals {
+		out[i] = int32(v)
+	}
+	return out
 }

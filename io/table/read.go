@@ -2,14 +2,12 @@ package table
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -19,10 +17,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/optimus-sched/optimus/io/schema"
 )
@@ -267,7 +263,8 @@ func decode(source string, format Format, want *schema.Table, read func() (*Tabl
 		return nil, Errorf(source, "unrecognised input: expected a table (Arrow, Parquet or CSV)")
 	}
 	var be *BudgetError
-	if errors.As(err, &be) {
+	var fe *Error // a column of a type optimus tables do not take
+	if errors.As(err, &be) || errors.As(err, &fe) {
 		return nil, err
 	}
 	var dp *decoderPanic
@@ -360,49 +357,31 @@ func decodeParquet(r parquet.ReaderAtSeeker, size int64, source string) (*Table,
 	if err := checkParquetClaims(pf, r, size, source); err != nil {
 		return nil, err
 	}
-	var props pqarrow.ArrowReadProperties
-	asDictionary := readStringsAsDictionaries(pf.MetaData(), &props)
-	fr, err := pqarrow.NewFileReader(pf, props, mem)
-	if err != nil {
-		return nil, err
-	}
-	cols := make([]int, pf.MetaData().Schema.NumColumns())
-	for i := range cols {
-		cols[i] = i
-	}
-	groups := make([]int, pf.NumRowGroups())
-	for i := range groups {
-		groups[i] = i
-	}
-	readers, sc, err := fr.GetFieldReaders(context.Background(), cols, groups)
+	cols, err := parquetColumns(pf, source)
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
-		for _, rdr := range readers {
-			if rdr != nil {
-				rdr.Release()
-			}
+		for _, c := range cols {
+			c.close()
 		}
 	}()
 	t := &Table{rows: -1}
-	// Column by column and row group by row group, each column joined
-	// (exactly sized) before the next is decoded and the decoder's spare
-	// capacity freed, so that a large table is not held in memory twice. A
-	// small file's columns are decoded side by side, which its size allows.
-	decoded := make([]arrow.Array, len(readers))
-	errs := make([]error, len(readers))
+	// Column by column, each into arrays of its final length
+	// (parquet_read.go) and its reader's page buffers freed before the
+	// next, so that a large table is not held in memory twice. A small
+	// file's columns are decoded side by side, which its size allows.
+	decoded := make([]arrow.Array, len(cols))
+	errs := make([]error, len(cols))
 	var sinceGC atomic.Int64
 	decode := func(i int) {
 		errs[i] = guard(func() error {
-			var size int
 			var err error
-			decoded[i], size, err = readParquetColumn(fr, readers[i], groups, sc.Field(i).Type, asDictionary[i])
-			// The column's reader keeps its page and level buffers until
-			// released: drop them now, not when the last column is read.
-			readers[i].Release()
-			readers[i] = nil
-			if decoded[i] != nil && sinceGC.Add(int64(size+arraySize(decoded[i]))) > collectEvery {
+			decoded[i], err = cols[i].read(cols[i].rows)
+			// The column's reader keeps its page buffers until closed:
+			// drop them now, not when the last column is read.
+			cols[i].close()
+			if decoded[i] != nil && sinceGC.Add(int64(arraySize(decoded[i]))) > collectEvery {
 				sinceGC.Store(0)
 				runtime.GC()
 			}
@@ -410,9 +389,9 @@ func decodeParquet(r parquet.ReaderAtSeeker, size int64, source string) (*Table,
 		})
 	}
 	if parquetBytes(pf) <= parallelDecodeBytes {
-		forEachColumn(len(readers), decode)
+		forEachColumn(len(cols), decode)
 	} else {
-		for i := range readers {
+		for i := range cols {
 			if decode(i); errs[i] != nil {
 				break
 			}
@@ -434,8 +413,7 @@ func decodeParquet(r parquet.ReaderAtSeeker, size int64, source string) (*Table,
 		} else if a.Len() != t.rows {
 			return nil, fmt.Errorf("column %d has %d rows, column 1 has %d", i+1, a.Len(), t.rows)
 		}
-		f := sc.Field(i)
-		t.fields = append(t.fields, arrow.Field{Name: f.Name, Type: a.DataType(), Nullable: f.Nullable})
+		t.fields = append(t.fields, cols[i].field)
 		t.cols = append(t.cols, a)
 	}
 	if t.rows < 0 {
@@ -475,55 +453,6 @@ func forEachColumn(n int, decode func(i int)) {
 	}
 	close(next)
 	wg.Wait()
-}
-
-// readParquetColumn decodes one column of every row group into one array
-// of type typ, and the bytes the decoder held beyond it. A column read as
-// a dictionary (asDictionary) comes out as the string array of its values.
-func readParquetColumn(fr *pqarrow.FileReader, rdr *pqarrow.ColumnReader, groups []int, typ arrow.DataType, asDictionary bool) (arrow.Array, int, error) {
-	var chunks []arrow.Array
-	release := func() {
-		for _, c := range chunks {
-			c.Release()
-		}
-	}
-	for _, g := range groups {
-		chunked, err := fr.ReadColumn([]int{g}, rdr)
-		if err != nil {
-			if chunked != nil {
-				chunked.Release()
-			}
-			release()
-			return nil, 0, err
-		}
-		for _, c := range chunked.Chunks() {
-			c.Retain()
-			chunks = append(chunks, c)
-		}
-		chunked.Release()
-	}
-	if asDictionary {
-		defer release()
-		if len(chunks) == 0 {
-			return array.MakeArrayOfNull(mem, arrow.BinaryTypes.String, 0), 0, nil
-		}
-		a, err := denseStrings(chunks)
-		return a, 0, err
-	}
-	switch len(chunks) {
-	case 0:
-		return array.MakeArrayOfNull(mem, typ, 0), 0, nil
-	case 1:
-		a, size := compact(chunks[0])
-		return a, size, nil
-	}
-	a, err := array.Concatenate(chunks, mem)
-	size := 0
-	for _, c := range chunks {
-		size += arraySize(c)
-	}
-	release()
-	return a, size, err
 }
 
 // fromRecords concatenates record batches into one table.
@@ -599,37 +528,6 @@ func oneArray(chunks []arrow.Array) (arrow.Array, error) {
 		return chunks[0], nil
 	}
 	return array.Concatenate(chunks, mem)
-}
-
-// compact returns a, or a copy of it whose buffers are no larger than
-// their contents when a's are much larger, and the bytes that frees: the
-// Parquet decoder grows its buffers by doubling, which can leave a large
-// table holding half again its size for as long as it is used.
-func compact(a arrow.Array) (arrow.Array, int) {
-	d := a.Data()
-	if len(d.Children()) > 0 || d.DataType().ID() == arrow.DICTIONARY {
-		return a, 0
-	}
-	bufs := d.Buffers()
-	var fixed []*memory.Buffer
-	freed := 0
-	for i, b := range bufs {
-		if b == nil || cap(b.Buf()) <= b.Len()+b.Len()/8+4096 {
-			continue
-		}
-		if fixed == nil {
-			fixed = slices.Clone(bufs)
-		}
-		freed += cap(b.Buf()) - b.Len()
-		fixed[i] = memory.NewBufferBytes(slices.Clone(b.Bytes()))
-	}
-	if fixed == nil {
-		return a, 0
-	}
-	nd := array.NewData(d.DataType(), d.Len(), fixed, nil, d.NullN(), d.Offset())
-	defer nd.Release()
-	defer a.Release()
-	return array.MakeFromData(nd), freed
 }
 
 // arraySize is the capacity of an array's buffers, in bytes.
