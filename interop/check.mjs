@@ -25,7 +25,8 @@
 //     type detection (whose guesses must be the declared types wherever a
 //     column holds a value);
 //   - every reader agrees with DuckDB's reading of the Parquet file on every
-//     value of every row and column (nulls, NaN and int64 included).
+//     value of every row and column (nulls, NaN and int64 included);
+//   - optimus reads the Parquet files DuckDB writes (duckdb-written.mjs).
 //
 // The expected types come from optimus itself (`optimus schema --json`).
 // Every failure names the reader, table, column and row; the exit status is
@@ -39,6 +40,8 @@ import { join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { RecordBatchReader, tableFromIPC } from 'apache-arrow';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
+
+import { checkDuckDBWritten } from './duckdb-written.mjs';
 
 const bin = resolve(process.argv[2] ?? '../bin/optimus');
 
@@ -388,6 +391,7 @@ async function main(tmp) {
     optimus('convert', '-i', pq, '-o', csv);
 
     const ref = await duckdbParquet(con, decl, pq);
+    ref.path = pq;
     const cols = ref.cols;
     check(ref.rows > 0, `${ref.reader} ${name}`, 'no rows');
     refs[name] = ref;
@@ -424,6 +428,7 @@ async function main(tmp) {
       `read by ${[ref, ...views].map((v) => v.reader).join(', ')}; columns with nulls: ${nulls.join(', ') || 'none'}`);
   }
   if (refs.jobs && refs.loss) checkTestbed(refs);
+  await checkDuckDBWritten({ bin, con, tmp, tables, refs, SCHEMA, check, optimus, arrowFile, compare, sqlString });
   con.closeSync?.();
   instance.closeSync?.();
 }
