@@ -472,10 +472,11 @@ type pageReader[T ~[]byte] interface {
 	ReadBatchInPage(batchSize int64, values []T, defLvls, repLvls []int16) (int64, int, error)
 }
 
-// readBytes reads the column's next n rows of byte-slice values, calling
-// value for each value in row order (row, its bytes) and null for each null
-// row, while the page that holds the value is current.
-func readBytes[T ~[]byte](c *parquetColumn, n int64, value func(r int64, v []byte) error, null func(r int64)) error {
+// readBytes reads the column's next n rows of byte-slice values a page's
+// batch at a time, calling batch with the batch's first row, its
+// definition levels (nil for a required column: every row has a value)
+// and its values, packed (the nulls left out), which alias the page.
+func readBytes[T ~[]byte](c *parquetColumn, n int64, batch func(at int64, defs []int16, vals []T) error) error {
 	var scratch []T
 	return c.pieces(n, parquetPiece, func(cr file.ColumnChunkReader, at, k int64) error {
 		r, ok := cr.(pageReader[T])
@@ -498,25 +499,46 @@ func readBytes[T ~[]byte](c *parquetColumn, n int64, value func(r int64, v []byt
 			if total == 0 {
 				return c.short(k, done)
 			}
-			j := 0
-			for i := range total {
-				row := at + done + i
-				if d != nil && d[i] != c.maxDef {
-					null(row)
-					continue
-				}
-				if j >= read {
-					return fmt.Errorf("column %q of row group %d: fewer values than its levels say", c.field.Name, c.group+1)
-				}
-				if err := value(row, scratch[j]); err != nil {
-					return err
-				}
-				j++
+			if d != nil {
+				d = d[:total]
+			} else if int64(read) != total {
+				return c.short(total, int64(read))
+			}
+			if err := batch(at+done, d, scratch[:read]); err != nil {
+				return err
 			}
 			done += total
 		}
 		return nil
 	})
+}
+
+// spread calls value for each row of a batch of readBytes that has a
+// value (its row, the value's index) and null for each other, and checks
+// that the values are as many as the levels say.
+func (c *parquetColumn) spread(at int64, defs []int16, values int, value func(r int64, j int), null func(r int64)) error {
+	if defs == nil {
+		for j := range values {
+			value(at+int64(j), j)
+		}
+		return nil
+	}
+	j := 0
+	for i, d := range defs {
+		if d != c.maxDef {
+			null(at + int64(i))
+			continue
+		}
+		if j == values {
+			return fmt.Errorf("column %q of row group %d: fewer values than its levels say", c.field.Name, c.group+1)
+		}
+		value(at+int64(i), j)
+		j++
+	}
+	if j != values {
+		return fmt.Errorf("column %q of row group %d: more values than its levels say", c.field.Name, c.group+1)
+	}
+	return nil
 }
 
 // readStrings reads the column's next n rows of text into a string array,
@@ -526,29 +548,49 @@ func (c *parquetColumn) readStrings(n int64) (arrow.Array, error) {
 	data := make([]byte, 0, c.textHint(n))
 	var valid []byte
 	nulls := 0
-	err := readBytes[parquet.ByteArray](c, n, func(r int64, v []byte) error {
-		if int64(len(data))+int64(len(v)) > math.MaxInt32 {
-			return fmt.Errorf("column %q holds more than 2 GiB of text", c.field.Name)
-		}
-		if c.granted < int64(len(v)) {
-			// Taken in steps, not per value: the counter is shared.
-			grant := max(textGrant, int64(len(v)))
-			if c.text.Add(-grant) < 0 {
-				return &BudgetError{Source: c.source, Budget: MemoryBudget()}
-			}
-			c.granted += grant
-		}
-		c.granted -= int64(len(v))
-		data = append(data, v...)
-		offsets[r+1] = int32(len(data))
-		return nil
-	}, func(r int64) {
+	null := func(r int64) {
 		if valid == nil {
 			valid = validBitmap(n)
 		}
 		bitutil.ClearBit(valid, int(r))
 		offsets[r+1] = int32(len(data))
 		nulls++
+	}
+	err := readBytes(c, n, func(at int64, defs []int16, vals []parquet.ByteArray) error {
+		size := int64(0)
+		for _, v := range vals {
+			size += int64(len(v))
+		}
+		end := int64(len(data)) + size
+		if end > math.MaxInt32 {
+			return fmt.Errorf("column %q holds more than 2 GiB of text", c.field.Name)
+		}
+		if c.granted < size {
+			// Taken in steps, not per batch: the counter is shared.
+			grant := max(textGrant, size-c.granted)
+			if c.text.Add(-grant) < 0 {
+				return &BudgetError{Source: c.source, Budget: MemoryBudget()}
+			}
+			c.granted += grant
+		}
+		c.granted -= size
+		if end > int64(cap(data)) {
+			// Grown once to what the rows so far say the column holds,
+			// rather than by doubling (a dictionary's text is longer
+			// than its chunk).
+			rows := at + int64(len(vals))
+			if defs != nil {
+				rows = at + int64(len(defs))
+			}
+			want := end + end/max(1, rows)*(n-rows)
+			grown := make([]byte, len(data), min(max(want+want/16, end), math.MaxInt32))
+			copy(grown, data)
+			data = grown
+		}
+		return c.spread(at, defs, len(vals), func(r int64, j int) {
+			data = append(data, vals[j]...)
+			offsets[r+1] = int32(len(data))
+		}, null)
 	})
 	if err != nil {
 		return nil, err
@@ -583,18 +625,21 @@ func (c *parquetColumn) readFloat16(n int64) (arrow.Array, error) {
 	vals := make([]uint16, n)
 	var valid []byte
 	nulls := 0
-	err := readBytes[parquet.FixedLenByteArray](c, n, func(r int64, v []byte) error {
-		if len(v) != 2 {
-			return fmt.Errorf("column %q: a float16 value of %d bytes", c.field.Name, len(v))
+	err := readBytes(c, n, func(at int64, defs []int16, fixed []parquet.FixedLenByteArray) error {
+		for _, v := range fixed {
+			if len(v) != 2 {
+				return fmt.Errorf("column %q: a float16 value of %d bytes", c.field.Name, len(v))
+			}
 		}
-		vals[r] = uint16(v[0]) | uint16(v[1])<<8
-		return nil
-	}, func(r int64) {
-		if valid == nil {
-			valid = validBitmap(n)
-		}
-		bitutil.ClearBit(valid, int(r))
-		nulls++
+		return c.spread(at, defs, len(fixed), func(r int64, j int) {
+			vals[r] = uint16(fixed[j][0]) | uint16(fixed[j][1])<<8
+		}, func(r int64) {
+			if valid == nil {
+				valid = validBitmap(n)
+			}
+			bitutil.ClearBit(valid, int(r))
+			nulls++
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -602,8 +647,8 @@ func (c *parquetColumn) readFloat16(n int64) (arrow.Array, error) {
 	return arrayOf(c.field.Type, int(n), valid, nulls, bytesOfSlice(vals)), nil
 }
 
-// ipcSchema is the schema of an Arrow IPC stream.
-// A corrupt one is an error, not a panic.
+// ipcSchema is the schema of an Arrow IPC stream. A corrupt one is an
+// error, not a panic.
 func ipcSchema(raw []byte) (sc *arrow.Schema, err error) {
 	err = guard(func() error {
 		r, err := ipc.NewReader(bytes.NewReader(raw), ipcLimits(raw)...)
