@@ -167,6 +167,24 @@ func allTypesRecord(rows int) arrow.RecordBatch {
 	return array.NewRecordBatch(arrow.NewSchema(fields, nil), arrays, int64(rows))
 }
 
+// pqarrowFile writes rec as pqarrow writes it, with the given writer and
+// Arrow writer properties (props nil for the defaults).
+func pqarrowFile(t *testing.T, rec arrow.RecordBatch, props *parquet.WriterProperties, arrowProps pqarrow.ArrowWriterProperties) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, props, arrowProps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
 // decodeParquet reads every type it reads as pqarrow does, over files
 // that pqarrow writes with each layout arrow-go offers: dictionary and
 // plain pages, version 1 and 2 pages, several row groups and pages, each
@@ -194,19 +212,8 @@ func TestDecodeParquetReadsAsPqarrow(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := allTypesRecord(tc.rows)
 			defer rec.Release()
-			var buf bytes.Buffer
-			props := parquet.NewWriterProperties(tc.props...)
-			w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, props, pqarrow.NewArrowWriterProperties(tc.arrow...))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Write(rec); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if err := readBoth(buf.Bytes()); err != nil {
+			data := pqarrowFile(t, rec, parquet.NewWriterProperties(tc.props...), pqarrow.NewArrowWriterProperties(tc.arrow...))
+			if err := readBoth(data); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -218,24 +225,13 @@ func TestDecodeParquetReadsAsPqarrow(t *testing.T) {
 func TestParquetColumnsReadInBatches(t *testing.T) {
 	rec := allTypesRecord(10_000)
 	defer rec.Release()
-	var buf bytes.Buffer
-	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(3001), parquet.WithDataPageSize(1024))
-	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, props, pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	whole, err := decodeParquet(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "t.parquet")
+	data := pqarrowFile(t, rec, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(3001), parquet.WithDataPageSize(1024)), pqarrow.DefaultWriterProps())
+	whole, err := decodeParquet(bytes.NewReader(data), int64(len(data)), "t.parquet")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, batch := range []int64{1, 999, 3001, 4096, 10_000, 1 << 20} {
-		pf := openParquet(t, buf.Bytes())
+		pf := openParquet(t, data)
 		cols, err := parquetColumns(pf, "t.parquet")
 		if err != nil {
 			t.Fatal(err)
@@ -316,18 +312,7 @@ func TestDecodeParquetRefusesOtherTypes(t *testing.T) {
 			nb := array.NewStringBuilder(mem)
 			nb.Append("n1")
 			rec := array.NewRecordBatch(sc, []arrow.Array{nb.NewArray(), a}, 1)
-			var buf bytes.Buffer
-			w, err := pqarrow.NewFileWriter(sc, &buf, nil, pqarrow.DefaultWriterProps())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Write(rec); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			_, err = Decode(buf.Bytes(), Parquet, "in.parquet", nil)
+			_, err := Decode(pqarrowFile(t, rec, nil, pqarrow.DefaultWriterProps()), Parquet, "in.parquet", nil)
 			var e *Error
 			if !errors.As(err, &e) || e.Source != "in.parquet" || !strings.Contains(err.Error(), tc.want) ||
 				tc.want != "optimus tables are flat" && e.Column != "x_"+tc.name {
@@ -345,19 +330,7 @@ func TestParquetSurvivesDamage(t *testing.T) {
 	seeds := seedInputs(t, Parquet)[:len(seedTables)]
 	rec := allTypesRecord(300)
 	defer rec.Release()
-	var buf bytes.Buffer
-	props := parquet.NewWriterProperties(parquet.WithDataPageSize(256), parquet.WithMaxRowGroupLength(100))
-	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, props, pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	seeds = append(seeds, buf.Bytes())
+	seeds = append(seeds, pqarrowFile(t, rec, parquet.NewWriterProperties(parquet.WithDataPageSize(256), parquet.WithMaxRowGroupLength(100)), pqarrow.DefaultWriterProps()))
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 3000 {
 		b := bytes.Clone(seeds[rng.IntN(len(seeds))])
