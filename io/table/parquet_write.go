@@ -198,18 +198,10 @@ func writePlain(cw file.ColumnChunkWriter, values arrow.Array, defLevels []int16
 		if !ok {
 			return fmt.Errorf("column %q: no INT32 writer for type %s", cw.Descr().Name(), values.DataType())
 		}
-		if noNulls {
-			_, err = wr.WriteBatch(data, defLevels, nil)
-		} else {
-			_, err = wr.WriteBatchSpacedWithError(data, defLevels, nil, nulls, offset)
-		}
+		err = writeBatch(wr, data, defLevels, noNulls, nulls, offset)
 	case *file.Float32ColumnChunkWriter:
 		data := values.(*array.Float32).Float32Values()
-		if noNulls {
-			_, err = wr.WriteBatch(data, defLevels, nil)
-		} else {
-			_, err = wr.WriteBatchSpacedWithError(data, defLevels, nil, nulls, offset)
-		}
+		err = writeBatch(wr, data, defLevels, noNulls, nulls, offset)
 	case *file.Int64ColumnChunkWriter:
 		var data []int64
 		switch v := values.(type) {
@@ -220,18 +212,10 @@ func writePlain(cw file.ColumnChunkWriter, values arrow.Array, defLevels []int16
 		default:
 			return fmt.Errorf("column %q: no INT64 writer for type %s", cw.Descr().Name(), values.DataType())
 		}
-		if noNulls {
-			_, err = wr.WriteBatch(data, defLevels, nil)
-		} else {
-			_, err = wr.WriteBatchSpacedWithError(data, defLevels, nil, nulls, offset)
-		}
+		err = writeBatch(wr, data, defLevels, noNulls, nulls, offset)
 	case *file.Float64ColumnChunkWriter:
 		data := values.(*array.Float64).Float64Values()
-		if noNulls {
-			_, err = wr.WriteBatch(data, defLevels, nil)
-		} else {
-			_, err = wr.WriteBatchSpacedWithError(data, defLevels, nil, nulls, offset)
-		}
+		err = writeBatch(wr, data, defLevels, noNulls, nulls, offset)
 	case *file.BooleanColumnChunkWriter:
 		b := values.(*array.Boolean)
 		if noNulls {
@@ -262,13 +246,28 @@ func writePlain(cw file.ColumnChunkWriter, values arrow.Array, defLevels []int16
 		for r := range data {
 			data[r] = parquet.ByteArray(buf[offsets[r]:offsets[r+1]])
 		}
-		if noNulls {
-			_, err = wr.WriteBatch(data, defLevels, nil)
-		} else {
-			_, err = wr.WriteBatchSpacedWithError(data, defLevels, nil, nulls, offset)
-		}
+		err = writeBatch(wr, data, defLevels, noNulls, nulls, offset)
 	default:
 		return fmt.Errorf("column %q: no writer for type %s", cw.Descr().Name(), values.DataType())
+	}
+	return err
+}
+
+// batchWriter is a typed column writer (Int32ColumnChunkWriter and the
+// others arrow-go generates) for values of type T.
+type batchWriter[T any] interface {
+	WriteBatch(values []T, defLevels, repLevels []int16) (int64, error)
+	WriteBatchSpacedWithError(values []T, defLevels, repLevels []int16, validBits []byte, validBitsOffset int64) (int64, error)
+}
+
+// writeBatch writes data, every row's value, or only the valid rows'
+// values as the validity bitmap nulls (from bit offset) marks them.
+func writeBatch[T any](wr batchWriter[T], data []T, defLevels []int16, noNulls bool, nulls []byte, offset int64) error {
+	var err error
+	if noNulls {
+		_, err = wr.WriteBatch(data, defLevels, nil)
+	} else {
+		_, err = wr.WriteBatchSpacedWithError(data, defLevels, nil, nulls, offset)
 	}
 	return err
 }
