@@ -55,6 +55,8 @@ func SetupRoot(cmd *cobra.Command, ios *iostreams.IOStreams, before func() error
 	cmd.SetErr(ios.ErrOut)
 	cmd.SetIn(ios.In)
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &UsageError{Msg: err.Error() + "\nRun '" + c.CommandPath() + " --help' for usage."}
+		// One line, as every error is (Execute escapes a newline, which
+		// cobra's own message may hold from the command line).
+		return &UsageError{Msg: err.Error() + "; see '" + c.CommandPath() + " --help'"}
 	})
 }
