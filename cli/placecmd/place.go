@@ -116,7 +116,7 @@ func Run(opts *Options) error {
 // Summary is one line describing a placement, for standard error.
 func Summary(prob *place.Problem, res *place.Result) string {
 	var running, waiting, done, even, fallback, solved, reduced, keptJobs, tasks, keptTasks int
-	nodes := map[int]bool{}
+	used, nodesUsed := make([]bool, len(prob.Nodes)), 0
 	crossSum := 0.0
 	for j, jp := range res.Jobs {
 		switch jp.Status {
@@ -144,14 +144,17 @@ func Summary(prob *place.Problem, res *place.Result) string {
 	}
 	for _, t := range res.Tasks {
 		tasks++
-		nodes[t.Node] = true
+		if !used[t.Node] {
+			used[t.Node] = true
+			nodesUsed++
+		}
 		if t.Kept {
 			keptTasks++
 		}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "place (%s): %d jobs: %d running (%d even split, %d fallback, %d where solve fitted them, %d kept in place, %d reduced), %d waiting, %d done; %d tasks on %d of %d nodes (%d kept)",
-		res.Policy, len(res.Jobs), running, even, fallback, solved, keptJobs, reduced, waiting, done, tasks, len(nodes), len(prob.Nodes), keptTasks)
+		res.Policy, len(res.Jobs), running, even, fallback, solved, keptJobs, reduced, waiting, done, tasks, nodesUsed, len(prob.Nodes), keptTasks)
 	if running > 0 {
 		fmt.Fprintf(&b, "; mean cross-server traffic share %.3f", crossSum/float64(running))
 	}

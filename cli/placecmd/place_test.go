@@ -112,12 +112,22 @@ func TestPipeGenerateSolvePlace(t *testing.T) {
 		alloc, _ := optimus.MustRun(t, pred, "solve", "--cluster", c, "--policy", solvePolicy)
 		for _, placePolicy := range []string{"optimus", "spread", "pack"} {
 			out := filepath.Join(dir, solvePolicy+"-"+placePolicy+".parquet")
-			optimus.MustRun(t, alloc, "place", "--cluster", c, "--policy", placePolicy, "-o", out)
+			_, summary := optimus.MustRun(t, alloc, "place", "--cluster", c, "--policy", placePolicy, "-o", out, "-v")
 			plan, err := table.ReadFile(out, schema.Plan)
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkPlan(t, plan, cluster)
+			// The summary counts the nodes the plan uses.
+			used := map[string]bool{}
+			for i, node := range plan.Strings("node") {
+				if plan.Valid("node")[i] {
+					used[node] = true
+				}
+			}
+			if want := fmt.Sprintf(" tasks on %d of %d nodes ", len(used), cluster.NumRows()); !strings.Contains(summary, want) {
+				t.Errorf("%s | %s: summary %q does not say %q", solvePolicy, placePolicy, summary, want)
+			}
 		}
 	}
 	// With room for everyone, optimus places every task the allocation has,
