@@ -300,7 +300,7 @@ func TestBadInput(t *testing.T) {
 		{"no kind", []string{"chart"}, "name a kind of chart"},
 		{"unknown job", []string{"chart", "loss", "-i", tb + "/loss.parquet", "--job", "resnet50-a", "--job", "nope"}, `no job "nope" in the loss table`},
 		{"report of nothing", []string{"report"}, "give at least one table"},
-		{"report, wrong table", []string{"report", "--plan", d + "/allocation.parquet"}, "is a allocation table, but a plan table is expected here"},
+		{"report, wrong table", []string{"report", "--plan", d + "/allocation.parquet"}, "is an allocation table, but a plan table is expected here"},
 		{"simulation, wrong table", []string{"chart", "simulation", "-i", d + "/sim/sim_summary.parquet"}, "is a sim_summary table, but a sim_jobs table is expected here"},
 		{"simulation, wrong side table", []string{"chart", "simulation", "-i", d + "/sim/sim_jobs.parquet", "--utilisation", d + "/sim/sim_allocations.parquet"}, "is a sim_allocations table, but a sim_utilisation table is expected here"},
 		{"simulation, missing column", []string{"chart", "simulation", "-i", noStatus}, `"status"`},

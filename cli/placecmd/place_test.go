@@ -255,7 +255,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"no cluster", alloc, []string{"place"}, "--cluster FILE is required"},
 		{"cluster from stdin", alloc, []string{"place", "--cluster", "-"}, "--cluster: give a file"},
-		{"predictions instead of an allocation", pred, []string{"place", "--cluster", c}, "is a predictions table, but a allocation table is expected here"},
+		{"predictions instead of an allocation", pred, []string{"place", "--cluster", c}, "is a predictions table, but an allocation table is expected here"},
 		{"unknown policy", alloc, []string{"place", "--cluster", c, "--policy", "random"}, `no placement policy "random"`},
 		{"missing current plan", alloc, []string{"place", "--cluster", c, "--current", filepath.Join(dir, "none.parquet")}, "none.parquet: no such file"},
 		{"ps-blocks without --ps", nil, []string{"place", "ps-blocks", "--model", "vgg-16"}, "--ps N is required"},

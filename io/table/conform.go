@@ -111,7 +111,7 @@ func resolveSchema(raw *Table, want *schema.Table) (*schema.Table, error) {
 				s.Name, raw.Version, s.Version)
 		}
 		if want != nil && !want.IsA(s.Name) {
-			return nil, Errorf(raw.Source, "is a %s table, but a %s table is expected here", s.Name, want.Name)
+			return nil, Errorf(raw.Source, "is %s table, but %s table is expected here", WithArticle(s.Name), WithArticle(want.Name))
 		}
 		return s, nil
 	}
@@ -316,7 +316,7 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 		add(in.name, v.array(), nullable, key)
 	}
 	if s != nil && patterns < s.MinPatternColumns {
-		e := Errorf(source, "no %s columns: a %s table needs at least one (%s)", patternNoun(s), s.Name, s.Patterns[0].Doc)
+		e := Errorf(source, "no %s columns: %s table needs at least one (%s)", patternNoun(s), WithArticle(s.Name), s.Patterns[0].Doc)
 		var labels []string
 		for _, in := range cols {
 			if _, declared := s.Column(in.name); !declared {
@@ -332,6 +332,15 @@ func build(source string, s *schema.Table, rows int, cols []column, lines []int,
 		return nil, err
 	}
 	return out, nil
+}
+
+// WithArticle is a table kind's name with its indefinite article, for
+// messages: "a jobs", "an allocation".
+func WithArticle(name string) string {
+	if name != "" && strings.ContainsRune("aeiou", rune(name[0])) {
+		return "an " + name
+	}
+	return "a " + name
 }
 
 func patternNoun(s *schema.Table) string {

@@ -32,7 +32,7 @@ func ConformSpeed(raw *table.Table, key string) (*table.Table, error) {
 		return raw, nil
 	}
 	if raw.Name != "" && raw.Name != schema.Speed.Name {
-		return nil, &table.Error{Source: raw.Source, Msg: fmt.Sprintf("eval speed reads speed measurements, not a %s table", raw.Name)}
+		return nil, &table.Error{Source: raw.Source, Msg: fmt.Sprintf("eval speed reads speed measurements, not %s table", table.WithArticle(raw.Name))}
 	}
 	raw.Name = ""
 	return table.ConformTo(raw, speedSpecKeyed(key))
