@@ -12,7 +12,6 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -22,6 +21,7 @@ import (
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/cli/kubebin"
 	"github.com/optimus-sched/optimus/executor"
+	"github.com/optimus-sched/optimus/internal/interrupt"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline/adapt"
@@ -286,7 +286,10 @@ func Run(opts *Options) error {
 		capacity = adapt.ReadCapacity(t)
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := context.Background(), context.CancelFunc(func() {})
+	if sigs := interrupt.Signals(); len(sigs) > 0 {
+		ctx, stop = signal.NotifyContext(ctx, sigs...)
+	}
 	defer stop()
 	env := executor.Env{Stdout: opts.IO.Out}
 	if !executor.Lookup(opts.Executor).ReadsCluster {

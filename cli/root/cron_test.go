@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -295,8 +296,28 @@ func TestExecStateAfterInterrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	apply := exec.Command(self, "apply", "-i", p("plan.parquet"), "--jobs", p("jobs.parquet"), "--executor", "exec",
-		"--program", p("launch"), "--state", p("state.parquet"), "-o", p("actions.parquet"))
+	// Started with SIGINT ignored (a script's background job), apply
+	// keeps it ignored, and SIGTERM interrupts it the same way.
+	for _, ignored := range []bool{false, true} {
+		os.Remove(hung)
+		os.Remove(p("state.parquet"))
+		if code, _, stderr := run(t, nil, "init", p("state.parquet")); code != 0 {
+			t.Fatal(stderr)
+		}
+		applyInterrupted(t, self, p, hung, ignored)
+	}
+}
+
+// applyInterrupted runs TestExecStateAfterInterrupt's apply, interrupts it
+// on its fourth job with SIGINT (or, when SIGINT is ignored from its start,
+// with SIGINT and then SIGTERM) and checks the state it records.
+func applyInterrupted(t *testing.T, self string, p func(string) string, hung string, ignored bool) {
+	argv := []string{self, "apply", "-i", p("plan.parquet"), "--jobs", p("jobs.parquet"), "--executor", "exec",
+		"--program", p("launch"), "--state", p("state.parquet"), "-o", p("actions.parquet")}
+	if ignored {
+		argv = append([]string{"sh", "-c", `trap '' INT; exec "$@"`, "sh"}, argv...)
+	}
+	apply := exec.Command(argv[0], argv[1:]...)
 	apply.Env = append(os.Environ(), "OPTIMUS_TEST_MAIN=1")
 	var stderr strings.Builder
 	apply.Stderr = &stderr
@@ -308,9 +329,19 @@ func TestExecStateAfterInterrupt(t *testing.T) {
 		t.Fatalf("the launcher never reached resnet50-a: %v; %s", err, stderr.String())
 	}
 	start := time.Now()
+	exited := make(chan error, 1)
+	go func() { exited <- apply.Wait() }()
 	apply.Process.Signal(os.Interrupt)
-	err = apply.Wait()
-	t.Logf("interrupted apply: %v after %v:\n%s", err, time.Since(start).Round(time.Millisecond), stderr.String())
+	if ignored {
+		select {
+		case <-exited:
+			t.Fatalf("SIGINT, ignored from the start, ended apply: %s", stderr.String())
+		case <-time.After(500 * time.Millisecond):
+		}
+		apply.Process.Signal(syscall.SIGTERM)
+	}
+	err := <-exited
+	t.Logf("interrupted apply (SIGINT ignored: %v): %v after %v:\n%s", ignored, err, time.Since(start).Round(time.Millisecond), stderr.String())
 	if apply.ProcessState.ExitCode() != 1 {
 		t.Errorf("exit %d, want 1 (changes failed)", apply.ProcessState.ExitCode())
 	}

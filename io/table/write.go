@@ -18,6 +18,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
+
+	"github.com/optimus-sched/optimus/internal/interrupt"
 )
 
 // Write encodes t in the given format.
@@ -228,9 +230,9 @@ func track(name string) {
 	if temps.files == nil {
 		temps.files = map[string]bool{}
 	}
-	if len(temps.files) == 0 {
+	if sigs := interrupt.Signals(); len(temps.files) == 0 && len(sigs) > 0 {
 		ch := make(chan os.Signal, 1)
-		signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+		signal.Notify(ch, sigs...)
 		temps.sig = ch
 		go func() {
 			sig, ok := <-ch

@@ -127,6 +127,44 @@ func TestInterruptedWriteLeavesNothing(t *testing.T) {
 	}
 }
 
+// TestIgnoredInterruptStaysIgnored: a writer started with SIGINT ignored
+// (a script's background job) is not ended by one, and a SIGTERM still
+// ends it with nothing left behind.
+func TestIgnoredInterruptStaysIgnored(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command("sh", "-c", `trap '' INT; exec "$0" -test.run '^TestInterruptedWriteLeavesNothing$'`, os.Args[0])
+	cmd.Env = append(os.Environ(), "OPTIMUS_TEST_SLOW_WRITE="+dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 200; i++ {
+		if _, err := os.Stat(filepath.Join(dir, "ready")); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case err := <-exited:
+		t.Fatalf("SIGINT, ignored at start, ended the writer: %v", err)
+	case <-time.After(500 * time.Millisecond):
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".out.parquet.tmp-*")); len(left) != 1 {
+		t.Fatalf("after an ignored SIGINT the temporary file is %v, want it still there", left)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := <-exited
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGTERM) {
+		t.Errorf("SIGTERM: exit %v, want %d", err, 128+int(syscall.SIGTERM))
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
 // TestStaleTemporaryFilesAreRemoved: temporary files a killed writer left
 // (its process gone) are removed by the next write of the same path; those
 // of live processes, and of other paths, stay.
