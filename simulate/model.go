@@ -207,6 +207,10 @@ const (
 	// MinInterval is the shortest Interval: every round runs the whole
 	// pipeline, and the rounds must end.
 	MinInterval = 1.0
+	// MaxRounds bounds Horizon / Interval: a run whose jobs never finish
+	// (a restore that outlasts the interval) goes on to the horizon, and
+	// with --intervals it records every round.
+	MaxRounds = 10_000_000
 	// MaxSRTFWeight bounds SRTFWeight (the weights are powers of it).
 	MaxSRTFWeight = 10.0
 	// MaxPolluxGenerations bounds PolluxGenerations (a round's search
@@ -265,6 +269,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--interval %g: give a finite number of seconds >= %g", c.Interval, MinInterval)
 	case !(c.Horizon > 0) || !finite(c.Horizon):
 		return fmt.Errorf("--horizon %g: give a finite number of seconds > 0", c.Horizon)
+	case c.Horizon/c.Interval > MaxRounds:
+		return fmt.Errorf("--horizon %g over --interval %g is %.3g scheduling rounds: at most %d (raise --interval or lower --horizon)", c.Horizon, c.Interval, c.Horizon/c.Interval, MaxRounds)
 	case !(c.SRTFWeight >= 0 && c.SRTFWeight <= MaxSRTFWeight):
 		return fmt.Errorf("--srtf-weight %g: give a number in [0, %g]", c.SRTFWeight, MaxSRTFWeight)
 	case c.PolluxGenerations < 0 || c.PolluxGenerations > MaxPolluxGenerations:

@@ -142,7 +142,7 @@ sim_comparison, sim_jobs, sim_allocations and sim_utilisation there as Parquet.`
 	f.BoolVar(&opts.Oracle, "oracle", false, "give the scheduler the true remaining steps and speed functions (--knowledge oracle)")
 	f.StringSliceVar(&opts.Knowledge, "knowledge", []string{"fitted"}, "what the scheduler knows, one run of each: fitted, oracle")
 	f.StringVar(&opts.Seeds, "seeds", "1", "seeds to run: a list and ranges, e.g. 1,2,5-8")
-	f.Float64Var(&opts.Sim.Horizon, "horizon", opts.Sim.Horizon, "seconds after which unfinished jobs are reported unfinished")
+	f.Float64Var(&opts.Sim.Horizon, "horizon", opts.Sim.Horizon, fmt.Sprintf("seconds after which unfinished jobs are reported unfinished (at most %d rounds of --interval)", simulate.MaxRounds))
 	f.IntVar(&opts.Parallel, "parallel", runtime.GOMAXPROCS(0), "runs simulated at once")
 	f.BoolVar(&opts.Compare, "compare", false, "write the sim_comparison table (each policy over the seeds) instead of sim_summary")
 	opts.Sim.KeepIntervals = true

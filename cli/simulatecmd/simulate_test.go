@@ -194,6 +194,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--interval", "NaN"}, `--interval NaN`},
 		{[]string{"--horizon", "NaN"}, `--horizon NaN: give a finite number of seconds > 0`},
 		{[]string{"--horizon", "-1"}, `--horizon -1`},
+		{[]string{"--horizon", "1e300", "--interval", "1"}, `--horizon 1e+300 over --interval 1 is 1e+300 scheduling rounds: at most 10000000 (raise --interval or lower --horizon)`},
 		{[]string{"--noise", "NaN"}, `--noise NaN: give a finite number >= 0`},
 		{[]string{"--stop-cost", "NaN"}, `--stop-cost NaN`},
 		{[]string{"--restore-cost", "-1"}, `--restore-cost -1`},
