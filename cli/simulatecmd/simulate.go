@@ -113,9 +113,9 @@ sim_comparison, sim_jobs, sim_allocations and sim_utilisation there as Parquet.`
 	f.StringVar(&opts.Profiles, "profiles", "", "read the model profiles from `FILE`")
 	f.StringVar(&opts.ProfileSpeeds, "profile-speeds", "", "read the measured speeds of measured profiles from `FILE`")
 	f.StringVar(&opts.Philly, "philly", "", "sample the workload from the Philly trace in `FILE` (CSV)")
-	f.IntVar(&opts.PhillyJobs, "philly-jobs", 160, "jobs to sample with --philly")
-	f.IntVar(&opts.PhillyNodes, "philly-nodes", 16, "nodes of the cluster with --philly")
-	f.IntVar(&opts.PhillyGPUs, "philly-gpus", 4, "GPUs per node with --philly")
+	f.IntVar(&opts.PhillyJobs, "philly-jobs", 160, "jobs to sample with --philly (at most the trace's)")
+	f.IntVar(&opts.PhillyNodes, "philly-nodes", 16, fmt.Sprintf("nodes of the cluster with --philly (at most %d)", datatables.MaxNodes))
+	f.IntVar(&opts.PhillyGPUs, "philly-gpus", 4, fmt.Sprintf("GPUs per node with --philly (at most %d)", datatables.MaxGPUsPerNode))
 	f.StringVar(&opts.Pollux, "pollux", "", "replay a workload of Pollux's simulator from `FILE` (CSV: name, time, application, num_replicas, batch_size; workload-1: the embedded one) on its 16 x 4-GPU cluster with its application profiles")
 	f.StringSliceVar(&opts.Policies, "policies", []string{"optimus", "drf", "tetris", "fifo"}, "allocation `POLICIES` to run (comma-separated): "+solve.PolicyNames(", "))
 	f.StringVar((*string)(&opts.Sim.Place.Policy), "placement", string(opts.Sim.Place.Policy), "placement `POLICY`: "+place.PolicyNames(", ")+"; with --pollux also "+polluxPlacement+" (as Pollux's simulator places jobs)")
@@ -442,7 +442,7 @@ func readInputs(opts *Options, seeds []uint64) ([]*simulate.Input, error) {
 		if trace != nil {
 			named, err = datatables.PhillyWorkload(trace, datatables.PhillyConfig{Jobs: opts.PhillyJobs, Nodes: opts.PhillyNodes, GPUsPerNode: opts.PhillyGPUs, Seed: seed})
 			if err != nil {
-				return nil, cmdutil.Usagef("%v", err)
+				return nil, cmdutil.Usagef("--philly-jobs %d, --philly-nodes %d, --philly-gpus %d: %v", opts.PhillyJobs, opts.PhillyNodes, opts.PhillyGPUs, err)
 			}
 		} else if named, err = datatables.SimTestbed(seed); err != nil {
 			return nil, err

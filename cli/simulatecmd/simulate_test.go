@@ -182,6 +182,11 @@ func TestJobThatCanNeverFitIsReportedNeverStarted(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	// A Philly trace of 3 jobs (timestamp, duration, GPUs, GPU time, cluster).
+	philly := filepath.Join(t.TempDir(), "philly.csv")
+	if err := os.WriteFile(philly, []byte("timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-09 07:01:55,66.0,1,66.0,a\n2017-10-09 07:02:55,600.0,2,1200.0,a\n2017-10-09 07:03:55,900.0,4,3600.0,a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -213,6 +218,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--cluster", "c.csv"}, `--cluster, --workload and --profiles come together`},
 		{[]string{"--placement", "random"}, `--placement`},
 		{[]string{"--knowledge", "fitted,psychic"}, `--knowledge "psychic": fitted or oracle`},
+		{[]string{"--philly", philly, "--philly-jobs", "0"}, `--philly-jobs 0, --philly-nodes 16, --philly-gpus 4: philly workload of 0 jobs: give 1 to 3 (the trace's jobs)`},
+		{[]string{"--philly", philly, "--philly-jobs", "4"}, `philly workload of 4 jobs: give 1 to 3`},
+		{[]string{"--philly", philly, "--philly-jobs", "2", "--philly-nodes", "100000000"}, `philly workload on 100000000 nodes: give 1 to 2000000`},
+		{[]string{"--philly", philly, "--philly-jobs", "2", "--philly-gpus", "1000000000"}, `philly workload with 1000000000 GPUs per node: give 1 to 1024`},
 	} {
 		code, _, stderr := optimus.Run(t, nil, append([]string{"simulate", "-q"}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {

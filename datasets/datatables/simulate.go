@@ -183,8 +183,13 @@ type PhillyConfig struct {
 // fitted model; the measured profiles' true speed differs from it by the
 // model's error). Tables: cluster, workload, profiles, profile_speeds.
 func PhillyWorkload(trace []datasets.PhillyJob, cfg PhillyConfig) ([]Named, error) {
-	if cfg.Jobs < 1 || cfg.Jobs > len(trace) || cfg.Nodes < 1 || cfg.GPUsPerNode < 1 {
-		return nil, fmt.Errorf("philly workload: want 1..%d jobs, at least 1 node and 1 GPU per node", len(trace))
+	switch {
+	case cfg.Jobs < 1 || cfg.Jobs > len(trace):
+		return nil, fmt.Errorf("philly workload of %d jobs: give 1 to %d (the trace's jobs)", cfg.Jobs, len(trace))
+	case cfg.Nodes < 1 || cfg.Nodes > MaxNodes:
+		return nil, fmt.Errorf("philly workload on %d nodes: give 1 to %d", cfg.Nodes, MaxNodes)
+	case cfg.GPUsPerNode < 1 || cfg.GPUsPerNode > MaxGPUsPerNode:
+		return nil, fmt.Errorf("philly workload with %d GPUs per node: give 1 to %d", cfg.GPUsPerNode, MaxGPUsPerNode)
 	}
 	profs, err := datasets.SimProfiles()
 	if err != nil {

@@ -56,6 +56,9 @@ var generatedNodeShapes = []struct {
 const (
 	MaxTasks = 10_000_000
 	MaxNodes = 2_000_000
+	// MaxGPUsPerNode bounds a Philly cluster's GPUs per node (nodes times
+	// GPUs stays far from overflowing).
+	MaxGPUsPerNode = 1024
 )
 
 // Workload generates a cluster of cfg.Nodes nodes and a predictions table
