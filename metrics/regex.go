@@ -24,8 +24,8 @@ Read only when --regex-pattern is given; lines that do not match are skipped.`,
 		Files:    "*.log,*.txt,*.out",
 		Explicit: true,
 		Options: []Option{
-			{Name: "pattern", Doc: "the regular `EXPRESSION`, with named groups step or epoch and one or more metrics"},
-			{Name: "tag", Default: "loss", Doc: "the metric `NAME` of the group named value"},
+			{Name: "pattern", Doc: "regular `EXPRESSION`, with named groups step or epoch and one or more metrics"},
+			{Name: "tag", Default: "loss", Doc: "metric `NAME` of the group named value"},
 		},
 		New: newRegexReader,
 	})

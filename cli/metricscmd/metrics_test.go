@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
+
 	"github.com/optimus-sched/optimus/cli/clitest"
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/cli/metricscmd"
@@ -298,6 +300,13 @@ func TestSourceFlags(t *testing.T) {
 			t.Errorf("no --%s", f)
 		}
 	}
+	// A source option's usage follows "the SOURCE source's ": its Doc
+	// has no article of its own.
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if strings.Contains(f.Usage, " source's the ") || strings.Contains(f.Usage, " source's a ") {
+			t.Errorf("--%s: %q", f.Name, f.Usage)
+		}
+	})
 }
 
 // TestMain runs the tests under clitest.Main (its collector setting).
