@@ -368,6 +368,9 @@ func (o *OutputOptions) Validate() error {
 		if o.Format != "" {
 			return Usagef("--format applies to standard output; with -o the file's extension names the format")
 		}
+		if fi, err := os.Stat(o.Path); err == nil && fi.IsDir() {
+			return Usagef("-o %s is a directory: name a file in it (.parquet, .arrow, .arrows or .csv)", o.Path)
+		}
 		if _, err := table.FormatOf(o.Path); err != nil {
 			return err
 		}

@@ -171,6 +171,13 @@ func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
 		}
 		return p
 	}
+	mkdir := func(name string) string {
+		p := filepath.Join(tmp, name)
+		if err := os.Mkdir(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
 	cases := []struct {
 		name string
 		args []string
@@ -192,6 +199,8 @@ func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
 		{"wrong table kind", []string{"--as", "cluster", "-i", filepath.Join(dir, "jobs.parquet")}, "is a jobs table, but a cluster table is expected"},
 		{"missing file", []string{"-i", filepath.Join(tmp, "nope.parquet")}, "nope.parquet: no such file"},
 		{"unknown output format", []string{"-i", filepath.Join(dir, "jobs.parquet"), "-o", filepath.Join(tmp, "x.xlsx")}, `unknown table format ".xlsx"`},
+		{"output is a directory", []string{"-i", filepath.Join(dir, "jobs.parquet"), "-o", tmp}, "is a directory: name a file in it"},
+		{"output is a directory named .parquet", []string{"-i", filepath.Join(dir, "jobs.parquet"), "-o", mkdir("d.parquet")}, "d.parquet is a directory"},
 		{"bad flag", []string{"--nope"}, "unknown flag: --nope; see 'optimus convert --help'"},
 	}
 	for _, c := range cases {

@@ -92,6 +92,9 @@ type Pending struct {
 // Prepare writes a file as AtomicWrite does, up to the rename.
 func Prepare(path string, fill func(io.Writer) error) (_ *Pending, err error) {
 	target := resolveLink(path)
+	if fi, err := os.Stat(target); err == nil && fi.IsDir() {
+		return nil, Errorf(path, "is a directory: name a file in it")
+	}
 	removeStaleTemps(target)
 	f, err := os.CreateTemp(filepath.Dir(target), tempPrefix(target)+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {

@@ -87,6 +87,20 @@ func TestAtomicWriteModeAndLinks(t *testing.T) {
 	}
 }
 
+// TestAtomicWriteToADirectory: a path that is a directory is refused
+// before anything is written, as invalid input (exit 2), naming the path.
+func TestAtomicWriteToADirectory(t *testing.T) {
+	dir := t.TempDir()
+	called := false
+	err := AtomicWrite(dir, func(io.Writer) error { called = true; return nil })
+	if !errors.Is(err, ErrInvalidInput) || err.Error() != dir+": is a directory: name a file in it" || called {
+		t.Errorf("AtomicWrite(a directory): %v (fill called: %v)", err, called)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), ".*")); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
 // TestInterruptedWriteLeavesNothing: SIGTERM or SIGINT while a file is
 // being written removes the temporary file and exits 128+signal.
 func TestInterruptedWriteLeavesNothing(t *testing.T) {
