@@ -115,17 +115,7 @@ func TestInterruptedWriteLeavesNothing(t *testing.T) {
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		dir := t.TempDir()
-		cmd := exec.Command(os.Args[0], "-test.run", "^TestInterruptedWriteLeavesNothing$")
-		cmd.Env = append(os.Environ(), "OPTIMUS_TEST_SLOW_WRITE="+dir)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i < 200; i++ {
-			if _, err := os.Stat(filepath.Join(dir, "ready")); err == nil {
-				break
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		cmd := startSlowWriter(t, dir, exec.Command(os.Args[0], "-test.run", "^TestInterruptedWriteLeavesNothing$"))
 		if left, _ := filepath.Glob(filepath.Join(dir, ".out.parquet.tmp-*")); len(left) != 1 {
 			t.Fatalf("%v: no temporary file while writing: %v", sig, left)
 		}
@@ -141,12 +131,10 @@ func TestInterruptedWriteLeavesNothing(t *testing.T) {
 	}
 }
 
-// TestIgnoredInterruptStaysIgnored: a writer started with SIGINT ignored
-// (a script's background job) is not ended by one, and a SIGTERM still
-// ends it with nothing left behind.
-func TestIgnoredInterruptStaysIgnored(t *testing.T) {
-	dir := t.TempDir()
-	cmd := exec.Command("sh", "-c", `trap '' INT; exec "$0" -test.run '^TestInterruptedWriteLeavesNothing$'`, os.Args[0])
+// startSlowWriter starts cmd, a run of TestInterruptedWriteLeavesNothing's
+// writer into dir, and waits until it is writing.
+func startSlowWriter(t *testing.T, dir string, cmd *exec.Cmd) *exec.Cmd {
+	t.Helper()
 	cmd.Env = append(os.Environ(), "OPTIMUS_TEST_SLOW_WRITE="+dir)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -157,6 +145,15 @@ func TestIgnoredInterruptStaysIgnored(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	return cmd
+}
+
+// TestIgnoredInterruptStaysIgnored: a writer started with SIGINT ignored
+// (a script's background job) is not ended by one, and a SIGTERM still
+// ends it with nothing left behind.
+func TestIgnoredInterruptStaysIgnored(t *testing.T) {
+	dir := t.TempDir()
+	cmd := startSlowWriter(t, dir, exec.Command("sh", "-c", `trap '' INT; exec "$0" -test.run '^TestInterruptedWriteLeavesNothing$'`, os.Args[0]))
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	cmd.Process.Signal(syscall.SIGINT)
