@@ -1,10 +1,10 @@
 // Package interrupt says which signals end a command early: SIGINT and
 // SIGTERM, less any the process was started with ignored. A shell starts
-// a script's background jobs with SIGINT ignored, and nohup and cron
-// wrappers ignore others, so that a Ctrl-C meant for the foreground does
-// not reach them; os/signal's Notify would undo that for the signals it
-// is given (it installs a handler), so what was ignored at start is read
-// once, before any Notify, and left out.
+// a script's background jobs with SIGINT ignored, so that a Ctrl-C meant
+// for the foreground does not reach them (a wrapper may ignore SIGTERM
+// too); os/signal's Notify would undo that for the signals it is given
+// (it installs a handler), so what was ignored at start is read once,
+// before any Notify, and left out.
 package interrupt
 
 import (
