@@ -206,8 +206,13 @@ func RunConvergence(opts *ConvergenceOptions) error {
 		}
 		fractions = append(fractions, v)
 	}
-	if (opts.Jobs == "") == (opts.EpochSteps <= 0) {
-		return cmdutil.Usagef("give either --jobs or --epoch-steps")
+	switch {
+	case opts.EpochSteps < 0:
+		return cmdutil.Usagef("--epoch-steps %d: give at least 1", opts.EpochSteps)
+	case opts.Jobs != "" && opts.EpochSteps > 0:
+		return cmdutil.Usagef("give --jobs or --epoch-steps, not both")
+	case opts.Jobs == "" && opts.EpochSteps == 0:
+		return cmdutil.Usagef("give --jobs FILE or --epoch-steps N (N at least 1)")
 	}
 	r := opts.Rule
 	if err := cmdutil.CheckRule(r); err != nil {

@@ -210,6 +210,21 @@ func TestEvalConvergenceInputs(t *testing.T) {
 	if got := e.Int64s("epochs")[0]; got != 150 {
 		t.Errorf("%d epochs, want 150 (the window is not stretched to 5-epoch units)", got)
 	}
+	// Where the steps per epoch come from: --jobs or --epoch-steps N >= 1.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "optimus: give --jobs FILE or --epoch-steps N (N at least 1)\n"},
+		{[]string{"--epoch-steps", "0"}, "optimus: give --jobs FILE or --epoch-steps N (N at least 1)\n"},
+		{[]string{"--epoch-steps", "-5"}, "optimus: --epoch-steps -5: give at least 1\n"},
+		{[]string{"--epoch-steps", "100", "--jobs", jobsPath}, "optimus: give --jobs or --epoch-steps, not both\n"},
+	} {
+		code, _, stderr := run(t, nil, append([]string{"eval", "convergence", "-i", lossPath, "--format", "csv"}, tc.args...)...)
+		if code != 2 || stderr != tc.want {
+			t.Errorf("%v: exit %d, %q; want 2, %q", tc.args, code, stderr, tc.want)
+		}
+	}
 }
 
 // Issue 24's bars on step schedules, measured by eval convergence with the
