@@ -1,7 +1,6 @@
 package datasetscmd
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -69,12 +68,12 @@ func RunImport(opts *ImportOptions) error {
 	}
 	f, err := os.Open(opts.File)
 	if err != nil {
-		return fmt.Errorf("%w: %v", table.ErrInvalidInput, err)
+		return table.InvalidInput(err)
 	}
 	defer f.Close()
 	jobs, err := datasets.ReadPolluxWorkload(f, opts.File, profiles, datasets.PolluxNodes*datasets.PolluxGPUsPerNode)
 	if err != nil {
-		return fmt.Errorf("%w: %v", table.ErrInvalidInput, err)
+		return table.InvalidInput(err)
 	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return err

@@ -433,7 +433,7 @@ func readInputs(opts *Options, seeds []uint64) ([]*simulate.Input, error) {
 		}
 		defer f.Close()
 		if trace, err = datasets.ReadPhilly(f, opts.Philly); err != nil {
-			return nil, fmt.Errorf("%w: %v", table.ErrInvalidInput, err)
+			return nil, table.InvalidInput(err)
 		}
 	}
 	for i, seed := range seeds {
@@ -538,7 +538,7 @@ func polluxInput(name string, departures []string, polluxRemaining bool) (*simul
 		jobs, err = datasets.ReadPolluxWorkload(f, name, profiles, datasets.PolluxNodes*datasets.PolluxGPUsPerNode)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", table.ErrInvalidInput, err)
+		return nil, table.InvalidInput(err)
 	}
 	in, err := simtables.PolluxInput(jobs, profiles, polluxSpeedNoise)
 	if err == nil && polluxRemaining {

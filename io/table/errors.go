@@ -11,6 +11,21 @@ import (
 // package wrap it.
 var ErrInvalidInput = errors.New("invalid input")
 
+// InvalidInput marks err as caused by the input (errors.Is(_, ErrInvalidInput),
+// exit 2) without changing its message: for readers of other formats (a
+// simulator's workload, a trace) whose errors already say where.
+func InvalidInput(err error) error {
+	if err == nil {
+		return nil
+	}
+	return invalidInput{err}
+}
+
+type invalidInput struct{ err error }
+
+func (e invalidInput) Error() string   { return e.err.Error() }
+func (e invalidInput) Unwrap() []error { return []error{ErrInvalidInput, e.err} }
+
 // Error is a problem with an input table, located as precisely as possible.
 type Error struct {
 	Source string // file name, or "stdin"

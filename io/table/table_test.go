@@ -239,3 +239,16 @@ func TestSetSideBySide(t *testing.T) {
 	}()
 	New(schema.Plan, rows).SetSideBySide(func(t *Table) { t.SetInt64s("index", []int64{1, 2, 3}, nil) })
 }
+
+// InvalidInput marks an error as the input's (exit 2) and keeps its message
+// and its chain.
+func TestInvalidInputKeepsTheMessage(t *testing.T) {
+	inner := fmt.Errorf("w.csv: column %q, row 2: bad", "time")
+	err := InvalidInput(inner)
+	if !errors.Is(err, ErrInvalidInput) || !errors.Is(err, inner) || err.Error() != inner.Error() {
+		t.Errorf("InvalidInput(%q) = %q (is ErrInvalidInput: %v)", inner, err, errors.Is(err, ErrInvalidInput))
+	}
+	if InvalidInput(nil) != nil {
+		t.Error("InvalidInput(nil) is not nil")
+	}
+}
