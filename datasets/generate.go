@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/optimus-sched/optimus/fit"
@@ -101,7 +102,7 @@ func BlockModels() []string {
 func ParameterBlocks(model string) ([]Block, error) {
 	f, ok := blockModels[model]
 	if !ok {
-		return nil, fmt.Errorf("no parameter blocks for model %q (there are: %v)", model, BlockModels())
+		return nil, fmt.Errorf("no parameter blocks for model %q (there are: %s)", model, strings.Join(BlockModels(), ", "))
 	}
 	return f(), nil
 }

@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // NewReaders sets up the sources that read: those named (none: every
@@ -16,14 +17,14 @@ func NewReaders(names []string, opts map[string]map[string]string, files map[str
 	chosen := map[string]bool{}
 	for _, n := range names {
 		if Lookup(n) == nil {
-			return nil, fmt.Errorf("no source %q (known: %v)", n, Names())
+			return nil, fmt.Errorf("no source %q (known: %s)", n, strings.Join(Names(), ", "))
 		}
 		chosen[n] = true
 	}
 	for n, o := range opts {
 		s := Lookup(n)
 		if s == nil {
-			return nil, fmt.Errorf("no source %q (known: %v)", n, Names())
+			return nil, fmt.Errorf("no source %q (known: %s)", n, strings.Join(Names(), ", "))
 		}
 		if len(o) == 0 {
 			continue

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -64,7 +65,7 @@ func Run(opts *Options) error {
 	var want *schema.Table
 	if opts.As != "" {
 		if want = schema.Lookup(opts.As); want == nil {
-			return cmdutil.Usagef("--as %q: no such table (known: %v)", opts.As, schema.Names())
+			return cmdutil.Usagef("--as %q: no such table (known: %s)", opts.As, strings.Join(schema.Names(), ", "))
 		}
 	}
 	if done, err := inBatches(opts, want); done {

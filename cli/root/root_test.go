@@ -201,6 +201,7 @@ func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
 		{"unknown output format", []string{"-i", filepath.Join(dir, "jobs.parquet"), "-o", filepath.Join(tmp, "x.xlsx")}, `unknown table format ".xlsx"`},
 		{"output is a directory", []string{"-i", filepath.Join(dir, "jobs.parquet"), "-o", tmp}, "is a directory: name a file in it"},
 		{"output is a directory named .parquet", []string{"-i", filepath.Join(dir, "jobs.parquet"), "-o", mkdir("d.parquet")}, "d.parquet is a directory"},
+		{"unknown table kind", []string{"--as", "nope", "-i", filepath.Join(dir, "jobs.parquet")}, `--as "nope": no such table (known: cluster, jobs, loss, `},
 		{"bad flag", []string{"--nope"}, "unknown flag: --nope; see 'optimus convert --help'"},
 	}
 	for _, c := range cases {

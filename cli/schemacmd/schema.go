@@ -3,6 +3,7 @@ package schemacmd
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -34,7 +35,7 @@ declarations for programs (all tables, or the one named, with inherited columns)
 				var t *schema.Table
 				if len(args) == 1 {
 					if t = schema.Lookup(args[0]); t == nil {
-						return cmdutil.Usagef("no table %q (known: %v)", args[0], schema.Names())
+						return cmdutil.Usagef("no table %q (known: %s)", args[0], strings.Join(schema.Names(), ", "))
 					}
 				}
 				return writeJSON(ios.Out, t)
@@ -43,7 +44,7 @@ declarations for programs (all tables, or the one named, with inherited columns)
 				if len(args) == 1 {
 					t := schema.Lookup(args[0])
 					if t == nil {
-						return cmdutil.Usagef("no table %q (known: %v)", args[0], schema.Names())
+						return cmdutil.Usagef("no table %q (known: %s)", args[0], strings.Join(schema.Names(), ", "))
 					}
 					_, err := fmt.Fprint(ios.Out, schema.TableMarkdown(t))
 					return err
@@ -60,7 +61,7 @@ declarations for programs (all tables, or the one named, with inherited columns)
 			}
 			t := schema.Lookup(args[0])
 			if t == nil {
-				return cmdutil.Usagef("no table %q (known: %v)", args[0], schema.Names())
+				return cmdutil.Usagef("no table %q (known: %s)", args[0], strings.Join(schema.Names(), ", "))
 			}
 			fmt.Fprintf(ios.Out, "%s (schema version %d): %s\n\n", t.Name, t.Version, t.Doc)
 			fmt.Fprintln(w, "COLUMN\tTYPE\tUNIT\tREQUIRED\tNULLABLE\tRULES\tMEANING")
