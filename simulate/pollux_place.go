@@ -3,6 +3,7 @@ package simulate
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/optimus-sched/optimus/pipeline"
 	"github.com/optimus-sched/optimus/place"
@@ -19,7 +20,7 @@ import (
 // resource is gpu (the Pollux input).
 func polluxPlace(c *pipeline.Cluster, active []*jobRun, res *solve.Result, opts solve.Options) (map[string]pipeline.Running, []string, []string, error) {
 	if len(c.Resources) != 1 || c.Resources[0] != "gpu" {
-		return nil, nil, nil, fmt.Errorf("pollux placement: the cluster must have gpu as its only resource, not %v", c.Resources)
+		return nil, nil, nil, fmt.Errorf("pollux placement: the cluster must have gpu as its only resource, not %s", strings.Join(c.Resources, ", "))
 	}
 	free := make([]int, len(c.Nodes))
 	for i, cp := range c.Capacity {
