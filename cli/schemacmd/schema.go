@@ -31,21 +31,17 @@ declarations for programs (all tables, or the one named, with inherited columns)
 			if markdown && asJSON {
 				return cmdutil.Usagef("--markdown and --json exclude each other")
 			}
-			if asJSON {
-				var t *schema.Table
-				if len(args) == 1 {
-					if t = schema.Lookup(args[0]); t == nil {
-						return cmdutil.Usagef("no table %q (known: %s)", args[0], strings.Join(schema.Names(), ", "))
-					}
+			var t *schema.Table // the table asked for; nil: all of them
+			if len(args) == 1 {
+				if t = schema.Lookup(args[0]); t == nil {
+					return cmdutil.Usagef("no table %q (known: %s)", args[0], strings.Join(schema.Names(), ", "))
 				}
+			}
+			if asJSON {
 				return writeJSON(ios.Out, t)
 			}
 			if markdown {
-				if len(args) == 1 {
-					t := schema.Lookup(args[0])
-					if t == nil {
-						return cmdutil.Usagef("no table %q (known: %s)", args[0], strings.Join(schema.Names(), ", "))
-					}
+				if t != nil {
 					_, err := fmt.Fprint(ios.Out, schema.TableMarkdown(t))
 					return err
 				}
@@ -53,15 +49,11 @@ declarations for programs (all tables, or the one named, with inherited columns)
 				return err
 			}
 			w := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
-			if len(args) == 0 {
+			if t == nil {
 				for _, t := range schema.All {
 					fmt.Fprintf(w, "%s\tv%d\t%s\n", t.Name, t.Version, t.Doc)
 				}
 				return w.Flush()
-			}
-			t := schema.Lookup(args[0])
-			if t == nil {
-				return cmdutil.Usagef("no table %q (known: %s)", args[0], strings.Join(schema.Names(), ", "))
 			}
 			fmt.Fprintf(ios.Out, "%s (schema version %d): %s\n\n", t.Name, t.Version, t.Doc)
 			fmt.Fprintln(w, "COLUMN\tTYPE\tUNIT\tREQUIRED\tNULLABLE\tRULES\tMEANING")

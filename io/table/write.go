@@ -71,9 +71,10 @@ func PrepareFile(path string, t *Table) (*Pending, error) {
 // left behind and an existing file at path is untouched. The temporary file
 // is also removed when the process is interrupted (SIGINT, SIGTERM, unless
 // ignored from the start: internal/interrupt) while writing. A path that
-// is a directory is refused. The file gets the permissions a new file gets (0666 less the
-// umask). A symbolic link at path is written through: its target is
-// replaced and the link stays. Errors name path, not the temporary file.
+// is a directory is refused. The file gets the permissions a new file
+// gets (0666 less the umask). A symbolic link at path is written through:
+// its target is replaced and the link stays. Errors name path, not the
+// temporary file.
 func AtomicWrite(path string, fill func(io.Writer) error) error {
 	p, err := Prepare(path, fill)
 	if err != nil {
