@@ -1,6 +1,7 @@
 package benchmarks
 
-// Benchmarks of optimus simulate: the paper's testbed-sized workload, a
+// Benchmarks of optimus simulate: the paper's testbed-sized workload (also
+// at shorter rounds), a
 // 160-job Philly sample on 64 GPUs, a 10,000-job Philly sample on 1,000
 // nodes, and how the time grows with jobs and nodes. The Philly trace is
 // read from ../shared/data/traces/philly-jobs.csv (next to the repository,
@@ -120,6 +121,29 @@ func BenchmarkSimulateTestbed(b *testing.B) {
 		for _, oracle := range []bool{false, true} {
 			b.Run(fmt.Sprintf("policy=%s/%s", p, knowledgeName(oracle)), func(b *testing.B) { benchRun(b, in, p, oracle) })
 		}
+	}
+}
+
+// BenchmarkSimulateShortRounds is the testbed's first workload at
+// shorter rounds: each round's solve on its 13 servers runs the exhaustive
+// repack (solve/nodes_repack.go), so the time per round is mostly that
+// search.
+func BenchmarkSimulateShortRounds(b *testing.B) {
+	in := simInput(b, func() ([]datatables.Named, error) { return datatables.SimTestbed(1) })
+	for _, interval := range []float64{600, 60, 5} {
+		b.Run(fmt.Sprintf("interval=%g", interval), func(b *testing.B) {
+			cfg := simulate.DefaultConfig(solve.Optimus)
+			cfg.Interval = interval
+			var res *simulate.Result
+			for b.Loop() {
+				var err error
+				if res, err = simulate.Run(in, cfg); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(res.Summary.Rounds), "rounds")
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(res.Summary.Rounds), "us/round")
+		})
 	}
 }
 

@@ -1,10 +1,10 @@
 package solve
 
 import (
+	"cmp"
 	"encoding/binary"
+	"math"
 	"slices"
-
-	"github.com/optimus-sched/optimus/layout"
 )
 
 // repack places every task of the plan again from scratch, with job j's nw
@@ -143,29 +143,13 @@ func (pg *packing) exact(kinds []taskKind, steps *int) bool {
 	for k := range kinds {
 		counts[k] = make([]int, len(allowed[k]))
 	}
+	// failed holds the states found not to work: the kind to place next
+	// and the nodes' free capacities as a multiset (stateKey). keys[k] is
+	// the key of the state before kind k on the current path (the lookup
+	// converts it without a copy; only a state that failed is stored).
 	failed := map[string]bool{}
-	rows := make([]string, len(pg.free)/max(nr, 1))
-	var b []byte
-	key := func(k int) string {
-		for i := range rows {
-			rows[i] = layout.DemandKey(pg.free[i*nr : (i+1)*nr])
-		}
-		slices.Sort(rows)
-		b = binary.LittleEndian.AppendUint64(b[:0], uint64(k))
-		for _, r := range rows {
-			b = append(b, r...)
-		}
-		return string(b)
-	}
-	fitsN := func(i int, d []float64, n int) bool {
-		f := pg.free[i*nr : (i+1)*nr]
-		for r, x := range d {
-			if float64(n)*x > f[r]+pk.eps[r] {
-				return false
-			}
-		}
-		return true
-	}
+	keys := make([][]byte, len(kinds))
+	var rows []int
 	use := func(i int, d []float64, n int) { // pg.free only: the indexes follow at the end
 		f := pg.free[i*nr : (i+1)*nr]
 		for r, x := range d {
@@ -182,15 +166,15 @@ func (pg *packing) exact(kinds []taskKind, steps *int) bool {
 			if k+1 == len(kinds) {
 				return true
 			}
-			s := key(k + 1)
-			if failed[s] {
+			keys[k+1], rows = pg.stateKey(keys[k+1][:0], k+1, rows)
+			if failed[string(keys[k+1])] {
 				return false
 			}
 			if rec(k+1, 0, kinds[k+1].count) {
 				return true
 			}
 			if *steps <= exactSteps {
-				failed[s] = true
+				failed[string(keys[k+1])] = true
 			}
 			return false
 		}
@@ -198,10 +182,7 @@ func (pg *packing) exact(kinds []taskKind, steps *int) bool {
 			return false
 		}
 		i, d := allowed[k][a], kinds[k].d
-		n := left
-		for n > 0 && !fitsN(i, d, n) {
-			n--
-		}
+		n := mostThatFit(pg.free[i*nr:(i+1)*nr], pk.eps, d, left)
 		for ; n >= 0; n-- {
 			use(i, d, n)
 			counts[k][a] = n
@@ -232,4 +213,78 @@ func (pg *packing) exact(kinds []taskKind, steps *int) bool {
 		}
 	}
 	return true
+}
+
+// fitsN reports whether n tasks of demand d fit in free capacity f, within
+// the tolerances eps.
+func fitsN(f, eps, d []float64, n int) bool {
+	for r, x := range d {
+		if float64(n)*x > f[r]+eps[r] {
+			return false
+		}
+	}
+	return true
+}
+
+// mostThatFit is the largest n <= left for which fitsN(f, eps, d, n), or 0:
+// what counting down from left finds, without trying every count. With no
+// negative demand the counts that fit are 0 up to that n (float64(n)*x
+// grows with n), so the quotient of free capacity by demand gives it up to
+// rounding, which the steps after it correct.
+func mostThatFit(f, eps, d []float64, left int) int {
+	n := float64(left)
+	for r, x := range d {
+		if x < 0 {
+			n := left
+			for n > 0 && !fitsN(f, eps, d, n) {
+				n--
+			}
+			return n
+		}
+		if x > 0 {
+			n = min(n, math.Floor((f[r]+eps[r])/x))
+		}
+	}
+	c := 0
+	if n > 0 { // and not NaN
+		c = int(n)
+	}
+	for c < left && fitsN(f, eps, d, c+1) {
+		c++
+	}
+	for c > 0 && !fitsN(f, eps, d, c) {
+		c--
+	}
+	return c
+}
+
+// stateKey appends to b the key of exact's search state before kind k:
+// k, then the nodes' free capacities (the bits of each resource's
+// float64) in sorted order, so that nodes of equal free capacity are
+// interchangeable; two states get the same key exactly when k and the
+// multisets of free capacity vectors are the same. rows is scratch space
+// for the order, returned for reuse.
+func (pg *packing) stateKey(b []byte, k int, rows []int) ([]byte, []int) {
+	nr := pg.pk.nr
+	free := pg.free
+	rows = rows[:0]
+	for i := range len(free) / max(nr, 1) {
+		rows = append(rows, i)
+	}
+	slices.SortFunc(rows, func(a, c int) int {
+		for r := range nr {
+			x, y := math.Float64bits(free[a*nr+r]), math.Float64bits(free[c*nr+r])
+			if x != y {
+				return cmp.Compare(x, y)
+			}
+		}
+		return 0
+	})
+	b = binary.LittleEndian.AppendUint64(b, uint64(k))
+	for _, i := range rows {
+		for r := range nr {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(free[i*nr+r]))
+		}
+	}
+	return b, rows
 }
