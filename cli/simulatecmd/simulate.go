@@ -141,7 +141,7 @@ sim_comparison, sim_jobs, sim_allocations and sim_utilisation there as Parquet.`
 	f.Float64Var(&opts.Sim.NoiseScale, "noise", opts.Sim.NoiseScale, "multiplier of the profiles' observation noise (0: noiseless)")
 	f.BoolVar(&opts.Oracle, "oracle", false, "give the scheduler the true remaining steps and speed functions (--knowledge oracle)")
 	f.StringSliceVar(&opts.Knowledge, "knowledge", []string{"fitted"}, "what the scheduler knows, one run of each: fitted, oracle")
-	f.StringVar(&opts.Seeds, "seeds", "1", "seeds to run: a list and ranges, e.g. 1,2,5-8")
+	f.StringVar(&opts.Seeds, "seeds", "1", "seeds to run: a list and ranges, e.g. 1,2,5-8 (at most "+strconv.Itoa(MaxSeeds)+" seeds)")
 	f.Float64Var(&opts.Sim.Horizon, "horizon", opts.Sim.Horizon, fmt.Sprintf("seconds after which unfinished jobs are reported unfinished (at most %d rounds of --interval)", simulate.MaxRounds))
 	f.IntVar(&opts.Parallel, "parallel", runtime.GOMAXPROCS(0), "runs simulated at once")
 	f.BoolVar(&opts.Compare, "compare", false, "write the sim_comparison table (each policy over the seeds) instead of sim_summary")
@@ -152,7 +152,12 @@ sim_comparison, sim_jobs, sim_allocations and sim_utilisation there as Parquet.`
 	return cmd
 }
 
-// ParseSeeds parses a list of seeds and ranges ("1,2,5-8").
+// MaxSeeds is the most seeds one simulate runs (each is a run per policy
+// and knowledge): it bounds what a list of ranges can ask for.
+const MaxSeeds = 10000
+
+// ParseSeeds parses a list of seeds and ranges ("1,2,5-8"): the distinct
+// seeds in the order given, at most MaxSeeds of them.
 func ParseSeeds(s string) ([]uint64, error) {
 	var out []uint64
 	seen := map[uint64]bool{}
@@ -165,14 +170,25 @@ func ParseSeeds(s string) ([]uint64, error) {
 		}
 		b := a
 		if isRange {
-			if b, err = strconv.ParseUint(hi, 10, 64); err != nil || b < a || b-a > 10000 {
-				return nil, fmt.Errorf("--seeds %q: %q is not a range of seeds", s, part)
+			if b, err = strconv.ParseUint(hi, 10, 64); err != nil {
+				return nil, fmt.Errorf("--seeds %q: %q is not a range of seeds (FIRST-LAST, e.g. 5-8)", s, part)
+			}
+			if b < a {
+				return nil, fmt.Errorf("--seeds %q: %q is not a range of seeds: it ends before it starts", s, part)
 			}
 		}
-		for x := a; x <= b; x++ {
+		// Counted down from the range's length, not up to b: b may be
+		// the largest uint64, past which x+1 wraps.
+		for x, n := a, b-a; ; x, n = x+1, n-1 {
 			if !seen[x] {
+				if len(out) == MaxSeeds {
+					return nil, fmt.Errorf("--seeds %q: more than %d seeds", s, MaxSeeds)
+				}
 				seen[x] = true
 				out = append(out, x)
+			}
+			if n == 0 {
+				break
 			}
 		}
 	}

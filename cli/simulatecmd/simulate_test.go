@@ -3,6 +3,7 @@ package simulatecmd_test
 import (
 	"bytes"
 	"encoding/csv"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -192,7 +193,11 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--seeds", "x"}, `--seeds "x": "x" is not a seed`},
-		{[]string{"--seeds", "5-2"}, `is not a range of seeds`},
+		{[]string{"--seeds", "5-2"}, `--seeds "5-2": "5-2" is not a range of seeds: it ends before it starts`},
+		{[]string{"--seeds", "5-x"}, `--seeds "5-x": "5-x" is not a range of seeds (FIRST-LAST, e.g. 5-8)`},
+		{[]string{"--seeds", "1-1000000000"}, `--seeds "1-1000000000": more than 10000 seeds`},
+		{[]string{"--seeds", "1-5000,5001-10001"}, `more than 10000 seeds`},
+		{[]string{"--seeds", "0-18446744073709551615"}, `more than 10000 seeds`},
 		{[]string{"--policies", "optimus,lottery"}, `--policies`},
 		{[]string{"--interval", "0"}, `--interval 0: give a finite number of seconds >= 1`},
 		{[]string{"--interval", "1e-300"}, `--interval 1e-300: give a finite number of seconds >= 1`},
@@ -276,9 +281,25 @@ func TestSolveKnobsReachTheSimulation(t *testing.T) {
 }
 
 func TestParseSeeds(t *testing.T) {
-	got, err := simulatecmd.ParseSeeds("3,1-2,2,7")
-	if err != nil || len(got) != 4 || got[0] != 3 || got[1] != 1 || got[2] != 2 || got[3] != 7 {
-		t.Errorf("ParseSeeds: %v %v, want [3 1 2 7]", got, err)
+	const top = math.MaxUint64
+	for _, tc := range []struct {
+		in   string
+		want []uint64
+	}{
+		{"3,1-2,2,7", []uint64{3, 1, 2, 7}},
+		{"0", []uint64{0}},
+		{"18446744073709551615", []uint64{top}},
+		{"18446744073709551613-18446744073709551615", []uint64{top - 2, top - 1, top}},
+		{"5-5", []uint64{5}},
+	} {
+		got, err := simulatecmd.ParseSeeds(tc.in)
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("ParseSeeds(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+		}
+	}
+	// As many seeds as allowed, over ranges that overlap.
+	if got, err := simulatecmd.ParseSeeds("1-6000,5001-10000,3"); err != nil || len(got) != simulatecmd.MaxSeeds {
+		t.Errorf("ParseSeeds of 10000 distinct seeds: %d seeds, %v", len(got), err)
 	}
 }
 
