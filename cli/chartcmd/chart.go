@@ -121,6 +121,9 @@ func Run(opts *Options) error {
 	if opts.Output == "" && opts.IO.IsStdoutTTY() {
 		return cmdutil.Usagef("name the HTML file to write with -o FILE.html")
 	}
+	if err := cmdutil.CheckPageFile(opts.Output); err != nil {
+		return err
+	}
 	tables, err := ReadInputs(opts.IO, k.Inputs, opts.Inputs)
 	if err != nil {
 		return err

@@ -334,6 +334,9 @@ type OutputOptions struct {
 	// output only: files and pipes always carry the whole table).
 	Wide    bool
 	Columns []string
+	// MadeDir is a directory the command creates before it writes -o
+	// (simulate's --dir): -o may name a file in it before it exists.
+	MadeDir string
 }
 
 // AddOutputFlags registers -o/--output and --format.
@@ -374,6 +377,7 @@ func (o *OutputOptions) Validate() error {
 		if _, err := table.FormatOf(o.Path); err != nil {
 			return err
 		}
+		return checkOutputFileIn("-o", o.Path, o.MadeDir)
 	}
 	return nil
 }

@@ -90,6 +90,9 @@ func RunExport(opts *ExportOptions) error {
 	if opts.Dir == "" {
 		return cmdutil.Usagef("-o DIR is required")
 	}
+	if err := cmdutil.CheckOutputDir("-o", opts.Dir); err != nil {
+		return err
+	}
 	ext := "." + opts.Format
 	if _, err := table.FormatOf("x" + ext); err != nil {
 		return cmdutil.Usagef("--format %q: use parquet, arrow, arrows or csv", opts.Format)

@@ -72,6 +72,9 @@ func RunGenerate(opts *GenerateOptions) error {
 	if opts.Cluster == "" || opts.Cluster == "-" {
 		return cmdutil.Usagef("--cluster FILE is required: the cluster goes there, the predictions to standard output or -o")
 	}
+	if err := cmdutil.CheckOutputFile("--cluster", opts.Cluster); err != nil {
+		return err
+	}
 	if _, err := table.FormatOf(opts.Cluster); err != nil {
 		return cmdutil.Usagef("--cluster: %v", err)
 	}

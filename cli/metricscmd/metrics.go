@@ -149,6 +149,9 @@ func Run(opts *Options) error {
 	if opts.OutDir == "" {
 		return cmdutil.Usagef("-o DIR is required: where the loss, speed and progress tables go")
 	}
+	if err := cmdutil.CheckOutputDir("-o", opts.OutDir); err != nil {
+		return err
+	}
 	ext, ok := extensions[opts.Format]
 	if !ok {
 		return cmdutil.Usagef("--format %q: use parquet, arrow, arrows or csv", opts.Format)

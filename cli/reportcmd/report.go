@@ -118,6 +118,9 @@ func Run(opts *Options) error {
 	if opts.Output == "" && opts.IO.IsStdoutTTY() {
 		return cmdutil.Usagef("name the HTML file to write with -o FILE.html")
 	}
+	if err := cmdutil.CheckPageFile(opts.Output); err != nil {
+		return err
+	}
 	in := chart.ReportInputs{}
 	read := func(flag, path string, want *schema.Table, dst **table.Table) error {
 		if path == "" {

@@ -201,6 +201,10 @@ func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
 		{"unknown output format", []string{"-i", filepath.Join(dir, "jobs.parquet"), "-o", filepath.Join(tmp, "x.xlsx")}, `unknown table format ".xlsx"`},
 		{"output is a directory", []string{"-i", filepath.Join(dir, "jobs.parquet"), "-o", tmp}, "is a directory: name a file in it"},
 		{"output is a directory named .parquet", []string{"-i", filepath.Join(dir, "jobs.parquet"), "-o", mkdir("d.parquet")}, "d.parquet is a directory"},
+		{"output in a missing directory", []string{"-i", filepath.Join(dir, "jobs.parquet"), "-o", filepath.Join(tmp, "nodir", "x.parquet")},
+			"nodir/x.parquet: there is no directory " + filepath.Join(tmp, "nodir") + " (optimus writes files into existing directories)"},
+		{"output under a file", []string{"-i", filepath.Join(dir, "jobs.parquet"), "-o", filepath.Join(write("plain", nil), "x.parquet")},
+			"plain/x.parquet: " + filepath.Join(tmp, "plain") + " is a file, not a directory"},
 		{"unknown table kind", []string{"--as", "nope", "-i", filepath.Join(dir, "jobs.parquet")}, `--as "nope": no such table (known: cluster, jobs, loss, `},
 		{"bad flag", []string{"--nope"}, "unknown flag: --nope; see 'optimus convert --help'"},
 	}
@@ -230,6 +234,50 @@ func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
 		if strings.HasPrefix(e.Name(), ".") {
 			t.Errorf("temporary file left behind: %s", e.Name())
 		}
+	}
+}
+
+// An output that cannot be written (a file where a directory must be, a
+// directory that does not exist) is refused before the command reads or
+// computes anything, for every kind of output path, and nothing is
+// created.
+func TestUnwritableOutputPathsExitTwo(t *testing.T) {
+	dir := exportTestbed(t)
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "plain")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(tmp, "nodir")
+	loss := filepath.Join(dir, "loss.parquet")
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"export into a file", []string{"datasets", "export", "testbed", "-o", file}, "-o " + file + " is a file: name a directory (it is created when missing)"},
+		{"export under a file", []string{"datasets", "export", "testbed", "-o", filepath.Join(file, "sub")}, file + " is a file, not a directory"},
+		{"simulate --dir a file", []string{"simulate", "--dir", file, "-o", filepath.Join(tmp, "s.csv")}, "--dir " + file + " is a file"},
+		{"simulate --dir under a file", []string{"simulate", "--dir", filepath.Join(file, "a", "b"), "-o", filepath.Join(tmp, "s.csv")}, file + " is a file, not a directory"},
+		{"simulate -o below the --dir it creates", []string{"simulate", "--dir", filepath.Join(tmp, "sim"), "-o", filepath.Join(tmp, "sim", "sub", "s.csv")},
+			"there is no directory " + filepath.Join(tmp, "sim", "sub")},
+		{"metrics into a file", []string{"metrics", dir, "-o", file}, "-o " + file + " is a file"},
+		{"generate's cluster in a missing directory", []string{"datasets", "generate", "--tasks", "10", "--cluster", filepath.Join(missing, "c.parquet"), "-o", filepath.Join(tmp, "p.parquet")},
+			"--cluster " + filepath.Join(missing, "c.parquet") + ": there is no directory " + missing},
+		{"generate's cluster a directory", []string{"datasets", "generate", "--tasks", "10", "--cluster", tmp, "-o", filepath.Join(tmp, "p.parquet")}, "--cluster " + tmp + " is a directory: name a file in it"},
+		{"chart in a missing directory", []string{"chart", "loss", "-i", loss, "-o", filepath.Join(missing, "c.html")}, "there is no directory " + missing},
+		{"chart into a directory", []string{"chart", "loss", "-i", loss, "-o", tmp}, "-o " + tmp + " is a directory: name a file in it"},
+		{"report under a file", []string{"report", "--loss", loss, "-o", filepath.Join(file, "r.html")}, file + " is a file, not a directory"},
+		{"solve in a missing directory", []string{"solve", "-i", loss, "-o", filepath.Join(missing, "a.parquet")}, "there is no directory " + missing},
+	} {
+		code, _, stderr := run(t, nil, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, %q; want exit 2 and %q", c.name, code, stderr, c.want)
+		}
+	}
+	entries, _ := os.ReadDir(tmp)
+	if len(entries) != 1 {
+		t.Errorf("files left in %s: %v", tmp, entries)
 	}
 }
 

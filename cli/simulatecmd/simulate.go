@@ -197,8 +197,14 @@ func ParseSeeds(s string) ([]uint64, error) {
 
 // Run runs the simulations and writes their tables.
 func Run(opts *Options) error {
+	opts.Output.MadeDir = opts.Dir
 	if err := opts.Output.Validate(); err != nil {
 		return err
+	}
+	if opts.Dir != "" {
+		if err := cmdutil.CheckOutputDir("--dir", opts.Dir); err != nil {
+			return err
+		}
 	}
 	seeds, err := ParseSeeds(opts.Seeds)
 	if err != nil {

@@ -83,6 +83,9 @@ func Run(ctx context.Context, opts *Options) error {
 	if opts.OutDir == "" {
 		return cmdutil.Usagef("-o DIR is required: where the cluster, plan and jobs tables go")
 	}
+	if err := cmdutil.CheckOutputDir("-o", opts.OutDir); err != nil {
+		return err
+	}
 	ext, ok := extensions[opts.Format]
 	if !ok {
 		return cmdutil.Usagef("--format %q: use parquet, arrow, arrows or csv", opts.Format)
