@@ -117,8 +117,11 @@ func ParseBytes(s string) (int64, error) {
 		return 0, fmt.Errorf("%q: unknown unit %q (use B, kB, MB, GB or TB)", s, unit)
 	}
 	n := f * scale
-	if n < 1<<20 || n > math.MaxInt64/2 {
+	if n < 1<<20 {
 		return 0, fmt.Errorf("%q is out of range: give at least 1MB", s)
+	}
+	if n > 1<<62 {
+		return 0, fmt.Errorf("%q is out of range: give at most %dTB", s, 1<<(62-40))
 	}
 	return int64(n), nil
 }

@@ -3,6 +3,7 @@ package table
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -113,6 +114,16 @@ func TestParseBytes(t *testing.T) {
 	for _, in := range []string{"", "lots", "4XB", "-1GB", "10kB", "1e30"} {
 		if _, err := ParseBytes(in); err == nil {
 			t.Errorf("ParseBytes(%q) accepted", in)
+		}
+	}
+	for in, want := range map[string]string{
+		"10kB":                   `"10kB" is out of range: give at least 1MB`,
+		"4194304TB":              "",
+		"4194305TB":              `"4194305TB" is out of range: give at most 4194304TB`,
+		"18446744073709551615TB": `"18446744073709551615TB" is out of range: give at most 4194304TB`,
+	} {
+		if _, err := ParseBytes(in); fmt.Sprint(err) != want && (want != "" || err != nil) {
+			t.Errorf("ParseBytes(%q): %v, want %q", in, err, want)
 		}
 	}
 	for n, want := range map[int64]string{4 << 30: "4 GB", 3 << 29: "1.5 GB", 64 << 20: "64 MB", 1 << 30: "1 GB"} {
