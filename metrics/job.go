@@ -267,10 +267,10 @@ func (jr *JobRead) Resolve(epochSteps int64) error {
 				continue
 			}
 			if epochSteps <= 0 {
-				return fileError(jr.Files[s[i].file].Path, "job %s logs %s by epoch, not by step: give its epoch_steps (--jobs, or --epoch-steps)", jr.Job, quoteTag(jr.Series[si].Tag))
+				return fileError(jr.Files[s[i].file].Path, "job %q logs %s by epoch, not by step: give its epoch_steps (--jobs, or --epoch-steps)", jr.Job, quoteTag(jr.Series[si].Tag))
 			}
 			if s[i].Epoch > math.MaxInt64/epochSteps-1 {
-				return fileError(jr.Files[s[i].file].Path, "job %s: epoch %d is too large", jr.Job, s[i].Epoch)
+				return fileError(jr.Files[s[i].file].Path, "job %q: epoch %d is too large", jr.Job, s[i].Epoch)
 			}
 			s[i].Step = s[i].Epoch*epochSteps + int64(s[i].Batch)
 		}

@@ -123,7 +123,7 @@ func Reduce(jr *JobRead, o Options) (*Result, error) {
 	case o.Metric.Tag != "":
 		mi = findTag(jr.Series, o.Metric.Tag)
 		if mi < 0 {
-			return nil, fmt.Errorf("job %s logs no metric %q (it logs %s)", jr.Job, o.Metric.Tag, tagList(jr.Series))
+			return nil, fmt.Errorf("job %q logs no metric %q (it logs %s)", jr.Job, o.Metric.Tag, tagList(jr.Series))
 		}
 	default:
 		for _, t := range append(append([]string(nil), DefaultLossTags...), DefaultHigherTags...) {
@@ -146,7 +146,7 @@ func Reduce(jr *JobRead, o Options) (*Result, error) {
 	}
 	ti := timeline(jr.Series, latest, res.Progress, o.StepTag)
 	if o.StepTag != "" && ti < 0 {
-		return nil, fmt.Errorf("job %s logs no tag %q to measure its speed by (it logs %s)", jr.Job, o.StepTag, tagList(jr.Series))
+		return nil, fmt.Errorf("job %q logs no tag %q to measure its speed by (it logs %s)", jr.Job, o.StepTag, tagList(jr.Series))
 	}
 	if ti >= 0 {
 		res.Timeline = jr.Series[ti].Tag

@@ -250,10 +250,10 @@ func TestUnusableInput(t *testing.T) {
 		{"not an event file", notEvents, nil, "a/events.out.tfevents.1: record at offset 0: not an event file"},
 		{"regex without a step", epochs, []string{"--regex-pattern", `loss (?P<value>\S+)`}, "no group named step or epoch"},
 		{"regex that does not compile", epochs, []string{"--regex-pattern", `(?P<step>\d+`}, "--regex-pattern"},
-		{"epochs without epoch_steps", epochs, nil, "k/training.csv: job k logs \"loss\" by epoch"},
+		{"epochs without epoch_steps", epochs, nil, `k/training.csv: job "k" logs "loss" by epoch`},
 		{"unknown source", epochs, []string{"--source", "tfevents,nope"}, `no source "nope"`},
 		{"metric-of without a tag", epochs, []string{"--metric-of", "k"}, "--metric-of"},
-		{"a metric the job does not log", epochs, []string{"--metric", "bleu", "--epoch-steps", "10"}, `job k logs no metric "bleu"`},
+		{"a metric the job does not log", epochs, []string{"--metric", "bleu", "--epoch-steps", "10"}, `job "k" logs no metric "bleu"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "m")

@@ -127,7 +127,7 @@ func Run(ctx context.Context, opts *Options) error {
 	out := map[string]*table.Table{"cluster": cluster, "plan": plan}
 	if jobs != nil {
 		if out["jobs"], err = adapt.SnapshotJobs(jobs, snap.Tasks, func(job string, n int) {
-			cmdutil.Warnf(opts.IO, "snapshot: job %s runs %d tasks but is not in %s: left out of jobs%s", job, n, opts.Jobs, ext)
+			cmdutil.Warnf(opts.IO, "snapshot: job %q runs %d tasks but is not in %s: left out of jobs%s", job, n, opts.Jobs, ext)
 		}); err != nil {
 			return err
 		}
