@@ -1,6 +1,8 @@
 package cmdutil
 
 import (
+	"math"
+
 	"github.com/spf13/pflag"
 
 	"github.com/optimus-sched/optimus/fit"
@@ -17,10 +19,20 @@ func AddRuleFlags(flags *pflag.FlagSet, r *fit.Rule) {
 	flags.IntVar(&r.Cap, "cap", fit.DefaultRule.Cap, "most epochs a job runs")
 }
 
-// CheckRule rejects a rule that cannot be applied, as a usage error.
+// MaxRuleEpochs bounds --window and --cap: far beyond any training run,
+// and far from where epoch arithmetic (window + 1, last + cap) overflows.
+const MaxRuleEpochs = 1_000_000
+
+// CheckRule rejects a rule that cannot be applied, as a usage error naming
+// the flag that is wrong.
 func CheckRule(r fit.Rule) error {
-	if !(r.Threshold > 0) || r.Window < 1 || r.Cap < r.Window {
-		return Usagef("need --threshold > 0, --window >= 1 and --cap >= --window")
+	switch {
+	case !(r.Threshold > 0) || math.IsInf(r.Threshold, 1):
+		return Usagef("--threshold %v: give a finite share > 0 of the starting loss", r.Threshold)
+	case r.Window < 1 || r.Window > MaxRuleEpochs:
+		return Usagef("--window %d: give a number of epochs from 1 to %d", r.Window, MaxRuleEpochs)
+	case r.Cap < r.Window || r.Cap > MaxRuleEpochs:
+		return Usagef("--cap %d: give a number of epochs from --window (%d) to %d", r.Cap, r.Window, MaxRuleEpochs)
 	}
 	return nil
 }

@@ -219,6 +219,14 @@ func TestEvalConvergenceInputs(t *testing.T) {
 		{[]string{"--epoch-steps", "0"}, "optimus: give --jobs FILE or --epoch-steps N (N at least 1)\n"},
 		{[]string{"--epoch-steps", "-5"}, "optimus: --epoch-steps -5: give at least 1\n"},
 		{[]string{"--epoch-steps", "100", "--jobs", jobsPath}, "optimus: give --jobs or --epoch-steps, not both\n"},
+		// The rule's flags, each named when wrong; the largest int once
+		// overflowed the epoch arithmetic into a panic (exit 3).
+		{[]string{"--jobs", jobsPath, "--window", "9223372036854775807", "--cap", "9223372036854775807"}, "optimus: --window 9223372036854775807: give a number of epochs from 1 to 1000000\n"},
+		{[]string{"--jobs", jobsPath, "--window", "0"}, "optimus: --window 0: give a number of epochs from 1 to 1000000\n"},
+		{[]string{"--jobs", jobsPath, "--cap", "5"}, "optimus: --cap 5: give a number of epochs from --window (10) to 1000000\n"},
+		{[]string{"--jobs", jobsPath, "--cap", "1000001"}, "optimus: --cap 1000001: give a number of epochs from --window (10) to 1000000\n"},
+		{[]string{"--jobs", jobsPath, "--threshold", "NaN"}, "optimus: --threshold NaN: give a finite share > 0 of the starting loss\n"},
+		{[]string{"--jobs", jobsPath, "--threshold", "Inf"}, "optimus: --threshold +Inf: give a finite share > 0 of the starting loss\n"},
 	} {
 		code, _, stderr := run(t, nil, append([]string{"eval", "convergence", "-i", lossPath, "--format", "csv"}, tc.args...)...)
 		if code != 2 || stderr != tc.want {
