@@ -163,7 +163,7 @@ func Run(opts *Options) error {
 		return cmdutil.Usagef("--restart-skip %v: give a duration of at least 0", opts.RestartSkip)
 	}
 	if opts.Parallel < 1 {
-		opts.Parallel = 1
+		return cmdutil.Usagef("--parallel %d: read at least 1 job at a time", opts.Parallel)
 	}
 	readers, err := metrics.NewReaders(opts.Sources, opts.SourceOptions, opts.SourceFiles)
 	if err != nil {

@@ -252,6 +252,7 @@ func TestUnusableInput(t *testing.T) {
 		{"regex that does not compile", epochs, []string{"--regex-pattern", `(?P<step>\d+`}, "--regex-pattern"},
 		{"epochs without epoch_steps", epochs, nil, `k/training.csv: job "k" logs "loss" by epoch`},
 		{"unknown source", epochs, []string{"--source", "tfevents,nope"}, `no source "nope"`},
+		{"no job read at a time", epochs, []string{"--parallel", "0"}, "--parallel 0: read at least 1 job at a time"},
 		{"metric-of without a tag", epochs, []string{"--metric-of", "k"}, "--metric-of"},
 		{"a metric the job does not log", epochs, []string{"--metric", "bleu", "--epoch-steps", "10"}, `job "k" logs no metric "bleu"`},
 	} {

@@ -210,6 +210,9 @@ func Run(opts *Options) error {
 	if err != nil {
 		return cmdutil.Usagef("%v", err)
 	}
+	if opts.Parallel < 1 {
+		return cmdutil.Usagef("--parallel %d: simulate at least 1 run at a time", opts.Parallel)
+	}
 	var policies []solve.Policy
 	var order []string
 	for _, name := range opts.Policies {
