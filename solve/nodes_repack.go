@@ -1,7 +1,6 @@
 package solve
 
 import (
-	"cmp"
 	"encoding/binary"
 	"math"
 	"slices"
@@ -140,8 +139,10 @@ func (pg *packing) exact(kinds []taskKind, steps *int) bool {
 		}
 	}
 	counts := make([][]int, len(kinds))
-	for k := range kinds {
+	plain := make([]bool, len(kinds))
+	for k, kd := range kinds {
 		counts[k] = make([]int, len(allowed[k]))
+		plain[k] = !slices.ContainsFunc(kd.d, func(x float64) bool { return !(x >= 0 && x <= math.MaxFloat64) })
 	}
 	// failed holds the states found not to work: the kind to place next
 	// and the nodes' free capacities as a multiset (stateKey). keys[k] is
@@ -184,10 +185,17 @@ func (pg *packing) exact(kinds []taskKind, steps *int) bool {
 		i, d := allowed[k][a], kinds[k].d
 		n := mostThatFit(pg.free[i*nr:(i+1)*nr], pk.eps, d, left)
 		for ; n >= 0; n-- {
-			use(i, d, n)
+			// Taking none of a finite, non-negative demand changes no bit
+			// of the free capacity: skipped.
+			take := n > 0 || !plain[k]
+			if take {
+				use(i, d, n)
+			}
 			counts[k][a] = n
 			ok := rec(k, a+1, left-n)
-			use(i, d, -n)
+			if take {
+				use(i, d, -n)
+			}
 			if ok {
 				return true
 			}
@@ -232,15 +240,21 @@ func fitsN(f, eps, d []float64, n int) bool {
 // grows with n), so the quotient of free capacity by demand gives it up to
 // rounding, which the steps after it correct.
 func mostThatFit(f, eps, d []float64, left int) int {
+	if left <= 0 || fitsN(f, eps, d, left) {
+		return max(left, 0) // all of them (counting down stops at once)
+	}
+	if slices.ContainsFunc(d, func(x float64) bool { return x < 0 }) {
+		n := left
+		for n > 0 && !fitsN(f, eps, d, n) {
+			n--
+		}
+		return n
+	}
+	if !fitsN(f, eps, d, 1) {
+		return 0
+	}
 	n := float64(left)
 	for r, x := range d {
-		if x < 0 {
-			n := left
-			for n > 0 && !fitsN(f, eps, d, n) {
-				n--
-			}
-			return n
-		}
 		if x > 0 {
 			n = min(n, math.Floor((f[r]+eps[r])/x))
 		}
@@ -271,15 +285,12 @@ func (pg *packing) stateKey(b []byte, k int, rows []int) ([]byte, []int) {
 	for i := range len(free) / max(nr, 1) {
 		rows = append(rows, i)
 	}
-	slices.SortFunc(rows, func(a, c int) int {
-		for r := range nr {
-			x, y := math.Float64bits(free[a*nr+r]), math.Float64bits(free[c*nr+r])
-			if x != y {
-				return cmp.Compare(x, y)
-			}
+	// Insertion sort: the search runs on at most exactNodes nodes.
+	for a := 1; a < len(rows); a++ {
+		for c := a; c > 0 && rowBefore(free[rows[c]*nr:(rows[c]+1)*nr], free[rows[c-1]*nr:(rows[c-1]+1)*nr]); c-- {
+			rows[c], rows[c-1] = rows[c-1], rows[c]
 		}
-		return 0
-	})
+	}
 	b = binary.LittleEndian.AppendUint64(b, uint64(k))
 	for _, i := range rows {
 		for r := range nr {
@@ -287,4 +298,15 @@ func (pg *packing) stateKey(b []byte, k int, rows []int) ([]byte, []int) {
 		}
 	}
 	return b, rows
+}
+
+// rowBefore orders free capacity vectors by the bits of each resource's
+// float64 in turn.
+func rowBefore(x, y []float64) bool {
+	for r := range x {
+		if a, b := math.Float64bits(x[r]), math.Float64bits(y[r]); a != b {
+			return a < b
+		}
+	}
+	return false
 }
