@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -362,6 +363,9 @@ func (o *OutputOptions) Validate() error {
 	inputs.Lock()
 	inputs.files, inputs.pairs = nil, nil
 	inputs.Unlock()
+	if err := CheckColumnList("--columns", o.Columns); err != nil {
+		return err
+	}
 	if o.Format != "" && o.Format != "text" {
 		if _, ok := formatNames[o.Format]; !ok {
 			return Usagef("--format %q: use arrows, arrow, parquet, csv or text", o.Format)
@@ -378,6 +382,18 @@ func (o *OutputOptions) Validate() error {
 			return err
 		}
 		return checkOutputFileIn("-o", o.Path, o.MadeDir)
+	}
+	return nil
+}
+
+// CheckColumnList refuses a list of columns (--columns, convert's -c) that
+// names a column twice: a table with two columns of one name is one that
+// no reader (optimus' own among them) takes back.
+func CheckColumnList(flag string, names []string) error {
+	for i, n := range names {
+		if slices.Contains(names[:i], n) {
+			return Usagef("%s %s: column %q is named twice", flag, strings.Join(names, ","), n)
+		}
 	}
 	return nil
 }

@@ -62,6 +62,9 @@ func Run(opts *Options) error {
 	if err := opts.Output.Validate(); err != nil {
 		return err
 	}
+	if err := cmdutil.CheckColumnList("--columns", opts.Columns); err != nil {
+		return err
+	}
 	var want *schema.Table
 	if opts.As != "" {
 		if want = schema.Lookup(opts.As); want == nil {

@@ -207,6 +207,7 @@ func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
 			"plain/x.parquet: " + filepath.Join(tmp, "plain") + " is a file, not a directory"},
 		{"unknown table kind", []string{"--as", "nope", "-i", filepath.Join(dir, "jobs.parquet")}, `--as "nope": no such table (known: cluster, jobs, loss, `},
 		{"bad flag", []string{"--nope"}, "unknown flag: --nope; see 'optimus convert --help'"},
+		{"a column named twice", []string{"-i", filepath.Join(dir, "jobs.parquet"), "-c", "job,model,job"}, `--columns job,model,job: column "job" is named twice`},
 	}
 	for _, c := range cases {
 		out := filepath.Join(tmp, "out-"+strings.ReplaceAll(c.name, " ", "-")+".parquet")
