@@ -280,9 +280,17 @@ func (j *jobRun) observeLoss(step, noise float64) {
 	j.dirty = j.dirty || !j.job.HasBudget // a budget job's loss is not fitted
 }
 
-// tickAtOrAfter is the first scheduling time at or after t.
+// tickAtOrAfter is the first scheduling time at or after t: never before
+// it, so that a job ready at t is active there (the loop waits for the
+// tick of its first ready job; a tick a hair before that job's time, as
+// a tolerance for rounding gave when t lay within 1e-12 intervals after a
+// tick, was a round without it, the same tick again, without end).
 func (s *sim) tickAtOrAfter(t float64) float64 {
-	return math.Max(0, math.Ceil(t/s.cfg.Interval-1e-12)*s.cfg.Interval) // never -0
+	tick := math.Max(0, math.Ceil(t/s.cfg.Interval)*s.cfg.Interval) // never -0
+	for tick < t {                                                  // t/Interval rounded down
+		tick += s.cfg.Interval
+	}
+	return tick
 }
 
 func (s *sim) loop() error {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/optimus-sched/optimus/datasets/datatables"
 	"github.com/optimus-sched/optimus/fit"
@@ -233,6 +234,55 @@ func TestJobsRunWithoutProfiling(t *testing.T) {
 	}
 	if res.Summary.Finished != len(in.Jobs) || res.Summary.Profiling != 0 {
 		t.Errorf("%d of %d jobs finished, %g s profiling", res.Summary.Finished, len(in.Jobs), res.Summary.Profiling)
+	}
+}
+
+// A job ready a hair after a scheduling tick (here its arrival, without
+// profiling; a sum such as 599.3 s of arrival and 0.7 s of profiling
+// comes to 600.0000000000001 s) starts at the next tick: the loop once
+// waited for it at the tick before, without end. The same for an interval so long
+// that every arrival lies within 1e-12 intervals of time 0, and for
+// profiling runs of a denormal length.
+func TestReadyJustAfterATickStarts(t *testing.T) {
+	for _, c := range []struct {
+		name                string
+		arrival, interval   float64
+		profileRuns         int
+		profileRunS, starts float64
+	}{
+		{"arrival 1e-10 s after a tick", 600 + 1e-10, 600, 0, 0, 1200},
+		{"arrival one float64 step after a tick", math.Nextafter(600, 1000), 600, 0, 0, 1200},
+		{"an interval of 1e15 s", 828, 1e15, 0, 0, 1e15},
+		{"profiling runs of 1e-320 s", 0, 600, 2, 1e-320, 600},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := smallInput(t, 1, 0)
+			in.Jobs[0].Arrival = c.arrival
+			cfg := simulate.DefaultConfig(solve.Optimus)
+			cfg.Check, cfg.Interval, cfg.ProfileRuns, cfg.ProfileRunS = true, c.interval, c.profileRuns, c.profileRunS
+			if c.interval > cfg.Horizon {
+				cfg.Horizon = 2 * c.interval
+			}
+			done := make(chan *simulate.Result, 1)
+			go func() {
+				res, err := simulate.Run(in, cfg)
+				if err != nil {
+					t.Error(err)
+				}
+				done <- res
+			}()
+			select {
+			case res := <-done:
+				if res == nil {
+					return
+				}
+				if j := res.Jobs[0]; j.Status != simulate.StatusFinished || j.Start != c.starts {
+					t.Errorf("the job %s, started at %v s; want finished, started at %v s", j.Status, j.Start, c.starts)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("the simulation did not end in 20 s (it takes milliseconds)")
+			}
+		})
 	}
 }
 
