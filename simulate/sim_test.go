@@ -286,6 +286,37 @@ func TestReadyJustAfterATickStarts(t *testing.T) {
 	}
 }
 
+// When no job is ready before the horizon, the run has no round: the
+// makespan is from the first arrival to the horizon (the jobs waited
+// there), and 0 when they arrive after it; it was the first arrival's
+// negative (sim_summary then failed its own check, "-107 is negative").
+func TestMakespanWhenNothingRunsBeforeTheHorizon(t *testing.T) {
+	for _, c := range []struct {
+		name                 string
+		arrival, profileRunS float64
+		makespan             float64
+	}{
+		{"profiling past the horizon", 107, 1e6, 1000 - 107},
+		{"arrivals after the horizon", 2000, 30, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := smallInput(t, 2, 300)
+			for k := range in.Jobs {
+				in.Jobs[k].Arrival += c.arrival
+			}
+			cfg := simulate.DefaultConfig(solve.Optimus)
+			cfg.Check, cfg.Horizon, cfg.ProfileRunS = true, 1000, c.profileRunS
+			res, err := simulate.Run(in, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := res.Summary; s.Rounds != 0 || s.NeverStarted != 2 || s.Makespan != c.makespan {
+				t.Errorf("%d rounds, %d of 2 jobs never started, makespan %v s; want 0 rounds, 2, %v s", s.Rounds, s.NeverStarted, s.Makespan, c.makespan)
+			}
+		})
+	}
+}
+
 func TestAsyncJobsRun(t *testing.T) {
 	in := smallInput(t, 4, 600)
 	p := in.Profiles[in.Jobs[0].Model]

@@ -31,7 +31,15 @@ func (s *sim) finishResults() {
 	var jcts, errs []float64
 	first, last := math.Inf(1), math.Inf(-1)
 	sum := Summary{Jobs: len(s.jobs), Rounds: res.Rounds}
+	// The simulation's end: its last round's, or the horizon when a job
+	// was still to run there (the loop may have stopped before the
+	// horizon's round, when every job left became ready only after it).
 	end := s.now
+	for _, j := range s.jobs {
+		if !j.done && j.truth.never == "" {
+			end = math.Max(end, s.cfg.Horizon)
+		}
+	}
 	for _, j := range s.jobs {
 		r := JobResult{Job: j.job.Name, Model: j.job.Model, Arrival: j.job.Arrival, Ready: j.ready,
 			Start: j.start, Finish: j.finish, JCT: math.NaN(), Restarts: j.restarts, RestartLost: j.restartLost,
@@ -94,7 +102,7 @@ func (s *sim) finishResults() {
 	}
 	sum.Makespan = math.NaN()
 	if !math.IsInf(last, -1) {
-		sum.Makespan = last - first
+		sum.Makespan = math.Max(0, last-first) // 0 when every job arrived after the end
 	}
 	sum.Utilisation = make([]float64, len(s.capTotal))
 	for r := range sum.Utilisation {
