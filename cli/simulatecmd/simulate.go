@@ -57,6 +57,9 @@ type Options struct {
 	// planRestartCostGiven records that the deprecated --plan-restart-cost
 	// was given (Run warns).
 	planRestartCostGiven bool
+	// Changed reports whether a flag was given (nil: none was, as when
+	// Run is called with Options built in code).
+	Changed func(flag string) bool
 }
 
 // polluxPlacement is --placement's value that places as Pollux's simulator
@@ -108,6 +111,7 @@ sim_comparison, sim_jobs, sim_allocations and sim_utilisation there as Parquet.`
 		},
 	}
 	f := cmd.Flags()
+	opts.Changed = f.Changed
 	f.StringVar(&opts.Cluster, "cluster", "", "read the cluster from `FILE`")
 	f.StringVar(&opts.Workload, "workload", "", "read the workload from `FILE`")
 	f.StringVar(&opts.Profiles, "profiles", "", "read the model profiles from `FILE`")
@@ -233,7 +237,17 @@ func Run(opts *Options) error {
 		}
 		sim.Place.Policy = place.Optimus
 	}
+	// The flags of one input mode, given without it, would be ignored.
+	if opts.Philly == "" && opts.Changed != nil {
+		for _, f := range []string{"philly-jobs", "philly-nodes", "philly-gpus"} {
+			if opts.Changed(f) {
+				return cmdutil.Usagef("--%s applies to --philly only", f)
+			}
+		}
+	}
 	switch {
+	case len(opts.PolluxDepartures) > 0 && opts.Pollux == "":
+		return cmdutil.Usagef("--pollux-depart applies to --pollux only")
 	case opts.OracleRemaining != "truth" && opts.OracleRemaining != "pollux":
 		return cmdutil.Usagef("--oracle-remaining %q: want truth or pollux", opts.OracleRemaining)
 	case opts.OracleRemaining == "pollux" && opts.Pollux == "":

@@ -200,6 +200,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--seeds", "0-18446744073709551615"}, `more than 10000 seeds`},
 		{[]string{"--policies", "optimus,lottery"}, `--policies`},
 		{[]string{"--parallel", "0"}, `--parallel 0: simulate at least 1 run at a time`},
+		{[]string{"--philly-jobs", "5"}, `--philly-jobs applies to --philly only`},
+		{[]string{"--pollux-depart", "iteration-column"}, `--pollux-depart applies to --pollux only`},
 		{[]string{"--interval", "0"}, `--interval 0: give a finite number of seconds >= 1`},
 		{[]string{"--interval", "1e-300"}, `--interval 1e-300: give a finite number of seconds >= 1`},
 		{[]string{"--interval", "NaN"}, `--interval NaN`},
