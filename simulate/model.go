@@ -284,6 +284,17 @@ func (c Config) Validate() error {
 	case c.LossPointsPerEpoch < 1:
 		return fmt.Errorf("loss points per epoch %d: give at least 1", c.LossPointsPerEpoch)
 	}
+	// A cost longer than the whole run only means that nothing trains;
+	// beyond it the seconds summed over jobs (profiling_s, restart_lost_s)
+	// could overflow.
+	for _, f := range []struct {
+		flag string
+		x    float64
+	}{{"stop-cost", c.StopCost}, {"restore-cost", c.RestoreCost}, {"start-cost", c.StartCost}, {"profile-run-s", c.ProfileRunS}} {
+		if f.x > c.Horizon {
+			return fmt.Errorf("--%s %g: give at most --horizon (%g s)", f.flag, f.x, c.Horizon)
+		}
+	}
 	return nil
 }
 

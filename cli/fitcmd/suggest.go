@@ -5,6 +5,7 @@ import (
 
 	"github.com/optimus-sched/optimus/cli/cmdutil"
 	"github.com/optimus-sched/optimus/cli/iostreams"
+	"github.com/optimus-sched/optimus/datasets/datatables"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/pipeline/adapt"
@@ -77,8 +78,19 @@ func RunSuggest(opts *SuggestOptions) error {
 	if opts.MaxNodes == 0 {
 		opts.MaxNodes = 16
 	}
-	if opts.Samples < 1 || opts.MaxPS < 1 || opts.MaxWorkers < 1 || opts.WorkersPerNode < 1 || opts.MaxNodes < 1 {
-		return cmdutil.Usagef("--samples, --max-ps, --max-workers, --workers-per-node and --max-nodes must be at least 1")
+	for _, f := range []struct {
+		flag    string
+		n, most int
+	}{
+		{"samples", opts.Samples, adapt.MaxSuggestSamples},
+		{"max-ps", opts.MaxPS, adapt.MaxSuggestGrid},
+		{"max-workers", opts.MaxWorkers, adapt.MaxSuggestGrid},
+		{"workers-per-node", opts.WorkersPerNode, datatables.MaxGPUsPerNode},
+		{"max-nodes", opts.MaxNodes, datatables.MaxNodes},
+	} {
+		if f.n < 1 || f.n > f.most {
+			return cmdutil.Usagef("--%s %d: give a number from 1 to %d", f.flag, f.n, f.most)
+		}
 	}
 	var jobs, speed *table.Table
 	var err error

@@ -209,6 +209,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--horizon", "-1"}, `--horizon -1`},
 		{[]string{"--horizon", "1e300", "--interval", "1"}, `--horizon 1e+300 over --interval 1 is 1e+300 scheduling rounds: at most 10000000 (raise --interval or lower --horizon)`},
 		{[]string{"--noise", "NaN"}, `--noise NaN: give a finite number >= 0`},
+		{[]string{"--profile-run-s", "1e308"}, `--profile-run-s 1e+308: give at most --horizon (2.592e+06 s)`},
+		{[]string{"--stop-cost", "3e6"}, `--stop-cost 3e+06: give at most --horizon (2.592e+06 s)`},
 		{[]string{"--stop-cost", "NaN"}, `--stop-cost NaN`},
 		{[]string{"--restore-cost", "-1"}, `--restore-cost -1`},
 		{[]string{"--profile-run-s", "NaN"}, `--profile-run-s NaN`},

@@ -1,6 +1,8 @@
 package adapt
 
 import (
+	"fmt"
+
 	"github.com/optimus-sched/optimus/fit"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/schema/col"
@@ -34,6 +36,14 @@ type suggestJob struct {
 // those only the speed table names; a failed run counts as measured but
 // does not help identify the model. Speed rows of a job the jobs table
 // (read from jobsSource) lacks are errors, as in GroupSpeed.
+// MaxSuggestSamples bounds SuggestOptions.Samples, and MaxSuggestGrid the
+// configurations one job's suggestions are chosen from: the choice takes
+// a pass over them per suggestion.
+const (
+	MaxSuggestSamples = 1000
+	MaxSuggestGrid    = 1 << 16
+)
+
 func Suggest(jobs, speed *table.Table, jobsSource string, o SuggestOptions) (*table.Table, int, error) {
 	var order []string
 	limits := map[string]suggestJob{}
@@ -83,9 +93,18 @@ func Suggest(jobs, speed *table.Table, jobsSource string, o SuggestOptions) (*ta
 		if want <= 0 {
 			continue
 		}
-		grid := fit.Grid(l.maxPS, l.maxWk)
+		var grid []fit.Config
 		if l.mode == fit.AllReduce {
-			grid = fit.AllReduceGrid(min(l.maxWk, o.WorkersPerNode*o.MaxNodes), o.WorkersPerNode, o.MaxNodes)
+			w := min(l.maxWk, o.WorkersPerNode*o.MaxNodes)
+			if w > MaxSuggestGrid/2 { // up to two configurations a worker count
+				return nil, 0, table.InvalidInput(fmt.Errorf("job %q: suggesting from up to %d workers: at most %d (lower --max-workers or the job's max_workers)", j, w, MaxSuggestGrid/2))
+			}
+			grid = fit.AllReduceGrid(w, o.WorkersPerNode, o.MaxNodes)
+		} else {
+			if l.maxPS > MaxSuggestGrid/max(l.maxWk, 1) {
+				return nil, 0, table.InvalidInput(fmt.Errorf("job %q: suggesting from %d PS x %d workers: at most %d configurations (lower --max-ps, --max-workers or the job's max_ps, max_workers)", j, l.maxPS, l.maxWk, MaxSuggestGrid))
+			}
+			grid = fit.Grid(l.maxPS, l.maxWk)
 		}
 		picks := fit.SuggestConfigs(measured[j], grid, want)
 		have := append([]fit.Config{}, succeeded[j]...)
