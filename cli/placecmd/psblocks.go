@@ -1,7 +1,7 @@
 package placecmd
 
 import (
-	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -58,7 +58,7 @@ and requests (a ps_balance table): the slowest server sets the pace of every ste
 		},
 	}
 	cmdutil.InputFlag(cmd, &opts.Input, "ps_blocks")
-	cmd.Flags().StringVar(&opts.Model, "model", "", fmt.Sprintf("use a built-in model's blocks instead of an input table: %v", datasets.BlockModels()))
+	cmd.Flags().StringVar(&opts.Model, "model", "", "use a built-in model's blocks instead of an input table: "+strings.Join(datasets.BlockModels(), ", "))
 	cmd.Flags().IntVar(&opts.Servers, "ps", 0, "number of parameter servers `N` (required)")
 	cmd.Flags().StringVar(&opts.Policy, "policy", string(place.BalanceBlocks), "assignment `POLICY`: optimus or hash")
 	cmd.Flags().BoolVar(&opts.Compare, "compare", false, "write the load balance of every policy (a ps_balance table) instead of the assignment")

@@ -1,6 +1,9 @@
 package root
 
 import (
+	"fmt"
+	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -38,6 +41,18 @@ func TestExtremeFlagValues(t *testing.T) {
 	}
 	dir := exportTestbed(t)
 	p := func(n string) string { return filepath.Join(dir, n) }
+	logs := filepath.Join(t.TempDir(), "logs")
+	if err := os.MkdirAll(filepath.Join(logs, "j1", "ps1-w2"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	log.WriteString("step,epoch,loss,time\n")
+	for k := 1; k <= 50; k++ {
+		fmt.Fprintf(&log, "%d,%d,%.4f,%d\n", 100*k, k/10, 3/math.Sqrt(float64(k)), 30*k)
+	}
+	if err := os.WriteFile(filepath.Join(logs, "j1", "ps1-w2", "metrics.csv"), []byte(log.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out := t.TempDir()
 	o := func(n string) string { return filepath.Join(out, n) }
 	for _, args := range [][]string{
@@ -57,18 +72,24 @@ func TestExtremeFlagValues(t *testing.T) {
 		{"predict", "-i", p("jobs.parquet"), "--models", p("models.parquet"), "-o", o("p.parquet")},
 		{"solve", "--cluster", p("cluster.parquet"), "-i", p("predictions.parquet"), "-o", o("a.parquet")},
 		{"place", "--cluster", p("cluster.parquet"), "-i", p("allocation.parquet"), "-o", o("pl.parquet")},
-		{"place", "ps-blocks", "-i", p("allocation.parquet"), "-o", o("b.parquet")},
+		{"place", "ps-blocks", "--model", "vgg-16", "--ps", "4", "-o", o("b.parquet")},
 		{"apply", "--executor", "print", "-i", p("plan.parquet"), "--jobs", p("jobs.parquet"), "-o", o("ac.parquet")},
 		{"eval", "convergence", "-i", p("pollux/loss.parquet"), "--jobs", p("pollux/jobs.parquet"), "-o", o("ev.parquet")},
-		{"eval", "speed", "-i", p("speed.parquet"), "-o", o("es.parquet")},
+		{"eval", "speed", "-i", p("speed.parquet"), "--jobs", p("jobs.parquet"), "-o", o("es.parquet")},
 		{"datasets", "generate", "--tasks", "100", "--nodes", "20", "--cluster", o("gc.parquet"), "-o", o("g.parquet")},
 		{"datasets", "export", "step-curves", "-o", o("sc")},
+		{"metrics", logs, "--source", "csv", "-o", o("m")},
 		// A short run: the flag swept comes after, and wins.
 		{"simulate", "--seeds", "1", "--policies", "optimus,drf", "--horizon", "20000", "-o", o("sim.csv")},
 	}
 	swept := 0
 	for _, base := range bases {
 		name := commandName(base)
+		// Each base runs as it is: otherwise every flag would be refused
+		// for the same unrelated reason, and the sweep would test nothing.
+		if code, _, stderr := run(t, nil, base...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", strings.Join(base, " "), code, stderr)
+		}
 		for _, f := range numericFlags(t, base) {
 			for _, v := range extremes[f.Value.Type()] {
 				args := append(slices.Clone(base), "--"+f.Name, v)
