@@ -90,6 +90,13 @@ func benchRun(b *testing.B, in *simulate.Input, policy solve.Policy, oracle bool
 	b.Helper()
 	cfg := simulate.DefaultConfig(policy)
 	cfg.Oracle = oracle
+	benchConfig(b, in, cfg)
+}
+
+// benchConfig runs in with cfg, reporting the rounds, the mean JCT and
+// the time per round.
+func benchConfig(b *testing.B, in *simulate.Input, cfg simulate.Config) {
+	b.Helper()
 	var res *simulate.Result
 	for b.Loop() {
 		var err error
@@ -100,6 +107,7 @@ func benchRun(b *testing.B, in *simulate.Input, policy solve.Policy, oracle bool
 	s := res.Summary
 	b.ReportMetric(float64(s.Rounds), "rounds")
 	b.ReportMetric(s.MeanJCT, "meanJCT_s")
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(max(s.Rounds, 1)), "us/round")
 	if s.Finished != s.Jobs {
 		b.Logf("%d of %d jobs finished", s.Finished, s.Jobs)
 	}
@@ -134,15 +142,7 @@ func BenchmarkSimulateShortRounds(b *testing.B) {
 		b.Run(fmt.Sprintf("interval=%g", interval), func(b *testing.B) {
 			cfg := simulate.DefaultConfig(solve.Optimus)
 			cfg.Interval = interval
-			var res *simulate.Result
-			for b.Loop() {
-				var err error
-				if res, err = simulate.Run(in, cfg); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(res.Summary.Rounds), "rounds")
-			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(res.Summary.Rounds), "us/round")
+			benchConfig(b, in, cfg)
 		})
 	}
 }
