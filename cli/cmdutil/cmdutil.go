@@ -338,7 +338,17 @@ type OutputOptions struct {
 	// MadeDir is a directory the command creates before it writes -o
 	// (simulate's --dir): -o may name a file in it before it exists.
 	MadeDir string
+	// device is set by Validate when -o names an existing file that is
+	// neither regular nor a directory (/dev/null, /dev/stdout, a FIFO, a
+	// shell's >(...)): written straight through as standard output is,
+	// in --format's format.
+	device bool
 }
+
+// IsFile reports whether -o names a file, written atomically (not
+// standard output, nor a device or pipe given by name). Valid after
+// Validate.
+func (o *OutputOptions) IsFile() bool { return o.Path != "" && o.Path != "-" && !o.device }
 
 // AddOutputFlags registers -o/--output and --format.
 func (o *OutputOptions) AddOutputFlags(cmd *cobra.Command) {
@@ -371,9 +381,14 @@ func (o *OutputOptions) Validate() error {
 			return Usagef("--format %q: use arrows, arrow, parquet, csv or text", o.Format)
 		}
 	}
+	o.device = false
+	if fi, err := os.Stat(o.Path); o.Path != "" && o.Path != "-" && err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		o.device = true
+		return nil
+	}
 	if o.Path != "" && o.Path != "-" {
 		if o.Format != "" {
-			return Usagef("--format applies to standard output; with -o the file's extension names the format")
+			return Usagef("--format applies to standard output, or to -o naming a device or a pipe (/dev/null, a FIFO); with -o FILE the file's extension names the format")
 		}
 		if fi, err := os.Stat(o.Path); err == nil && fi.IsDir() {
 			return Usagef("-o %s is a directory: name a file in it (.parquet, .arrow, .arrows or .csv)", o.Path)
@@ -405,28 +420,49 @@ func (o *OutputOptions) Write(ios *iostreams.IOStreams, t *table.Table) error {
 	if err != nil {
 		return err
 	}
-	if o.Path != "" && o.Path != "-" {
+	if o.IsFile() {
 		if err := checkNotAnInput(o.Path, t.Name); err != nil {
 			return err
 		}
 		return table.WriteFile(o.Path, Stamp(t))
 	}
-	if o.Format == "text" || o.Format == "" && ios.IsStdoutTTY() {
+	out, tty := ios.Out, ios.IsStdoutTTY()
+	if o.device {
+		f, err := os.OpenFile(o.Path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		out, tty = f, false
+	}
+	if err := o.writeStream(out, tty, t); err != nil {
+		return err
+	}
+	if f, ok := out.(*os.File); ok && o.device {
+		return f.Close()
+	}
+	return nil
+}
+
+// writeStream writes t to a stream: aligned text at a terminal (or with
+// --format text), else --format's format, an Arrow IPC stream by default.
+func (o *OutputOptions) writeStream(out io.Writer, tty bool, t *table.Table) error {
+	if o.Format == "text" || o.Format == "" && tty {
 		shown, note, err := o.forTerminal(t)
 		if err != nil {
 			return err
 		}
-		if err := table.WritePretty(ios.Out, shown); err != nil {
+		if err := table.WritePretty(out, shown); err != nil {
 			return err
 		}
 		if note != "" {
-			_, err = fmt.Fprintln(ios.Out, note)
+			_, err = fmt.Fprintln(out, note)
 		}
 		return err
 	}
 	// The Arrow writer writes each buffer of each column on its own: one
 	// system call each on an unbuffered pipe.
-	w := bufio.NewWriterSize(ios.Out, 1<<20)
+	w := bufio.NewWriterSize(out, 1<<20)
 	format := table.ArrowStream
 	if o.Format != "" {
 		format = formatNames[o.Format]

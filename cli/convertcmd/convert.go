@@ -104,7 +104,7 @@ const batchRows = 64 << 10
 // input would not reach it. Nothing is written unless every batch is.
 func inBatches(opts *Options, want *schema.Table) (done bool, err error) {
 	out, in := opts.Output.Path, opts.Input
-	if len(opts.Columns) > 0 || in == "" || in == "-" || out == "" || out == "-" {
+	if len(opts.Columns) > 0 || in == "" || in == "-" || !opts.Output.IsFile() {
 		return false, nil
 	}
 	if f, err := table.FormatOf(out); err != nil || f != table.CSV {

@@ -119,7 +119,7 @@ func RunGenerate(opts *GenerateOptions) error {
 	}
 	cmdutil.SetPair(cluster, pair)
 	cmdutil.SetPair(pred, pair)
-	if opts.Output.Path != "" && opts.Output.Path != "-" {
+	if opts.Output.IsFile() {
 		// Both files are written whole before either is renamed into place.
 		if err := cmdutil.WriteFiles([]string{opts.Cluster, opts.Output.Path}, []*table.Table{cluster, pred}); err != nil {
 			return err
@@ -130,7 +130,7 @@ func RunGenerate(opts *GenerateOptions) error {
 		return err
 	}
 	cmdutil.Summaryf(opts.IO, "wrote %s (%d nodes); %d jobs asking for %d tasks", opts.Cluster, cluster.NumRows(), pred.NumRows(), opts.Tasks)
-	if opts.Output.Path != "" && opts.Output.Path != "-" {
+	if opts.Output.IsFile() {
 		return nil
 	}
 	return opts.Output.Write(opts.IO, pred)
