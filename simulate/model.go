@@ -207,6 +207,9 @@ const (
 	// MinInterval is the shortest Interval: every round runs the whole
 	// pipeline, and the rounds must end.
 	MinInterval = 1.0
+	// MaxCostSeconds bounds the stop, restore and start costs and the
+	// length of a profiling run.
+	MaxCostSeconds = 1e9
 	// MaxRounds bounds Horizon / Interval: a run whose jobs never finish
 	// (a restore that outlasts the interval) goes on to the horizon, and
 	// with --intervals it records every round.
@@ -284,15 +287,15 @@ func (c Config) Validate() error {
 	case c.LossPointsPerEpoch < 1:
 		return fmt.Errorf("loss points per epoch %d: give at least 1", c.LossPointsPerEpoch)
 	}
-	// A cost longer than the whole run only means that nothing trains;
-	// beyond it the seconds summed over jobs (profiling_s, restart_lost_s)
-	// could overflow.
+	// Far beyond any run (a cost longer than the horizon only means that
+	// nothing trains), and far from where the seconds summed over jobs
+	// (profiling_s, restart_lost_s) overflow.
 	for _, f := range []struct {
 		flag string
 		x    float64
 	}{{"stop-cost", c.StopCost}, {"restore-cost", c.RestoreCost}, {"start-cost", c.StartCost}, {"profile-run-s", c.ProfileRunS}} {
-		if f.x > c.Horizon {
-			return fmt.Errorf("--%s %g: give at most --horizon (%g s)", f.flag, f.x, c.Horizon)
+		if f.x > MaxCostSeconds {
+			return fmt.Errorf("--%s %g: give at most %g seconds", f.flag, f.x, MaxCostSeconds)
 		}
 	}
 	return nil

@@ -19,7 +19,7 @@ var terminalColumns = map[string][]string{
 	"allocation": {"job", "model", "remaining_steps_p50", "ps", "workers", "alloc_ps", "alloc_workers",
 		"alloc_speed", "alloc_completion_s", "alloc_gain", "status", "reason"},
 	"plan": {"job", "role", "index", "node", "kept", "status", "job_ps", "job_workers", "job_servers", "job_method", "reason"},
-	"sim_summary": {"policy", "knowledge", "seed", "jobs", "finished", "unfinished", "mean_jct_s", "median_jct_s",
+	"sim_summary": {"policy", "knowledge", "seed", "jobs", "finished", "unfinished", "never_started", "mean_jct_s", "median_jct_s",
 		"p95_jct_s", "makespan_s", "jct_ratio", "makespan_ratio", "restarts"},
 	"sim_jobs": {"policy", "knowledge", "seed", "job", "model", "status", "arrival_s", "start_s", "finish_s", "jct_s", "restarts", "pred_err"},
 }

@@ -209,8 +209,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--horizon", "-1"}, `--horizon -1`},
 		{[]string{"--horizon", "1e300", "--interval", "1"}, `--horizon 1e+300 over --interval 1 is 1e+300 scheduling rounds: at most 10000000 (raise --interval or lower --horizon)`},
 		{[]string{"--noise", "NaN"}, `--noise NaN: give a finite number >= 0`},
-		{[]string{"--profile-run-s", "1e308"}, `--profile-run-s 1e+308: give at most --horizon (2.592e+06 s)`},
-		{[]string{"--stop-cost", "3e6"}, `--stop-cost 3e+06: give at most --horizon (2.592e+06 s)`},
+		{[]string{"--profile-run-s", "1e308"}, `--profile-run-s 1e+308: give at most 1e+09 seconds`},
+		{[]string{"--stop-cost", "2e9"}, `--stop-cost 2e+09: give at most 1e+09 seconds`},
 		{[]string{"--stop-cost", "NaN"}, `--stop-cost NaN`},
 		{[]string{"--restore-cost", "-1"}, `--restore-cost -1`},
 		{[]string{"--profile-run-s", "NaN"}, `--profile-run-s NaN`},
@@ -364,5 +364,26 @@ func TestLossDropsAreChecked(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("loss_drops %q, factor %s: exit %d, stderr %q, want %q", tc.drops, tc.factor, code, stderr, tc.want)
 		}
+	}
+}
+
+// A horizon shorter than the default restart costs is a run in which
+// nothing trains, not a usage error; the summary counts the jobs that
+// never started.
+func TestHorizonShorterThanTheCosts(t *testing.T) {
+	code, out, stderr := optimus.Run(t, nil, "simulate", "--horizon", "1", "--policies", "optimus", "--format", "csv", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(out)).ReadAll()
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("%q: %v", out, err)
+	}
+	row := map[string]string{}
+	for i, h := range recs[0] {
+		row[h] = recs[1][i]
+	}
+	if row["jobs"] != "9" || row["never_started"] != "9" || row["makespan_s"] != "1.0" {
+		t.Errorf("jobs %s, never started %s, makespan %s s; want 9, 9, 1.0", row["jobs"], row["never_started"], row["makespan_s"])
 	}
 }
