@@ -111,47 +111,20 @@ func RunExport(opts *ExportOptions) error {
 	return writeAll(opts.IO, opts.Dir, ext, tables)
 }
 
-// writeAll writes the tables atomically as a set.
-func writeAll(ios *iostreams.IOStreams, dir, ext string, tables []datatables.Named) (err error) {
-	format, _ := table.FormatOf("x" + ext)
-	var tmps []string
-	defer func() {
-		if err != nil {
-			for _, t := range tmps {
-				os.Remove(t)
-			}
-		}
-	}()
+// writeAll writes the tables atomically as a set (cmdutil.WriteFiles:
+// every file is written whole before any is renamed into place, and an
+// interrupted write leaves no temporary file).
+func writeAll(ios *iostreams.IOStreams, dir, ext string, tables []datatables.Named) error {
+	paths := make([]string, len(tables))
+	ts := make([]*table.Table, len(tables))
 	for i, nt := range tables {
-		if tables[i].Table, err = table.Conform(nt.Table); err != nil {
-			return err
-		}
-		nt = tables[i]
-		tmp, err := os.CreateTemp(dir, "."+nt.Name+ext+".tmp-*")
-		if err != nil {
-			return err
-		}
-		tmps = append(tmps, tmp.Name())
-		werr := table.Write(tmp, format, cmdutil.Stamp(nt.Table))
-		if werr == nil {
-			werr = tmp.Sync()
-		}
-		if cerr := tmp.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr == nil {
-			werr = os.Chmod(tmp.Name(), 0o644)
-		}
-		if werr != nil {
-			return werr
-		}
+		paths[i], ts[i] = filepath.Join(dir, nt.Name+ext), nt.Table
+	}
+	if err := cmdutil.WriteFiles(paths, ts); err != nil {
+		return err
 	}
 	for i, nt := range tables {
-		path := filepath.Join(dir, nt.Name+ext)
-		if err := os.Rename(tmps[i], path); err != nil {
-			return err
-		}
-		cmdutil.Summaryf(ios, "wrote %s (%d rows)", path, nt.Table.NumRows())
+		cmdutil.Summaryf(ios, "wrote %s (%d rows)", paths[i], nt.Table.NumRows())
 	}
 	return nil
 }
