@@ -5,10 +5,12 @@ package root
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // -o may name a device or a pipe (/dev/null, a FIFO, a shell's >(...)):
@@ -56,4 +58,44 @@ func TestOutputToADeviceOrAPipe(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "with -o FILE the file's extension names the format") {
 		t.Errorf("--format with a regular file: exit %d: %s", code, stderr)
 	}
+}
+
+// An export stopped by SIGTERM while it writes leaves none of its
+// temporary files behind (it wrote them through a copy of WriteFiles that
+// no signal cleaned up).
+func TestInterruptedExportLeavesNoTemporaryFiles(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for attempt := 0; attempt < 5; attempt++ {
+		dir := filepath.Join(t.TempDir(), "export")
+		cmd := exec.Command(self, "datasets", "export", "pollux-workload-1", "-o", dir, "-q")
+		cmd.Env = append(os.Environ(), "OPTIMUS_TEST_MAIN=1")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		temps := func() []string {
+			m, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*"))
+			return m
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for len(temps()) == 0 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		if len(temps()) == 0 {
+			cmd.Wait()
+			continue // it ended before a temporary file was seen: again
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		err := cmd.Wait()
+		if left := temps(); len(left) > 0 {
+			t.Fatalf("after SIGTERM (%v): %v left", err, left)
+		}
+		if err == nil {
+			continue // it had finished: the files were renamed into place
+		}
+		return
+	}
+	t.Skip("the export never stopped while writing in 5 attempts")
 }

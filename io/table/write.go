@@ -98,12 +98,11 @@ func Prepare(path string, fill func(io.Writer) error) (_ *Pending, err error) {
 		return nil, Errorf(path, "is a directory: name a file in it")
 	}
 	removeStaleTemps(target)
-	f, err := os.CreateTemp(filepath.Dir(target), tempPrefix(target)+strconv.Itoa(os.Getpid())+"-*")
+	f, err := createTracked(filepath.Dir(target), tempPrefix(target)+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return nil, userPath(err, path)
 	}
 	tmp := f.Name()
-	track(tmp)
 	defer func() {
 		if err != nil {
 			f.Close()
@@ -229,7 +228,13 @@ var temps struct {
 	sig   chan os.Signal
 }
 
-func track(name string) {
+// createTracked creates a temporary file (os.CreateTemp) that a signal
+// ending the process removes. The signals are caught before the file
+// exists, and the file is created and recorded under the lock that the
+// signal's handler takes and keeps until the process exits: a signal
+// arriving at any point leaves no file behind (one arriving between the
+// creation and the record once did, when the handler was set up after).
+func createTracked(dir, pattern string) (*os.File, error) {
 	temps.Lock()
 	defer temps.Unlock()
 	if temps.files == nil {
@@ -244,11 +249,10 @@ func track(name string) {
 			if !ok {
 				return
 			}
-			temps.Lock()
+			temps.Lock() // kept: no file is created after these are removed
 			for f := range temps.files {
 				os.Remove(f)
 			}
-			temps.Unlock()
 			code := 128 + 15
 			if s, ok := sig.(syscall.Signal); ok {
 				code = 128 + int(s)
@@ -256,7 +260,17 @@ func track(name string) {
 			os.Exit(code)
 		}()
 	}
-	temps.files[name] = true
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		if len(temps.files) == 0 && temps.sig != nil {
+			signal.Stop(temps.sig)
+			close(temps.sig)
+			temps.sig = nil
+		}
+		return nil, err
+	}
+	temps.files[f.Name()] = true
+	return f, nil
 }
 
 func untrack(name string) {
