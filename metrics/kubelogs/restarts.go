@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/optimus-sched/optimus/executor/kubeclient"
+	"github.com/optimus-sched/optimus/io/table"
 	"github.com/optimus-sched/optimus/metrics"
 )
 
@@ -95,26 +96,18 @@ func readSmall(path string, max int64) ([]byte, error) {
 	return b, nil
 }
 
-// writeRestarts replaces the file at once (a new file renamed over it), so
-// that a crash leaves the old state or the new, never half of one.
+// writeRestarts replaces the file at once (table.AtomicWrite: a new file
+// renamed over it, removed if a signal stops the write), so that a crash
+// leaves the old state or the new, never half of one.
 func writeRestarts(path string, uid types.UID, st restartState) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return &metrics.Error{File: path, Offset: -1, Msg: err.Error()}
 	}
-	f, err := os.CreateTemp(dir, filepath.Base(path)+".*")
+	err := table.AtomicWrite(path, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "%s %d %s\n", uid, st.count, map[bool]string{true: "ended", false: "running"}[st.ended])
+		return err
+	})
 	if err != nil {
-		return &metrics.Error{File: path, Offset: -1, Msg: err.Error()}
-	}
-	_, err = fmt.Fprintf(f, "%s %d %s\n", uid, st.count, map[bool]string{true: "ended", false: "running"}[st.ended])
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
 		return &metrics.Error{File: path, Offset: -1, Msg: err.Error()}
 	}
 	return nil
