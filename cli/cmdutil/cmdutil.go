@@ -382,11 +382,11 @@ func (o *OutputOptions) Validate() error {
 		}
 	}
 	o.device = false
-	if fi, err := os.Stat(o.Path); o.Path != "" && o.Path != "-" && err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
-		o.device = true
-		return nil
-	}
 	if o.Path != "" && o.Path != "-" {
+		if fi, err := os.Stat(o.Path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+			o.device = true
+			return nil
+		}
 		if o.Format != "" {
 			return Usagef("--format applies to standard output, or to -o naming a device or a pipe (/dev/null, a FIFO); with -o FILE the file's extension names the format")
 		}
@@ -426,22 +426,18 @@ func (o *OutputOptions) Write(ios *iostreams.IOStreams, t *table.Table) error {
 		}
 		return table.WriteFile(o.Path, Stamp(t))
 	}
-	out, tty := ios.Out, ios.IsStdoutTTY()
 	if o.device {
 		f, err := os.OpenFile(o.Path, os.O_WRONLY, 0)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		out, tty = f, false
-	}
-	if err := o.writeStream(out, tty, t); err != nil {
-		return err
-	}
-	if f, ok := out.(*os.File); ok && o.device {
+		if err := o.writeStream(f, false, t); err != nil {
+			f.Close()
+			return err
+		}
 		return f.Close()
 	}
-	return nil
+	return o.writeStream(ios.Out, ios.IsStdoutTTY(), t)
 }
 
 // writeStream writes t to a stream: aligned text at a terminal (or with
