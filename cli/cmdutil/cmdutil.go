@@ -383,14 +383,15 @@ func (o *OutputOptions) Validate() error {
 	}
 	o.device = false
 	if o.Path != "" && o.Path != "-" {
-		if fi, err := os.Stat(o.Path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		fi, err := os.Stat(o.Path)
+		if err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
 			o.device = true
 			return nil
 		}
 		if o.Format != "" {
 			return Usagef("--format applies to standard output, or to -o naming a device or a pipe (/dev/null, a FIFO); with -o FILE the file's extension names the format")
 		}
-		if fi, err := os.Stat(o.Path); err == nil && fi.IsDir() {
+		if err == nil && fi.IsDir() {
 			return Usagef("-o %s is a directory: name a file in it (.parquet, .arrow, .arrows or .csv)", o.Path)
 		}
 		if _, err := table.FormatOf(o.Path); err != nil {
