@@ -30,14 +30,14 @@ var extremes = map[string][]string{
 }
 
 // TestExtremeFlagValues runs every numeric flag of the commands below at
-// each of its type's extremes (and pairs of them at the ends of their
-// types) and asks for an outcome a user can act on:
+// each of its type's extremes, and every pair of a command's numeric flags
+// at the ends of their types, and asks for an outcome a user can act on:
 // exit 0, or exit 2 with one line of error; never exit 1 or 3 (a bug: an
 // internal error, a panic), and never a run that does not end. The flags
 // come from the commands themselves, so a flag added later is swept too.
 func TestExtremeFlagValues(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs each command about 400 times")
+		t.Skip("about 950 runs of the commands")
 	}
 	dir := exportTestbed(t)
 	p := func(n string) string { return filepath.Join(dir, n) }
