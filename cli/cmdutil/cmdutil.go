@@ -171,15 +171,7 @@ func WriteFiles(paths []string, ts []*table.Table) error {
 		}
 		return errs[i]
 	}
-	for i, p := range pending {
-		if err := p.Commit(); err != nil {
-			for _, q := range pending[i+1:] {
-				q.Abort()
-			}
-			return err
-		}
-	}
-	return nil
+	return table.CommitAll(pending)
 }
 
 // sameFile reports whether two output paths name one file: the same path

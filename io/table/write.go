@@ -140,6 +140,30 @@ func (p *Pending) Commit() error {
 	return nil
 }
 
+// CommitAll renames every file of a set into place in one step as far as
+// the signals are concerned: one that arrives meanwhile ends the process
+// only after the last rename (its handler waits for the lock held here),
+// so a signal never leaves the set half renamed. When a rename fails, the
+// files after it are removed (those before it stay in place) and its
+// error is returned.
+func CommitAll(ps []*Pending) error {
+	temps.Lock()
+	defer temps.Unlock()
+	for i, p := range ps {
+		err := os.Rename(p.tmp, p.target)
+		untrackLocked(p.tmp)
+		if err != nil {
+			os.Remove(p.tmp)
+			for _, q := range ps[i+1:] {
+				os.Remove(q.tmp)
+				untrackLocked(q.tmp)
+			}
+			return userPath(err, p.path, p.tmp, p.target)
+		}
+	}
+	return nil
+}
+
 // Abort removes the temporary file.
 func (p *Pending) Abort() {
 	os.Remove(p.tmp)
@@ -276,6 +300,11 @@ func createTracked(dir, pattern string) (*os.File, error) {
 func untrack(name string) {
 	temps.Lock()
 	defer temps.Unlock()
+	untrackLocked(name)
+}
+
+// untrackLocked is untrack with temps locked.
+func untrackLocked(name string) {
 	if !temps.files[name] {
 		return
 	}

@@ -101,6 +101,44 @@ func TestAtomicWriteToADirectory(t *testing.T) {
 	}
 }
 
+// CommitAll renames a set in order; when one rename fails the files after
+// it are removed, the ones before stay, and no temporary file or record of
+// one is left.
+func TestCommitAll(t *testing.T) {
+	dir := t.TempDir()
+	var ps []*Pending
+	for _, name := range []string{"a.csv", "b.csv", "c.csv"} {
+		p, err := Prepare(filepath.Join(dir, name), func(w io.Writer) error { _, err := io.WriteString(w, name); return err })
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	// b.csv becomes a directory with a file in it: its rename fails.
+	if err := os.MkdirAll(filepath.Join(dir, "b.csv", "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err := CommitAll(ps)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "b.csv")) || strings.Contains(err.Error(), ".tmp-") {
+		t.Errorf("CommitAll: %v; want the rename's error naming b.csv", err)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "a.csv")); err != nil || string(data) != "a.csv" {
+		t.Errorf("a.csv: %q, %v; want it in place", data, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "c.csv")); err == nil {
+		t.Error("c.csv was renamed into place after b.csv failed")
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+	temps.Lock()
+	n := len(temps.files)
+	temps.Unlock()
+	if n != 0 {
+		t.Errorf("%d temporary files still recorded", n)
+	}
+}
+
 // TestInterruptedWriteLeavesNothing: SIGTERM or SIGINT while a file is
 // being written removes the temporary file and exits 128+signal.
 func TestInterruptedWriteLeavesNothing(t *testing.T) {
