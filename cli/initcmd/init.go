@@ -57,6 +57,9 @@ The kubernetes executor needs no state: optimus snapshot kubernetes reads the cl
 
 // Run writes the empty state.
 func Run(opts *Options) error {
+	if err := cmdutil.CheckOutputFile("init", opts.State); err != nil {
+		return err
+	}
 	if _, err := table.FormatOf(opts.State); err != nil {
 		return cmdutil.Usagef("%v", err)
 	}

@@ -44,6 +44,8 @@ func TestInit(t *testing.T) {
 	}{
 		{[]string{existing}, existing + " exists already: it records what runs"},
 		{[]string{filepath.Join(dir, "state.txt")}, `unknown table format ".txt"`},
+		{[]string{filepath.Join(dir, "nodir", "state.csv")}, "init " + filepath.Join(dir, "nodir", "state.csv") + ": there is no directory " + filepath.Join(dir, "nodir")},
+		{[]string{dir}, "init " + dir + " is a directory: name a file in it"},
 		{[]string{}, "init takes one argument, the state file to write"},
 		{[]string{"a.parquet", "b.parquet"}, "init takes one argument"},
 	} {
