@@ -22,6 +22,20 @@ var testbed = clitest.NewFixture("testbed", func(dir string) error {
 	return clitest.Command(NewCmd).RunAll([][]string{{"datasets", "export", "testbed", "-o", dir}})
 })
 
+// plannedTestbed is the testbed run once through fit, predict, solve and
+// place: models, predictions, allocation and plan (.parquet) beside its
+// tables.
+var plannedTestbed = clitest.NewFixture("testbed", func(dir string) error {
+	p := func(name string) string { return filepath.Join(dir, name) }
+	return clitest.Command(NewCmd).RunAll([][]string{
+		{"datasets", "export", "testbed", "-o", dir},
+		{"fit", "-i", p("loss.parquet"), "--speed", p("speed.parquet"), "--jobs", p("jobs.parquet"), "-o", p("models.parquet")},
+		{"predict", "-i", p("jobs.parquet"), "--models", p("models.parquet"), "-o", p("predictions.parquet")},
+		{"solve", "--cluster", p("cluster.parquet"), "-i", p("predictions.parquet"), "-o", p("allocation.parquet")},
+		{"place", "--cluster", p("cluster.parquet"), "-i", p("allocation.parquet"), "-o", p("plan.parquet")},
+	})
+})
+
 // exportTestbed returns a copy of the exported testbed, the test's own.
 func exportTestbed(t *testing.T) string {
 	t.Helper()
