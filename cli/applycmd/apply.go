@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -21,6 +22,7 @@ import (
 	"github.com/optimus-sched/optimus/cli/iostreams"
 	"github.com/optimus-sched/optimus/cli/kubebin"
 	"github.com/optimus-sched/optimus/executor"
+	"github.com/optimus-sched/optimus/executor/state"
 	"github.com/optimus-sched/optimus/internal/interrupt"
 	"github.com/optimus-sched/optimus/io/schema"
 	"github.com/optimus-sched/optimus/io/table"
@@ -35,6 +37,7 @@ type Options struct {
 	Executor   string
 	Current    string // executors that do not read the cluster: the plan running now
 	State      string // or the state file apply reads it from and records what runs after into
+	StateWait  time.Duration
 	Cluster    string // and the nodes and capacities to check the plan against
 	Prune      bool
 	DryRun     bool
@@ -76,7 +79,9 @@ from --state FILE (what the last apply recorded; optimus init writes the first, 
 nothing runs) or --current (a plan taken as running now): without either nothing runs.
 With --state, apply then rewrites FILE (atomically) with what runs after it: a job whose
 change was done runs its new tasks, a job whose change failed what it ran before, so the
-next round neither repeats what succeeded nor loses what failed.
+next round neither repeats what succeeded nor loses what failed. One apply at a time holds
+FILE (a lock on FILE.lock, from reading it to recording it): another waits for it up to
+--state-wait, so two overlapping cron rounds never make the same change twice.
 
 The output is the actions table: one row per action and task with its outcome (done,
 failed, skipped, planned) and message (optimus schema actions). Exit status 1 when any
@@ -101,6 +106,7 @@ again retries what failed.`,
 	notReaders := strings.Join(readers(kinds, false), ", ")
 	f.StringVar(&opts.Current, "current", "", notReaders+": read the plan running now from `FILE` (none: nothing runs)")
 	f.StringVar(&opts.State, "state", "", notReaders+": read the plan running now from the state `FILE` and record there what runs after (optimus init writes the first)")
+	f.DurationVar(&opts.StateWait, "state-wait", state.DefaultWait, "with --state: how long (`DURATION`) to wait for another apply that holds the state FILE (0 or negative: fail at once)")
 	f.StringVar(&opts.Cluster, "cluster", "", notReaders+": check the plan against the nodes and capacities in `FILE`")
 	f.BoolVar(&opts.Prune, "prune", false, "stop jobs that run now but are not in the plan (otherwise they are left alone)")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "change nothing: report what would be done (outcome planned)")
@@ -259,6 +265,11 @@ func Run(opts *Options) error {
 			if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 				return cmdutil.Usagef("--state %s does not exist: `optimus init %s` writes the first state (nothing runs)", path, path)
 			}
+			unlock, err := opts.lockState()
+			if err != nil {
+				return err
+			}
+			defer unlock()
 		}
 		t, err := cmdutil.ReadSide(from, path, schema.Plan)
 		if err != nil {
@@ -330,6 +341,21 @@ func Run(opts *Options) error {
 		return stateErr
 	}
 	return report.Err()
+}
+
+// lockState takes --state's lock for the rest of the run, from reading
+// what runs to recording what runs after, unless the run cannot record
+// (--dry-run). A signal while it waits ends the wait.
+func (opts *Options) lockState() (unlock func(), err error) {
+	if opts.DryRun {
+		return func() {}, nil
+	}
+	ctx, stop := context.Background(), context.CancelFunc(func() {})
+	if sigs := interrupt.Signals(); len(sigs) > 0 {
+		ctx, stop = signal.NotifyContext(ctx, sigs...)
+	}
+	defer stop()
+	return state.Lock(ctx, opts.State, opts.StateWait)
 }
 
 // recordState rewrites --state with what runs after the report's changes,
@@ -408,6 +434,9 @@ func (opts *Options) check() error {
 	}
 	if opts.Current != "" && opts.State != "" {
 		return cmdutil.Usagef("--current and --state both say what runs now: give one")
+	}
+	if changed("state-wait") && opts.State == "" {
+		return cmdutil.Usagef("--state-wait applies with --state only")
 	}
 	return nil
 }

@@ -374,6 +374,7 @@ func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
 		{"exec without program", []string{"--jobs", jobs, "--executor", "exec"}, "--executor exec needs --program PATH"},
 		{"program with print", []string{"--jobs", jobs, "--executor", "print", "--program", "/bin/true"}, "--program applies to --executor exec only"},
 		{"manifests with exec", []string{"--jobs", jobs, "--executor", "exec", "--program", "/bin/true", "--manifests"}, "--manifests applies to --executor print only"},
+		{"state wait without a state", []string{"--jobs", jobs, "--executor", "exec", "--program", "/bin/true", "--state-wait", "1m"}, "--state-wait applies with --state only"},
 		{"current with kubernetes", []string{"--jobs", jobs, "--executor", "kubernetes", "--current", plan}, "--current, --state and --cluster apply to print and exec"},
 		{"no jobs", []string{"--executor", "print"}, "--jobs FILE is required"},
 		{"jobs is not a jobs table", []string{"--jobs", dir + "/cluster.csv", "--executor", "print"}, "cluster.csv"},
