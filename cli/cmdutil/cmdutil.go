@@ -174,6 +174,20 @@ func WriteFiles(paths []string, ts []*table.Table) error {
 	return table.CommitAll(pending)
 }
 
+// WriteDir makes the output directory dir (table.MakeDirs) and writes the
+// tables into it as a set (WriteFiles, paths in dir); when the write fails
+// or is interrupted, a directory it made is removed again if still empty,
+// so that a command that wrote nothing leaves nothing.
+func WriteDir(dir string, paths []string, ts []*table.Table) error {
+	done, err := table.MakeDirs(dir)
+	if err != nil {
+		return err
+	}
+	err = WriteFiles(paths, ts)
+	done(err != nil)
+	return err
+}
+
 // sameFile reports whether two output paths name one file: the same path
 // once cleaned, or, when both exist, the same file (through a link too).
 func sameFile(a, b string) bool {

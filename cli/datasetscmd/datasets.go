@@ -9,7 +9,6 @@ package datasetscmd
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"text/tabwriter"
 
@@ -105,13 +104,10 @@ func RunExport(opts *ExportOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return err
-	}
 	return writeAll(opts.IO, opts.Dir, ext, tables)
 }
 
-// writeAll writes the tables atomically as a set (cmdutil.WriteFiles:
+// writeAll writes the tables into dir, made if needed, atomically as a set (cmdutil.WriteDir:
 // every file is written whole before any is renamed into place, and an
 // interrupted write leaves no temporary file).
 func writeAll(ios *iostreams.IOStreams, dir, ext string, tables []datatables.Named) error {
@@ -120,7 +116,7 @@ func writeAll(ios *iostreams.IOStreams, dir, ext string, tables []datatables.Nam
 	for i, nt := range tables {
 		paths[i], ts[i] = filepath.Join(dir, nt.Name+ext), nt.Table
 	}
-	if err := cmdutil.WriteFiles(paths, ts); err != nil {
+	if err := cmdutil.WriteDir(dir, paths, ts); err != nil {
 		return err
 	}
 	for i, nt := range tables {

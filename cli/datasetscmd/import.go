@@ -78,8 +78,5 @@ func RunImport(opts *ImportOptions) error {
 	if err != nil {
 		return table.InvalidInput(err)
 	}
-	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return err
-	}
 	return writeAll(opts.IO, opts.Dir, ext, datatables.PolluxTables(jobs, profiles))
 }

@@ -321,10 +321,7 @@ func Run(opts *Options) error {
 	for i, n := range names {
 		paths[i] = filepath.Join(opts.OutDir, n+ext)
 	}
-	if err := mkdir(opts.OutDir); err != nil {
-		return err
-	}
-	if err := cmdutil.WriteFiles(paths, out); err != nil {
+	if err := cmdutil.WriteDir(opts.OutDir, paths, out); err != nil {
 		return err
 	}
 	cmdutil.Summaryf(opts.IO, "metrics: %d jobs, %d loss points, %d speed samples -> %s", len(results), out[0].NumRows(), out[1].NumRows(), opts.OutDir)

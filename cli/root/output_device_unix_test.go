@@ -62,7 +62,8 @@ func TestOutputToADeviceOrAPipe(t *testing.T) {
 
 // An export stopped by SIGTERM while it writes leaves none of its
 // temporary files behind (it wrote them through a copy of WriteFiles that
-// no signal cleaned up).
+// no signal cleaned up), and its new directory holds all of the dataset's
+// tables or is gone (it stayed, empty).
 func TestInterruptedExportLeavesNoTemporaryFiles(t *testing.T) {
 	self, err := os.Executable()
 	if err != nil {
@@ -91,6 +92,9 @@ func TestInterruptedExportLeavesNoTemporaryFiles(t *testing.T) {
 		err := cmd.Wait()
 		if left := temps(); len(left) > 0 {
 			t.Fatalf("after SIGTERM (%v): %v left", err, left)
+		}
+		if files, derr := os.ReadDir(dir); derr == nil && len(files) != 4 {
+			t.Fatalf("after SIGTERM (%v): the export directory holds %d files, want the 4 tables or no directory", err, len(files))
 		}
 		if err == nil {
 			continue // it had finished: the files were renamed into place

@@ -505,14 +505,11 @@ func readInputs(opts *Options, seeds []uint64) ([]*simulate.Input, error) {
 // writeDir writes the tables into dir as <name>.parquet, all or none
 // (cmdutil.WriteFiles).
 func writeDir(ios *iostreams.IOStreams, dir string, tabs []*table.Table) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	paths := make([]string, len(tabs))
 	for i, t := range tabs {
 		paths[i] = filepath.Join(dir, t.Name+".parquet")
 	}
-	if err := cmdutil.WriteFiles(paths, tabs); err != nil {
+	if err := cmdutil.WriteDir(dir, paths, tabs); err != nil {
 		return err
 	}
 	for i, t := range tabs {

@@ -8,7 +8,6 @@ package snapshotcmd
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -132,15 +131,16 @@ func Run(ctx context.Context, opts *Options) error {
 			return err
 		}
 	}
-	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
-		return err
-	}
+	// A set: a round never reads a new cluster beside an old plan.
+	var paths []string
+	var tabs []*table.Table
 	for _, name := range []string{"cluster", "plan", "jobs"} {
 		if t := out[name]; t != nil {
-			if err := table.WriteFile(filepath.Join(opts.OutDir, name+ext), cmdutil.Stamp(t)); err != nil {
-				return err
-			}
+			paths, tabs = append(paths, filepath.Join(opts.OutDir, name+ext)), append(tabs, t)
 		}
+	}
+	if err := cmdutil.WriteDir(opts.OutDir, paths, tabs); err != nil {
+		return err
 	}
 	jobsRunning := map[string]bool{}
 	for _, t := range snap.Tasks {

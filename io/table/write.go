@@ -245,10 +245,13 @@ func userPath(err error, path string, internal ...string) error {
 	return err
 }
 
-// Temporary files being written, removed if a signal ends the process.
+// Temporary files being written, removed if a signal ends the process,
+// and the output directories made for them (MakeDirs), removed after the
+// files when they are then empty.
 var temps struct {
 	sync.Mutex
 	files map[string]bool
+	dirs  [][]string
 	sig   chan os.Signal
 }
 
@@ -264,37 +267,53 @@ func createTracked(dir, pattern string) (*os.File, error) {
 	if temps.files == nil {
 		temps.files = map[string]bool{}
 	}
-	if sigs := interrupt.Signals(); len(temps.files) == 0 && len(sigs) > 0 {
-		ch := make(chan os.Signal, 1)
-		signal.Notify(ch, sigs...)
-		temps.sig = ch
-		go func() {
-			sig, ok := <-ch
-			if !ok {
-				return
-			}
-			temps.Lock() // kept: no file is created after these are removed
-			for f := range temps.files {
-				os.Remove(f)
-			}
-			code := 128 + 15
-			if s, ok := sig.(syscall.Signal); ok {
-				code = 128 + int(s)
-			}
-			os.Exit(code)
-		}()
-	}
+	catchLocked()
 	f, err := os.CreateTemp(dir, pattern)
 	if err != nil {
-		if len(temps.files) == 0 && temps.sig != nil {
-			signal.Stop(temps.sig)
-			close(temps.sig)
-			temps.sig = nil
-		}
+		releaseLocked()
 		return nil, err
 	}
 	temps.files[f.Name()] = true
 	return f, nil
+}
+
+// catchLocked catches the signals, when nothing is tracked yet, with a
+// handler that removes what is tracked and ends the process.
+func catchLocked() {
+	sigs := interrupt.Signals()
+	if len(temps.files) > 0 || len(temps.dirs) > 0 || temps.sig != nil || len(sigs) == 0 {
+		return
+	}
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, sigs...)
+	temps.sig = ch
+	go func() {
+		sig, ok := <-ch
+		if !ok {
+			return
+		}
+		temps.Lock() // kept: no file is created after these are removed
+		for f := range temps.files {
+			os.Remove(f)
+		}
+		for _, made := range temps.dirs {
+			removeEmpty(made)
+		}
+		code := 128 + 15
+		if s, ok := sig.(syscall.Signal); ok {
+			code = 128 + int(s)
+		}
+		os.Exit(code)
+	}()
+}
+
+// releaseLocked stops catching the signals when nothing is tracked.
+func releaseLocked() {
+	if len(temps.files) == 0 && len(temps.dirs) == 0 && temps.sig != nil {
+		signal.Stop(temps.sig)
+		close(temps.sig)
+		temps.sig = nil
+	}
 }
 
 func untrack(name string) {
@@ -309,11 +328,7 @@ func untrackLocked(name string) {
 		return
 	}
 	delete(temps.files, name)
-	if len(temps.files) == 0 && temps.sig != nil {
-		signal.Stop(temps.sig)
-		close(temps.sig)
-		temps.sig = nil
-	}
+	releaseLocked()
 }
 
 // umask is the process's file mode creation mask.
