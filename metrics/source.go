@@ -7,6 +7,7 @@ import (
 	"math"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/optimus-sched/optimus/registry"
 )
@@ -117,6 +118,13 @@ type Collector interface {
 	// under root. warn is told of every line it skipped and of every log
 	// it could not read this time; an error means the run cannot go on.
 	Collect(ctx context.Context, root string, warn Warn) error
+}
+
+// LockWaiter is a Collector that says how long a run waits for another
+// run collecting into the same root (one collects at a time: metricscmd
+// locks the root), and which flag sets it; others wait 30 s.
+type LockWaiter interface {
+	LockWait() (wait time.Duration, flag string)
 }
 
 // PodLogSuffix ends the name of a file a Collector keeps: each of its lines

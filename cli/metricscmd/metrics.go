@@ -229,6 +229,11 @@ func Run(opts *Options) error {
 		if err := mkdir(opts.Root); err != nil {
 			return err
 		}
+		unlock, err := lockRoot(opts.Root, c)
+		if err != nil {
+			return err
+		}
+		defer unlock()
 		if err := c.Collect(context.Background(), opts.Root, cw.add); err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package root
 import (
 	"bytes"
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,8 +16,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/optimus-sched/optimus/cli/metricscmd"
 	k8s "github.com/optimus-sched/optimus/executor/kubernetes"
 	"github.com/optimus-sched/optimus/executor/kubernetes/ktest"
+	"github.com/optimus-sched/optimus/internal/filelock"
 )
 
 // The kubernetes source's bad input, through the command: a pod without
@@ -148,10 +151,57 @@ func TestKubernetesSourceBadInput(t *testing.T) {
 		t.Errorf("with deploy/rbac.yaml's Role read\n%s\nnot\n%s", got, loss)
 	}
 
+	// One run at a time fetches into a root: with its lock held by another
+	// (ROOT/.optimus-metrics.lock), a run waits
+	// --kubernetes-timeout, then fetches, reads and writes nothing.
+	kl.Log(t, ns, "mlp-worker-0", "task", t0.Add(70*time.Second), `{"step": 700, "loss": 0.15}`)
+	before := treeBytes(t, logs)
+	unlock, err := filelock.Lock(ctx, metricscmd.RootLock(logs+"/"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out4 := filepath.Join(t.TempDir(), "out")
+	code, _, stderr = Run(nil, "metrics", logs, "--source", "kubernetes", "--kubernetes-kubeconfig", kubeconfig, "--kubernetes-timeout", "300ms", "-o", out4)
+	unlock()
+	if code != 1 || !strings.Contains(stderr, "metrics: "+logs+": another optimus metrics run collects into it") || !strings.Contains(stderr, "(--kubernetes-timeout); nothing was fetched") {
+		t.Errorf("with the root's lock held: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(out4); err == nil {
+		t.Error("with the root's lock held, -o was written")
+	}
+	if after := treeBytes(t, logs); after != before {
+		t.Error("with the root's lock held, the logs under the root changed")
+	}
+	if code, _, stderr = Run(nil, "metrics", logs, "--source", "kubernetes", "--kubernetes-kubeconfig", kubeconfig, "-o", out4); code != 0 {
+		t.Errorf("after the lock was given back: exit %d, %s", code, stderr)
+	}
+	if after := treeBytes(t, logs); after == before {
+		t.Error("after the lock was given back, the new line was not fetched")
+	}
+
 	for _, bad := range [][]string{{"--kubernetes-index", "first"}, {"--kubernetes-limit-bytes", "100"}, {"--kubernetes-roles", ","}, {"--kubernetes-timeout", "0s"}} {
 		code, _, stderr = Run(nil, append([]string{"metrics", logs, "-o", out2}, bad...)...)
 		if code != 2 || !strings.Contains(stderr, bad[0]) {
 			t.Errorf("%v: exit %d, stderr %s", bad, code, stderr)
 		}
 	}
+}
+
+// treeBytes is every file under dir but the hidden ones (the lock), path
+// and content, in walk order.
+func treeBytes(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".") {
+			return err
+		}
+		raw, err := os.ReadFile(path)
+		b.WriteString(path + "\n" + string(raw) + "\n")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

@@ -1,6 +1,8 @@
 package kubelogs
 
 import (
+	"time"
+
 	"github.com/optimus-sched/optimus/executor/kubeclient"
 	"github.com/optimus-sched/optimus/metrics"
 	"github.com/optimus-sched/optimus/metrics/kubelogsopts"
@@ -17,3 +19,7 @@ func newCollector(s *kubelogsopts.Settings) metrics.Collector {
 	return &Collector{Conn: kubeclient.Options{Kubeconfig: s.Kubeconfig, Context: s.Context, Namespace: s.Namespace},
 		Roles: s.Roles, Index: s.Index, LimitBytes: s.LimitBytes, Timeout: s.Timeout}
 }
+
+// LockWait is how long a run waits for another collecting into the same
+// root: as long as this one gives the cluster.
+func (c *Collector) LockWait() (time.Duration, string) { return c.Timeout, "--kubernetes-timeout" }
