@@ -10,9 +10,10 @@ import (
 
 // Output paths are checked before a command reads or computes anything:
 // a path that cannot be written (its directory missing, or a file where a
-// directory must be) is a usage error, exit 2, found in a millisecond
-// rather than after a simulation or a solve of minutes. Other failures
-// (permissions, a full disk) are left to the write, which reports them.
+// directory must be, or a directory this user cannot write in, on a
+// read-only file system among others) is a usage error, exit 2, found in
+// a millisecond rather than after a simulation or a solve of minutes. A
+// full disk is left to the write, which reports it.
 
 // CheckOutputFile refuses an output file that is a directory, or whose
 // directory does not exist or is a file; flag names the option it came
@@ -38,6 +39,14 @@ func checkOutputFileIn(flag, path, made string) error {
 	case found != dir:
 		return Usagef("%s %s: there is no directory %s (optimus writes files into existing directories)", flag, path, dir)
 	}
+	if ok {
+		if li, err := os.Lstat(path); err == nil && !li.Mode().IsRegular() {
+			return nil // a link (written through to its target) or a device: left to the write
+		}
+		if err := writable(found); err != nil {
+			return Usagef("%s %s: cannot write in %s: %v", flag, path, found, err)
+		}
+	}
 	return nil
 }
 
@@ -58,6 +67,10 @@ func CheckOutputDir(flag, dir string) error {
 			return Usagef("%s %s is a file: name a directory (it is created when missing)", flag, dir)
 		}
 		return Usagef("%s %s: %s is a file, not a directory", flag, dir, found)
+	} else if ok {
+		if err := writable(found); err != nil {
+			return Usagef("%s %s: cannot write in %s: %v", flag, dir, found, err)
+		}
 	}
 	return nil
 }
