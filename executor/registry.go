@@ -30,6 +30,10 @@ type Kind struct {
 	// ReadsCluster: the executor reads what runs now and the nodes from
 	// the cluster itself, so apply's --current and --cluster do not apply.
 	ReadsCluster bool
+	// ChangesNothing: every action it reports is planned, so apply never
+	// records a state after it (and takes no lock on one: a state on a
+	// read-only file system can still be looked at).
+	ChangesNothing bool
 	// NewConfig returns the executor's configuration with its defaults,
 	// unbound; apply binds its flags, checks it and builds the executor
 	// from it.

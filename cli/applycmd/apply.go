@@ -345,9 +345,10 @@ func Run(opts *Options) error {
 
 // lockState takes --state's lock for the rest of the run, from reading
 // what runs to recording what runs after, unless the run cannot record
-// (--dry-run). A signal while it waits ends the wait.
+// (--dry-run, or an executor that changes nothing). A signal while it
+// waits ends the wait.
 func (opts *Options) lockState() (unlock func(), err error) {
-	if opts.DryRun {
+	if opts.DryRun || executor.Lookup(opts.Executor).ChangesNothing {
 		return func() {}, nil
 	}
 	ctx, stop := context.Background(), context.CancelFunc(func() {})
@@ -437,6 +438,12 @@ func (opts *Options) check() error {
 	}
 	if changed("state-wait") && opts.State == "" {
 		return cmdutil.Usagef("--state-wait applies with --state only")
+	}
+	// A state apply will record must be writable before anything is done.
+	if opts.State != "" && !opts.DryRun && !kind.ChangesNothing {
+		if err := cmdutil.CheckOutputFile("--state", opts.State); err != nil {
+			return err
+		}
 	}
 	return nil
 }

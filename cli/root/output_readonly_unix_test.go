@@ -56,6 +56,8 @@ func TestOutputInAReadOnlyDirectoryExitsTwo(t *testing.T) {
 		{"export", []string{"datasets", "export", "testbed", "-o", ro}, "-o " + ro + ": cannot write in " + ro},
 		{"apply", []string{"apply", "-i", p("plan.parquet"), "--jobs", p("jobs.parquet"), "--executor", "exec", "--program", p("launch"), "-o", filepath.Join(ro, "actions.parquet")},
 			"cannot write in " + ro},
+		{"apply --state", []string{"apply", "-i", p("plan.parquet"), "--jobs", p("jobs.parquet"), "--executor", "exec", "--program", p("launch"), "--state", filepath.Join(ro, "state.parquet"), "-o", p("actions.parquet")},
+			"--state " + filepath.Join(ro, "state.parquet") + ": cannot write in " + ro},
 	} {
 		code, _, stderr := run(t, nil, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
@@ -63,7 +65,10 @@ func TestOutputInAReadOnlyDirectoryExitsTwo(t *testing.T) {
 		}
 	}
 	if _, err := os.Stat(calls); err == nil {
-		t.Error("apply called the program although it could not write its actions table")
+		t.Error("apply called the program although it could not write its actions table or state")
+	}
+	if _, err := os.Stat(p("actions.parquet")); err == nil {
+		t.Error("apply wrote its actions table although it could not record its state")
 	}
 	if _, err := os.Stat(p("s.csv")); err == nil {
 		t.Error("simulate wrote -o although it could not write --dir")

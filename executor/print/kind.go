@@ -16,8 +16,9 @@ func init() {
 		Long: `changes nothing: every action is planned; with --manifests the Kubernetes
 objects the kubernetes executor would create go to standard output as YAML
 (for kubectl apply -f -), and the actions table only to -o`,
-		Order:     1,
-		NewConfig: func() executor.Config { return &Config{} },
+		Order:          1,
+		ChangesNothing: true,
+		NewConfig:      func() executor.Config { return &Config{} },
 	})
 }
 
