@@ -76,12 +76,9 @@ func ReadFile(path string, want *schema.Table) (*Table, error) {
 		data = make([]byte, len(head), int(info.Size())+bytes.MinRead)
 		copy(data, head)
 	}
-	data, err = readInto(data, io.LimitReader(f, budget+1-int64(len(head))))
+	data, err = readInto(data, f, budget, path)
 	if err != nil {
 		return nil, readError(path, err)
-	}
-	if int64(len(data)) > budget {
-		return nil, &BudgetError{Source: path, Budget: budget}
 	}
 	t, err := Decode(data, format, path, want)
 	if int64(len(data)) > collectEvery {
@@ -95,27 +92,57 @@ func ReadFile(path string, want *schema.Table) (*Table, error) {
 }
 
 // readInto appends what r holds to data, as io.ReadAll does, and returns
-// it. When data is full it moves to a buffer made twice as large, rather
-// than growing by append: append clears a large slice's new part in one
-// call that the collector cannot preempt, which on a file of tens of
-// megabytes left it spinning and signalling the reader on every page
-// fault (benchmarks/tables-session11.md); make clears in chunks.
-func readInto(data []byte, r io.Reader) ([]byte, error) {
+// it; more than limit bytes in all is a *BudgetError for source, found
+// as the byte after the limit is read. What does not fit in data's
+// capacity is read into chunks (64 kB, doubling up to 64 MB) joined once
+// at the end, so that the bytes are held once while they are read and
+// twice only while joined, and input refused at the limit was held once:
+// growing one buffer by doubling held the old buffer beside one twice as
+// large, and input refused at a budget of 1 GB peaked at 2.1 GB. The
+// chunks are made (make clears a large slice in steps the collector can
+// preempt; append's growth clears it in one call, which on tens of
+// megabytes left the collector spinning: benchmarks/tables-session11.md).
+func readInto(data []byte, r io.Reader, limit int64, source string) ([]byte, error) {
+	parts := [][]byte{data}
+	total, size := int64(len(data)), 64<<10
 	for {
-		if len(data) == cap(data) {
-			bigger := make([]byte, len(data), max(2*cap(data), 512))
-			copy(bigger, data)
-			data = bigger
+		cur := parts[len(parts)-1]
+		if len(cur) == cap(cur) {
+			if len(parts) > 1 || cap(cur) >= size {
+				size = min(2*size, 64<<20)
+			}
+			// No more than the byte after the limit needs.
+			parts = append(parts, make([]byte, 0, min(int64(size), limit+1-total)))
+			continue
 		}
-		n, err := r.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
+		// At most the byte after the limit.
+		room := min(int64(cap(cur)-len(cur)), limit+1-total)
+		n, err := r.Read(cur[len(cur) : len(cur)+int(room)])
+		parts[len(parts)-1] = cur[:len(cur)+n]
+		total += int64(n)
+		if total > limit {
+			return nil, &BudgetError{Source: source, Budget: limit}
+		}
 		if err == io.EOF {
-			return data, nil
+			return join(parts, total), nil
 		}
 		if err != nil {
-			return data, err
+			return nil, err
 		}
 	}
+}
+
+// join is parts end to end (the first itself when it is the only one).
+func join(parts [][]byte, total int64) []byte {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	out := make([]byte, 0, total)
+	for i := range parts {
+		out = append(out, parts[i]...)
+		parts[i] = nil
+	}
+	return out
 }
 
 // Read reads a table of any format from r, recognising the format by its
@@ -155,12 +182,9 @@ func ReadAll(r io.Reader, source string) ([]byte, error) {
 		}
 	}
 	budget := MemoryBudget()
-	data, err := readInto(head, io.LimitReader(r, budget+1-int64(n)))
+	data, err := readInto(head, r, budget, source)
 	if err != nil {
 		return nil, readError(source, err)
-	}
-	if int64(len(data)) > budget {
-		return nil, &BudgetError{Source: source, Budget: budget}
 	}
 	return data, nil
 }
@@ -168,6 +192,10 @@ func ReadAll(r io.Reader, source string) ([]byte, error) {
 // readError locates a read error; reading a directory is the user's
 // mistake, not the machine's.
 func readError(source string, err error) error {
+	var be *BudgetError
+	if errors.As(err, &be) {
+		return err
+	}
 	if errors.Is(err, syscall.EISDIR) {
 		return Errorf(source, "is a directory: redirect a table file, not a directory")
 	}

@@ -171,6 +171,28 @@ func TestReadAllSniffsBeforeBuffering(t *testing.T) {
 	if err == nil || err.Error() != "stdin: needs more than 1 MB to decode; raise --max-memory" {
 		t.Errorf("error %v", err)
 	}
+	// Refused at the budget, it was held once: 16 MB of text took 34 MB
+	// when one buffer grew by doubling.
+	SetMemoryBudget(16 << 20)
+	n = allocated(func() { _, err = ReadAll(letters{}, "stdin") })
+	if err == nil || err.Error() != "stdin: needs more than 16 MB to decode; raise --max-memory" {
+		t.Errorf("error %v", err)
+	}
+	if n > 17<<20 {
+		t.Errorf("refusing 16 MB of text allocated %d kB", n>>10)
+	}
+	// Read in small pieces across the chunks, it is every byte in order.
+	want := make([]byte, 5<<20+12345)
+	for i := range want {
+		want[i] = 'a' + byte(i*7%26)
+		if i%80 == 79 {
+			want[i] = '\n'
+		}
+	}
+	got, err := ReadAll(&pieces{data: want, size: 1000}, "stdin")
+	if err != nil || string(got) != string(want) {
+		t.Errorf("read back %d bytes (%v), want %d identical", len(got), err, len(want))
+	}
 	// A directory on standard input is the user's mistake.
 	d, err := os.Open(t.TempDir())
 	if err != nil {
@@ -181,6 +203,21 @@ func TestReadAllSniffsBeforeBuffering(t *testing.T) {
 	if err == nil || !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), "is a directory") {
 		t.Errorf("directory: %v", err)
 	}
+}
+
+// pieces reads data at most size bytes at a time.
+type pieces struct {
+	data []byte
+	size int
+}
+
+func (p *pieces) Read(b []byte) (int, error) {
+	if len(p.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(b[:min(len(b), p.size)], p.data)
+	p.data = p.data[n:]
+	return n, nil
 }
 
 type zeros struct{}
