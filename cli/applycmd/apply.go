@@ -345,18 +345,12 @@ func Run(opts *Options) error {
 
 // lockState takes --state's lock for the rest of the run, from reading
 // what runs to recording what runs after, unless the run cannot record
-// (--dry-run, or an executor that changes nothing). A signal while it
-// waits ends the wait.
+// (--dry-run, or an executor that changes nothing).
 func (opts *Options) lockState() (unlock func(), err error) {
 	if opts.DryRun || executor.Lookup(opts.Executor).ChangesNothing {
 		return func() {}, nil
 	}
-	ctx, stop := context.Background(), context.CancelFunc(func() {})
-	if sigs := interrupt.Signals(); len(sigs) > 0 {
-		ctx, stop = signal.NotifyContext(ctx, sigs...)
-	}
-	defer stop()
-	return state.Lock(ctx, opts.State, opts.StateWait)
+	return state.Lock(context.Background(), opts.State, opts.StateWait)
 }
 
 // recordState rewrites --state with what runs after the report's changes,

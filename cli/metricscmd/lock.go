@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/signal"
 	"path/filepath"
 	"time"
 
 	"github.com/optimus-sched/optimus/internal/filelock"
-	"github.com/optimus-sched/optimus/internal/interrupt"
 	"github.com/optimus-sched/optimus/metrics"
 )
 
@@ -21,30 +19,20 @@ func RootLock(root string) string { return filepath.Join(root, ".optimus-metrics
 // lockRoot takes ROOT's lock for the rest of the run, so that one run at a
 // time fetches into ROOT and reads it: two cron rounds that overlap would
 // otherwise append to the same files at once, and one could read a file
-// while the other writes its last line. A signal while it waits ends the
-// wait.
+// while the other writes its last line.
 func lockRoot(root string, c metrics.Collector) (unlock func(), err error) {
 	wait, flag := 30*time.Second, ""
 	if w, ok := c.(metrics.LockWaiter); ok {
 		wait, flag = w.LockWait()
 	}
-	ctx, stop := context.Background(), context.CancelFunc(func() {})
-	if sigs := interrupt.Signals(); len(sigs) > 0 {
-		ctx, stop = signal.NotifyContext(ctx, sigs...)
-	}
-	defer stop()
-	unlock, err = filelock.Lock(ctx, RootLock(root), wait)
+	unlock, err = filelock.Lock(context.Background(), RootLock(root), wait)
 	var held *filelock.HeldError
 	switch {
 	case errors.As(err, &held):
-		holder := ""
-		if held.Holder != "" {
-			holder = fmt.Sprintf(", %q", held.Holder)
-		}
 		if flag != "" {
 			flag = " (" + flag + ")"
 		}
-		return nil, fmt.Errorf("metrics: %s: another optimus metrics run collects into it (%s%s); waited %s%s; nothing was fetched", root, held.Lock, holder, held.Waited, flag)
+		return nil, fmt.Errorf("metrics: %s: another optimus metrics run collects into it (%s); waited %s%s; nothing was fetched", root, held.Where(), held.Waited, flag)
 	case errors.Is(err, filelock.ErrInterrupted):
 		return nil, fmt.Errorf("metrics: %s: interrupted while waiting for another optimus metrics run that collects into it (%s); nothing was fetched", root, filelock.Path(RootLock(root)))
 	case err != nil:

@@ -21,18 +21,15 @@ func LockPath(path string) string { return filelock.Path(path) }
 // that overlap (a cron round that outlasts its interval) would otherwise
 // both read the same state, both make the same changes, and the later
 // record would drop the earlier's. It waits up to wait while another
-// holds it (not at all when wait <= 0) and gives up when ctx ends.
+// holds it (not at all when wait <= 0) and gives up when ctx ends or a
+// signal arrives.
 func Lock(ctx context.Context, path string, wait time.Duration) (unlock func(), err error) {
 	unlock, err = filelock.Lock(ctx, path, wait)
 	var held *filelock.HeldError
 	switch {
 	case errors.As(err, &held):
-		holder := ""
-		if held.Holder != "" {
-			holder = fmt.Sprintf(", %q", held.Holder)
-		}
-		return nil, fmt.Errorf("--state %s: another optimus apply holds it (%s%s) and records what runs when it ends; waited %s (--state-wait); nothing was changed",
-			path, held.Lock, holder, held.Waited)
+		return nil, fmt.Errorf("--state %s: another optimus apply holds it (%s) and records what runs when it ends; waited %s (--state-wait); nothing was changed",
+			path, held.Where(), held.Waited)
 	case errors.Is(err, filelock.ErrInterrupted):
 		return nil, fmt.Errorf("--state %s: interrupted while waiting for another optimus apply that holds it (%s); nothing was changed", path, LockPath(path))
 	case err != nil:

@@ -8,11 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/optimus-sched/optimus/internal/interrupt"
 )
 
 // Path is the lock file of path: beside it (a directory's too, whatever
@@ -31,11 +34,15 @@ type HeldError struct {
 }
 
 func (e *HeldError) Error() string {
-	holder := ""
-	if e.Holder != "" {
-		holder = fmt.Sprintf(", %q", e.Holder)
+	return fmt.Sprintf("held by another process (%s); waited %s", e.Where(), e.Waited)
+}
+
+// Where is the lock file and, quoted, what its holder wrote into it.
+func (e *HeldError) Where() string {
+	if e.Holder == "" {
+		return e.Lock
 	}
-	return fmt.Sprintf("held by another process (%s%s); waited %s", e.Lock, holder, e.Waited)
+	return fmt.Sprintf("%s, %q", e.Lock, e.Holder)
 }
 
 // ErrInterrupted is the error of a wait that ctx ended.
@@ -43,7 +50,8 @@ var ErrInterrupted = errors.New("interrupted while waiting for the lock")
 
 // Lock takes the exclusive lock of path (on Path(path)), waiting up to
 // wait while another process holds it (not at all when wait <= 0), and
-// gives up at once when ctx ends (ErrInterrupted). The holder's process
+// gives up at once when ctx ends or a signal that interrupts optimus
+// (internal/interrupt) arrives meanwhile (ErrInterrupted). The holder's process
 // id, host and start are written into the lock file, for the message of
 // a run that waits in vain (*HeldError), and cleared by unlock. The lock
 // is held until unlock or the process's end: a killed holder holds
@@ -55,6 +63,11 @@ func Lock(ctx context.Context, path string, wait time.Duration) (unlock func(), 
 	if wait <= 0 {
 		ok, err = l.TryLock()
 	} else {
+		if sigs := interrupt.Signals(); len(sigs) > 0 {
+			var stop context.CancelFunc
+			ctx, stop = signal.NotifyContext(ctx, sigs...)
+			defer stop()
+		}
 		wctx, cancel := context.WithTimeout(ctx, wait)
 		ok, err = l.TryLockContext(wctx, retry)
 		cancel()
