@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 )
 
 // MakeDirs creates the output directory dir and its missing parents, as
@@ -27,18 +26,20 @@ func MakeDirs(dir string) (done func(failed bool), err error) {
 			break
 		}
 	}
+	set := &madeDirs{dirs: made}
 	temps.Lock()
 	if len(made) > 0 {
 		catchLocked()
-		temps.dirs = append(temps.dirs, made)
+		if temps.dirs == nil {
+			temps.dirs = map[*madeDirs]bool{}
+		}
+		temps.dirs[set] = true
 	}
 	temps.Unlock()
 	forget := func() {
 		temps.Lock()
 		defer temps.Unlock()
-		if i := slices.IndexFunc(temps.dirs, func(d []string) bool { return len(d) > 0 && len(made) > 0 && &d[0] == &made[0] }); i >= 0 {
-			temps.dirs = slices.Delete(temps.dirs, i, i+1)
-		}
+		delete(temps.dirs, set)
 		releaseLocked()
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -53,6 +54,9 @@ func MakeDirs(dir string) (done func(failed bool), err error) {
 		forget()
 	}, nil
 }
+
+// madeDirs are the directories one MakeDirs created, deepest first.
+type madeDirs struct{ dirs []string }
 
 // removeEmpty removes each of dirs (deepest first) that is empty; a
 // directory that holds anything stays, and so do its parents.

@@ -251,7 +251,7 @@ func userPath(err error, path string, internal ...string) error {
 var temps struct {
 	sync.Mutex
 	files map[string]bool
-	dirs  [][]string
+	dirs  map[*madeDirs]bool
 	sig   chan os.Signal
 }
 
@@ -296,8 +296,8 @@ func catchLocked() {
 		for f := range temps.files {
 			os.Remove(f)
 		}
-		for _, made := range temps.dirs {
-			removeEmpty(made)
+		for made := range temps.dirs {
+			removeEmpty(made.dirs)
 		}
 		code := 128 + 15
 		if s, ok := sig.(syscall.Signal); ok {
