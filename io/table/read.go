@@ -96,10 +96,9 @@ func ReadFile(path string, want *schema.Table) (*Table, error) {
 // as the byte after the limit is read. What does not fit in data's
 // capacity is read into chunks (64 kB, doubling up to 64 MB) joined once
 // at the end, so that the bytes are held once while they are read and
-// twice only while joined, and input refused at the limit was held once:
-// growing one buffer by doubling held the old buffer beside one twice as
-// large, and input refused at a budget of 1 GB peaked at 2.1 GB. The
-// chunks are made (make clears a large slice in steps the collector can
+// twice only while joined, and input refused at the limit was held once
+// (growing one buffer by doubling held the old buffer beside one twice as
+// large: benchmarks/tables-session17.md). The chunks are made (make clears a large slice in steps the collector can
 // preempt; append's growth clears it in one call, which on tens of
 // megabytes left the collector spinning: benchmarks/tables-session11.md).
 func readInto(data []byte, r io.Reader, limit int64, source string) ([]byte, error) {
