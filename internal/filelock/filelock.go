@@ -57,6 +57,11 @@ var ErrInterrupted = errors.New("interrupted while waiting for the lock")
 // is held until unlock or the process's end: a killed holder holds
 // nothing.
 func Lock(ctx context.Context, path string, wait time.Duration) (unlock func(), err error) {
+	// Opening a FIFO or a device there would block or reach it: only a
+	// regular file (or none yet) is a lock file.
+	if fi, err := os.Lstat(Path(path)); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s): remove it", Path(path), fi.Mode().Type())
+	}
 	l := flock.New(Path(path), flock.SetPermissions(0o644))
 	start := time.Now()
 	var ok bool

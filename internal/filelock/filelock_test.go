@@ -5,7 +5,9 @@ package filelock
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -32,5 +34,30 @@ func TestSignalEndsTheWait(t *testing.T) {
 	var held *HeldError
 	if _, err := Lock(context.Background(), path, 0); !errors.As(err, &held) || held.Where() == held.Lock {
 		t.Errorf("a held lock: %v, want a HeldError naming its holder", err)
+	}
+}
+
+// A FIFO (or a link, or a directory) where the lock file goes is refused
+// at once: opening a FIFO would wait for a writer without end.
+func TestLockFileMustBeRegular(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(Path(fifo), 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Lock(context.Background(), fifo, time.Second); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "is not a regular file") {
+			t.Errorf("a FIFO lock file: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Lock on a FIFO lock file still waiting after 10 s")
+	}
+	sub := filepath.Join(dir, "sub")
+	os.Mkdir(Path(sub), 0o755)
+	if _, err := Lock(context.Background(), sub, 0); err == nil || !strings.Contains(err.Error(), "is not a regular file") {
+		t.Errorf("a directory lock file: %v", err)
 	}
 }
