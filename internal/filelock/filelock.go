@@ -18,10 +18,24 @@ import (
 	"github.com/optimus-sched/optimus/internal/interrupt"
 )
 
-// Path is the lock file of path: beside it (a directory's too, whatever
-// its trailing slash), made on first use and never removed (removing it would let a second run lock a new file while the
-// first still holds the old one).
-func Path(path string) string { return filepath.Clean(path) + ".lock" }
+// Path is the lock file of path: beside the file path names, through
+// symbolic links (so that a link and its target, or a directory given
+// with or without its trailing slash, are one lock), made on first use
+// and never removed (removing it would let a second run lock a new file
+// while the first still holds the old one).
+func Path(path string) string { return resolve(path) + ".lock" }
+
+// resolve is path with its symbolic links followed: the whole path when
+// it exists, else its directory's.
+func resolve(path string) string {
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		return p
+	}
+	if d, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		return filepath.Join(d, filepath.Base(path))
+	}
+	return filepath.Clean(path)
+}
 
 // retry is how often a waiting run tries the lock again.
 const retry = 50 * time.Millisecond
@@ -59,10 +73,11 @@ var ErrInterrupted = errors.New("interrupted while waiting for the lock")
 func Lock(ctx context.Context, path string, wait time.Duration) (unlock func(), err error) {
 	// Opening a FIFO or a device there would block or reach it: only a
 	// regular file (or none yet) is a lock file.
-	if fi, err := os.Lstat(Path(path)); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s): remove it", Path(path), fi.Mode().Type())
+	lock := Path(path)
+	if fi, err := os.Lstat(lock); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s): remove it", lock, fi.Mode().Type())
 	}
-	l := flock.New(Path(path), flock.SetPermissions(0o644))
+	l := flock.New(lock, flock.SetPermissions(0o644))
 	start := time.Now()
 	var ok bool
 	if wait <= 0 {

@@ -61,3 +61,31 @@ func TestLockFileMustBeRegular(t *testing.T) {
 		t.Errorf("a directory lock file: %v", err)
 	}
 }
+
+// A link and its target are one lock.
+func TestLinkAndTargetAreOneLock(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "state.parquet")
+	os.WriteFile(target, nil, 0o644)
+	link := filepath.Join(t.TempDir(), "link.parquet")
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip(err)
+	}
+	unlock, err := Lock(context.Background(), target, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	var held *HeldError
+	if _, err := Lock(context.Background(), link, 0); !errors.As(err, &held) || held.Lock != target+".lock" {
+		t.Errorf("through the link: %v, want the target's lock held", err)
+	}
+	unlockDir, err := Lock(context.Background(), dir+"/", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlockDir()
+	if _, err := Lock(context.Background(), dir, 0); !errors.As(err, &held) {
+		t.Errorf("a directory with and without its trailing slash: %v, want one lock", err)
+	}
+}
