@@ -37,6 +37,23 @@ func Usagef(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
 }
 
+// Args is a command's positional arguments, described for the error a
+// wrong count gives: "metrics takes one argument, ROOT, the directory
+// of the jobs' logs; got 2". what says what the arguments are.
+func Args(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) == n {
+			return nil
+		}
+		count := map[int]string{1: "one argument", 2: "two arguments"}[n]
+		if count == "" {
+			count = fmt.Sprintf("%d arguments", n)
+		}
+		name := strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+		return Usagef("%s takes %s, %s; got %d", name, count, what, len(args))
+	}
+}
+
 // ExitCode maps an error to the process exit status: 2 for usage errors and
 // invalid input, 1 for anything else.
 func ExitCode(err error) int {

@@ -67,7 +67,7 @@ func NewCmdExport(ios *iostreams.IOStreams, runF func(*ExportOptions) error) *co
 to DIR/<table>.<format>. The same seed gives byte-identical files.`,
 		Example: `  optimus datasets export testbed -o testbed
   optimus datasets export testbed -o testbed-csv --format csv --seed 7`,
-		Args: cobra.ExactArgs(1),
+		Args: cmdutil.Args(1, "the dataset's NAME (optimus datasets lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			if runF != nil {

@@ -35,7 +35,7 @@ replica count larger than the cluster (16 nodes of 4 GPUs) are errors naming fil
 row (exit 2). See docs/simulate.md.`,
 		Example: `  optimus datasets import pollux workload-2.csv -o w2
   optimus datasets import pollux workload-2.csv -o w2-csv --format csv`,
-		Args: cobra.ExactArgs(2),
+		Args: cmdutil.Args(2, "the workload's KIND (pollux) and its FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Kind, opts.File = args[0], args[1]
 			if runF != nil {

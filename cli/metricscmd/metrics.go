@@ -95,7 +95,7 @@ kubernetes source: it appends the pods' new log lines to ROOT/JOB/gen-G/CONFIG/*
   optimus metrics runs -o m --metric-of resnet-50=eval_accuracy --configs changes.csv
   optimus metrics /var/lib/optimus/logs --source kubernetes --jobs snap/jobs.parquet -o m
   optimus metrics logs -o m --regex-pattern 'step (?P<step>\d+) loss (?P<value>\S+)' --epoch-steps 500`,
-		Args: cobra.ExactArgs(1),
+		Args: cmdutil.Args(1, "ROOT, the directory of the jobs' logs"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Root = args[0]
 			for _, s := range metrics.Sources() {

@@ -34,7 +34,7 @@ func TestDatasetsCommandLines(t *testing.T) {
 		g.AllReduce != 0 || g.Cluster != "c.parquet" || g.Output.Path != "p.parquet" || g.Output.Format != "" {
 		t.Errorf("generate: %+v", g)
 	}
-	clitest.MustRefuse(t, datasetscmd.NewCmdExport, "accepts 1 arg(s), received 0", "-o", "tb")
-	clitest.MustRefuse(t, datasetscmd.NewCmdImport, "accepts 2 arg(s), received 1", "pollux", "-o", "w")
+	clitest.MustRefuse(t, datasetscmd.NewCmdExport, "export takes one argument, the dataset's NAME (optimus datasets lists them); got 0", "-o", "tb")
+	clitest.MustRefuse(t, datasetscmd.NewCmdImport, "import takes two arguments, the workload's KIND (pollux) and its FILE; got 1", "pollux", "-o", "w")
 	clitest.MustRefuse(t, datasetscmd.NewCmdGenerate, `invalid argument "many" for "--tasks"`, "--tasks", "many")
 }

@@ -331,3 +331,22 @@ func TestConvertColumns(t *testing.T) {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 }
+
+// A wrong number of positional arguments says what the command takes.
+func TestPositionalArgumentCounts(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"metrics", "-o", "m"}, "metrics takes one argument, ROOT, the directory of the jobs' logs; got 0"},
+		{[]string{"metrics", "a", "b", "-o", "m"}, "metrics takes one argument, ROOT, the directory of the jobs' logs; got 2"},
+		{[]string{"datasets", "export", "-o", "d"}, "datasets export takes one argument, the dataset's NAME (optimus datasets lists them); got 0"},
+		{[]string{"datasets", "import", "pollux", "-o", "d"}, "datasets import takes two arguments, the workload's KIND (pollux) and its FILE; got 1"},
+		{[]string{"init"}, "init takes one argument, the state file to write"},
+	} {
+		code, _, stderr := run(t, nil, c.args...)
+		if code != 2 || stderr != "optimus: "+c.want+"\n" && !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want exit 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
