@@ -38,7 +38,10 @@ func Execute(ios *iostreams.IOStreams, cmd *cobra.Command, args []string) (code 
 		}
 	}()
 	cmd.SetArgs(args)
-	err := cmd.Execute()
+	err := unknownSubcommand(cmd, args)
+	if err == nil {
+		err = cmd.Execute()
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -63,4 +66,34 @@ func isCobraUsage(err error) bool {
 		}
 	}
 	return false
+}
+
+// unknownSubcommand refuses an argument to a command that only groups
+// others (eval, datasets, completion) that names none of them, as the
+// root refuses one: cobra shows such a command's help for any argument
+// and exits 0, so `optimus datasets exprot testbed` succeeded doing
+// nothing. Without an argument, or with --help, cobra shows the help.
+func unknownSubcommand(root *cobra.Command, args []string) error {
+	root.InitDefaultCompletionCmd(args...) // cobra adds it as it executes; Find needs it now
+	found, rest, err := root.Find(args)
+	if err != nil || !found.HasParent() || found.Runnable() || !found.HasSubCommands() {
+		return nil
+	}
+	if err := found.ParseFlags(rest); err != nil {
+		return nil // cobra reports it
+	}
+	if help, err := found.Flags().GetBool("help"); err == nil && help {
+		return nil
+	}
+	pos := found.Flags().Args()
+	if len(pos) == 0 {
+		return nil
+	}
+	var names []string
+	for _, sub := range found.Commands() {
+		if sub.IsAvailableCommand() {
+			names = append(names, sub.Name())
+		}
+	}
+	return Usagef("unknown command %q for %q (its commands: %s)", pos[0], found.CommandPath(), strings.Join(names, ", "))
 }

@@ -332,7 +332,8 @@ func TestConvertColumns(t *testing.T) {
 	}
 }
 
-// A wrong number of positional arguments says what the command takes.
+// A wrong number of positional arguments says what the command takes, and
+// an unknown subcommand is refused.
 func TestPositionalArgumentCounts(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -343,10 +344,19 @@ func TestPositionalArgumentCounts(t *testing.T) {
 		{[]string{"datasets", "export", "-o", "d"}, "datasets export takes one argument, the dataset's NAME (optimus datasets lists them); got 0"},
 		{[]string{"datasets", "import", "pollux", "-o", "d"}, "datasets import takes two arguments, the workload's KIND (pollux) and its FILE; got 1"},
 		{[]string{"init"}, "init takes one argument, the state file to write"},
+		// A command that groups others names them (cobra showed the help and exited 0).
+		{[]string{"datasets", "exprot", "testbed"}, `unknown command "exprot" for "optimus datasets" (its commands: export, generate, import, list)`},
+		{[]string{"eval", "sped"}, `unknown command "sped" for "optimus eval" (its commands: convergence, speed)`},
+		{[]string{"completion", "tcsh"}, `unknown command "tcsh" for "optimus completion" (its commands: bash, fish, powershell, zsh)`},
 	} {
 		code, _, stderr := run(t, nil, c.args...)
 		if code != 2 || stderr != "optimus: "+c.want+"\n" && !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, %q; want exit 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	for _, group := range []string{"datasets", "eval", "completion"} {
+		if code, stdout, stderr := run(t, nil, group); code != 0 || !bytes.Contains(stdout, []byte("Available Commands:")) {
+			t.Errorf("%s alone: exit %d, %q; want its help", group, code, stderr)
 		}
 	}
 }
