@@ -344,6 +344,7 @@ func TestPositionalArgumentCounts(t *testing.T) {
 		{[]string{"datasets", "export", "-o", "d"}, "datasets export takes one argument, the dataset's NAME (optimus datasets lists them); got 0"},
 		{[]string{"datasets", "import", "pollux", "-o", "d"}, "datasets import takes two arguments, the workload's KIND (pollux) and its FILE; got 1"},
 		{[]string{"init"}, "init takes one argument, the state file to write"},
+		{[]string{"schema", "jobs", "plan"}, "schema takes at most one argument, a table's name (optimus schema lists them); got 2"},
 		// A command that groups others names them (cobra showed the help and exited 0).
 		{[]string{"datasets", "exprot", "testbed"}, `unknown command "exprot" for "optimus datasets" (its commands: export, generate, import, list)`},
 		{[]string{"eval", "sped"}, `unknown command "sped" for "optimus eval" (its commands: convergence, speed)`},

@@ -25,7 +25,12 @@ declarations for programs (all tables, or the one named, with inherited columns)
 		Example: `  optimus schema
   optimus schema jobs
   optimus schema --json jobs`,
-		Args:      cobra.MaximumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return cmdutil.Usagef("schema takes at most one argument, a table's name (optimus schema lists them); got %d", len(args))
+			}
+			return nil
+		},
 		ValidArgs: schema.Names(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if markdown && asJSON {
