@@ -72,7 +72,8 @@ func isCobraUsage(err error) bool {
 // others (eval, datasets, completion) that names none of them, as the
 // root refuses one: cobra shows such a command's help for any argument
 // and exits 0, so `optimus datasets exprot testbed` succeeded doing
-// nothing. Without an argument, or with --help, cobra shows the help.
+// nothing. Without an argument, with --help or "help", cobra shows the
+// help.
 func unknownSubcommand(root *cobra.Command, args []string) error {
 	root.InitDefaultCompletionCmd(args...) // cobra adds it as it executes; Find needs it now
 	found, rest, err := root.Find(args)
@@ -86,7 +87,7 @@ func unknownSubcommand(root *cobra.Command, args []string) error {
 		return nil
 	}
 	pos := found.Flags().Args()
-	if len(pos) == 0 {
+	if len(pos) == 0 || pos[0] == "help" {
 		return nil
 	}
 	var names []string
