@@ -40,8 +40,11 @@ const DefaultTimeout = 5 * time.Minute
 
 // pipeWait is how long a call waits, once the program has exited or been
 // killed, for its standard error to close: a process it left running in the
-// background (a daemon it started) may hold it open indefinitely.
-const pipeWait = 2 * time.Second
+// background (a daemon it started) may hold it open indefinitely. What the
+// program itself wrote is in the pipe by then and read within this; the
+// wait is paid by every such call, one after another (a launcher that
+// starts `nohup train &` holds it on each start).
+const pipeWait = 250 * time.Millisecond
 
 // maxMessage bounds how much of the program's standard error a message
 // keeps (its end, where errors usually are).
