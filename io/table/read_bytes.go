@@ -17,9 +17,10 @@ import (
 // at the end, so that the bytes are held once while they are read and
 // twice only while joined, and input refused at the limit was held once
 // (growing one buffer by doubling held the old buffer beside one twice as
-// large: benchmarks/tables-session17.md). The chunks are made (make clears a large slice in steps the collector can
-// preempt; append's growth clears it in one call, which on tens of
-// megabytes left the collector spinning: benchmarks/tables-session11.md).
+// large: benchmarks/tables-session17.md). The chunks are made: make
+// clears a large slice in steps the collector can preempt; append's
+// growth clears it in one call, which on tens of megabytes left the
+// collector spinning (benchmarks/tables-session11.md).
 func readInto(data []byte, r io.Reader, limit int64, source string) ([]byte, error) {
 	parts := [][]byte{data}
 	total, size := int64(len(data)), 64<<10
