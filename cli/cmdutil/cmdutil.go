@@ -205,6 +205,29 @@ func WriteDir(dir string, paths []string, ts []*table.Table) error {
 	return err
 }
 
+// WarnLeftOver warns of the tables in dir named one of names (with any
+// table extension) that this run did not write (paths): a directory a
+// round writes into again holds its last round's files, and a table this
+// round left out (snapshot or metrics without --jobs, another --format)
+// would be read by the next steps as this round's.
+func WarnLeftOver(ios *iostreams.IOStreams, dir string, paths []string, names ...string) {
+	written := map[string]bool{}
+	for _, p := range paths {
+		written[filepath.Clean(p)] = true
+	}
+	for _, name := range names {
+		for _, ext := range []string{".parquet", ".arrow", ".arrows", ".csv"} {
+			p := filepath.Join(dir, name+ext)
+			if written[p] {
+				continue
+			}
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+				Warnf(ios, "%s was not written by this run: it is an earlier run's, beside this run's tables (remove it, or write into an empty directory)", p)
+			}
+		}
+	}
+}
+
 // sameFile reports whether two output paths name one file: the same path
 // once cleaned, or, when both exist, the same file (through a link too).
 func sameFile(a, b string) bool {

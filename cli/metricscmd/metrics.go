@@ -329,6 +329,7 @@ func Run(opts *Options) error {
 	if err := cmdutil.WriteDir(opts.OutDir, paths, out); err != nil {
 		return err
 	}
+	cmdutil.WarnLeftOver(opts.IO, opts.OutDir, paths, "loss", "speed", "progress", "jobs")
 	cmdutil.Summaryf(opts.IO, "metrics: %d jobs, %d loss points, %d speed samples -> %s", len(results), out[0].NumRows(), out[1].NumRows(), opts.OutDir)
 	return nil
 }

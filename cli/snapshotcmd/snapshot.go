@@ -142,6 +142,7 @@ func Run(ctx context.Context, opts *Options) error {
 	if err := cmdutil.WriteDir(opts.OutDir, paths, tabs); err != nil {
 		return err
 	}
+	cmdutil.WarnLeftOver(opts.IO, opts.OutDir, paths, "cluster", "plan", "jobs")
 	jobsRunning := map[string]bool{}
 	for _, t := range snap.Tasks {
 		jobsRunning[t.Job] = true
