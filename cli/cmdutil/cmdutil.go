@@ -277,7 +277,7 @@ func checkNotAnInput(path, kind string) error {
 	inputs.Lock()
 	defer inputs.Unlock()
 	for _, in := range inputs.files {
-		if os.SameFile(info, in.info) && in.kind != kind {
+		if in.kind != kind && os.SameFile(info, in.info) && stillNames(in.path, info) {
 			what := "the " + in.kind + " table"
 			if in.kind == "" {
 				what = "an input"
@@ -286,6 +286,14 @@ func checkNotAnInput(path, kind string) error {
 		}
 	}
 	return nil
+}
+
+// stillNames reports whether path still names the file info describes: an
+// input deleted since it was read (by another job, or a test's cleanup) can
+// have its inode reused by a new file, which is then no input at all.
+func stillNames(path string, info os.FileInfo) bool {
+	now, err := os.Stat(path)
+	return err == nil && os.SameFile(now, info)
 }
 
 // ReadOptionalInput reads the main input like ReadInput, but returns nil

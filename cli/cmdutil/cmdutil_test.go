@@ -152,3 +152,35 @@ func TestReadInputAndSides(t *testing.T) {
 		t.Errorf("piped: %v %v", sides, err)
 	}
 }
+
+// An input deleted since it was read does not block an output whose new
+// file reuses its inode (seen in CI: another test's plan.parquet, removed by
+// its cleanup, and this command's new cluster.parquet): the check asks
+// whether the input's path still names the output's file. The recorded stat
+// of the output stands in for the reused inode, which a test cannot force.
+func TestDeletedInputDoesNotBlockAReusedInode(t *testing.T) {
+	dir := t.TempDir()
+	gone, out := filepath.Join(dir, "plan.parquet"), filepath.Join(dir, "cluster.parquet")
+	if err := os.WriteFile(out, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs.Lock()
+	saved := inputs.files
+	inputs.files = []inputFile{{path: gone, kind: "plan", info: info}}
+	inputs.Unlock()
+	t.Cleanup(func() { inputs.Lock(); inputs.files = saved; inputs.Unlock() })
+	if err := checkNotAnInput(out, "cluster"); err != nil {
+		t.Errorf("a deleted input blocks the new file that reuses its inode: %v", err)
+	}
+	// The live input still does.
+	inputs.Lock()
+	inputs.files = []inputFile{{path: out, kind: "plan", info: info}}
+	inputs.Unlock()
+	if err := checkNotAnInput(out, "cluster"); err == nil || !strings.Contains(err.Error(), "is the file of the plan table read from") {
+		t.Errorf("a live input of another kind is not refused: %v", err)
+	}
+}
