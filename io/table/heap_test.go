@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"testing"
 )
 
@@ -40,5 +41,27 @@ func TestPrepareHeapFreesItsRegion(t *testing.T) {
 	}
 	if buf[len(buf)-4096] != 1 || buf[1] != 0 {
 		t.Fatal("the heap's memory does not hold what was written")
+	}
+}
+
+// TestPrepareHeapCollectsOnce: preparing runs the one collection that
+// frees the region (the region's allocation, far past the goal, does not
+// start one of its own), and leaves the collector's target as it was.
+func TestPrepareHeapCollectsOnce(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the region is prepared on Linux only")
+	}
+	endHeapFloor(t)
+	target := debug.SetGCPercent(150)
+	defer debug.SetGCPercent(target)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	prepareHeap(64 << 20)
+	runtime.ReadMemStats(&after)
+	if got := after.NumGC - before.NumGC; got != 1 {
+		t.Errorf("prepareHeap ran %d collections, want 1", got)
+	}
+	if got := debug.SetGCPercent(150); got != 150 {
+		t.Errorf("after prepareHeap the collector's target is %d, want 150", got)
 	}
 }
