@@ -41,13 +41,20 @@ func (h *binaryGains) Pop() any {
 // gainQueue has none when it is not: the greedy reads only the best, and
 // stops there, so its plans are the same. The moves: the best task does
 // not fit (its role is dropped), or it is served (both of its job's gains
-// fall or rise, and a role may reach its limit).
+// fall or rise, and a role may reach its limit). Every tenth trial has
+// thousands of jobs and a heap of a few percent of them, so that the
+// floor is lowered many times from a sample of the entries below it.
 func TestGainQueueAsBinaryHeap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 1))
 	for trial := range 200 {
 		jobs := 1 + rng.IntN(200)
+		hot := 1 + rng.IntN(2*jobs)
+		if trial%10 == 0 {
+			jobs = 1000 + rng.IntN(4000)
+			hot = 1 + rng.IntN(jobs/16)
+		}
 		q := newGainQueue(jobs)
-		q.hot = 1 + rng.IntN(2*jobs)
+		q.hot = hot
 		b := &binaryGains{at: map[int32]int{}}
 		step := make([]stepJob, jobs)
 		gain := func() float64 {
